@@ -1,0 +1,105 @@
+#include "driver/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofprobe {
+
+void NoiseCriterion::add(double seconds) {
+  ++n_;
+  double delta = seconds - mean_;
+  mean_ += delta / static_cast<double>(n_);
+  m2_ += delta * (seconds - mean_);
+  elapsed_ += seconds;
+}
+
+double NoiseCriterion::relative_noise() const {
+  if (n_ < 2 || mean_ <= 0) return 0;
+  return std::sqrt(m2_ / static_cast<double>(n_ - 1)) / mean_;
+}
+
+bool NoiseCriterion::converged() const {
+  return n_ >= static_cast<std::size_t>(s_.min_samples) && elapsed_ >= s_.min_seconds &&
+         relative_noise() <= s_.max_noise;
+}
+
+bool NoiseCriterion::done() const {
+  if (converged()) return true;
+  std::size_t floor = std::min<std::size_t>(3, static_cast<std::size_t>(s_.min_samples));
+  return elapsed_ >= s_.timeout_seconds && n_ >= floor;
+}
+
+namespace {
+
+// Raises the repetitions per launch until one launch lasts about the target, so the timer's
+// resolution and the launch overhead are small against the work. Each round takes the fastest
+// of a few launches: one launch slowed by a page fault or a preempted thread must not stop the
+// sizing early (the point would then be measured at one repetition, all overhead).
+double fastest_launch(Backend& backend, PreparedPoint& point, int launches) {
+  double best = backend.time_launch(point);
+  for (int i = 1; i < launches; ++i) best = std::min(best, backend.time_launch(point));
+  return best;
+}
+
+double size_launches(Backend& backend, PreparedPoint& point, double target) {
+  double t = fastest_launch(backend, point, 3);
+  for (int round = 0; round < 8 && t < 0.5 * target; ++round) {
+    double scale = std::min(target / std::max(t, 1e-7), 1e4);
+    auto reps = static_cast<std::int64_t>(std::ceil(static_cast<double>(point.repetitions()) * scale));
+    if (reps <= point.repetitions()) break;  // the probe has a fixed amount of work per launch
+    point.set_repetitions(reps);
+    t = fastest_launch(backend, point, 2);
+  }
+  return t;
+}
+
+}  // namespace
+
+PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& s) {
+  PointMeasurement m;
+  // Warm-up: first launches pay for page faults, cache and TLB misses, clock ramp-up.
+  double warm = size_launches(backend, point, s.target_launch_seconds);
+  while (warm < s.warmup_seconds) warm += backend.time_launch(point);
+
+  NoiseCriterion criterion(s);
+  while (!criterion.done()) {
+    double t = backend.time_launch(point);
+    m.seconds.push_back(t);
+    criterion.add(t);
+  }
+  m.work = point.work();
+  m.clock_mhz = backend.measure_clock_mhz();
+  m.converged = criterion.converged();
+  m.noise = criterion.relative_noise();
+  m.check = point.verify();
+  return m;
+}
+
+std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend,
+                               const std::string& probe, const Params& params, int point_index,
+                               int rank) {
+  std::vector<Sample> out;
+  out.reserve(m.seconds.size());
+  for (std::size_t i = 0; i < m.seconds.size(); ++i) {
+    Sample s;
+    s.rank = rank;
+    s.backend = backend;
+    s.probe = probe;
+    s.point = point_index;
+    s.sample = static_cast<int>(i);
+    s.params = params;
+    s.working_set_bytes = m.work.working_set_bytes;
+    s.seconds = m.seconds[i];
+    s.bytes = m.work.bytes();
+    s.flops = m.work.flops;
+    s.transactions = m.work.transactions;
+    s.gbs = s.bytes / s.seconds / 1e9;
+    s.gflops = s.flops / s.seconds / 1e9;
+    s.gtxn_s = s.transactions / s.seconds / 1e9;
+    s.clock_mhz = m.clock_mhz;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace roofprobe

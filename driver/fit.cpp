@@ -1,0 +1,805 @@
+// Fitting: plateaus of a bandwidth-vs-working-set curve -> memory levels; maxima of compute probes
+// -> compute ceilings; external bandwidth CSVs -> memory levels.
+//
+// Plateau detection (find_plateaus), in one paragraph: samples are reduced to one robust value per
+// distinct size (the median), taken to log(rate) so that noise is multiplicative and a step is a
+// ratio, smoothed with a running median of 3 (removes one-size spikes, leaves monotone knees and
+// two-size plateaus untouched), and cut into the optimal piecewise-constant segmentation by
+// dynamic programming with a per-segment penalty scaled by a robust noise estimate (MAD of
+// successive differences). The segments are then classified: near-equal neighbours are merged,
+// the launch-overhead ramp before the fastest segment is dropped, knee points are trimmed off
+// segment edges, short sloped segments between a faster and a slower neighbour (soft knees) are
+// dropped, and levels must decrease. Unlike ERT's fixed histogram rule (>6 points within 5%, 15%
+// gap) this finds a level from two sizes when the data say it is flat, and ignores a knee of any
+// width when the data say it slopes.
+#include "driver/fit.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "driver/errors.hpp"
+
+namespace roofprobe {
+
+// ---- statistics ------------------------------------------------------------------------------
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
+double median3(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
+
+}  // namespace
+
+Stats compute_stats(std::vector<double> values) {
+  Stats st;
+  if (values.empty()) return st;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  st.best = *hi;
+  const double min_value = *lo;
+  st.samples = static_cast<int>(values.size());
+  st.median = median_of(std::move(values));
+  st.spread = st.median != 0 ? (st.best - min_value) / std::fabs(st.median) : 0;
+  return st;
+}
+
+// ---- plateau detection -----------------------------------------------------------------------
+
+namespace {
+double tune(const char* name, double def) { const char* v = std::getenv(name); return v ? std::atof(v) : def; }
+
+// All samples of one distinct working-set size.
+struct SizeGroup {
+  double x = 0;
+  double median = 0;
+  std::vector<double> samples;
+};
+
+// Sorts by size and groups equal sizes; drops points that cannot be put on a log scale.
+std::vector<SizeGroup> group_by_size(const std::vector<CurvePoint>& points) {
+  std::vector<CurvePoint> valid;
+  for (const CurvePoint& p : points)
+    if (std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0) valid.push_back(p);
+  std::sort(valid.begin(), valid.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
+  std::vector<SizeGroup> groups;
+  for (const CurvePoint& p : valid) {
+    // Sizes written as text and read back can differ in the last bit; treat them as one size.
+    if (groups.empty() || p.x > groups.back().x * (1 + 1e-9)) groups.push_back({p.x, 0, {}});
+    groups.back().samples.push_back(p.y);
+  }
+  for (SizeGroup& g : groups) g.median = median_of(g.samples);
+  return groups;
+}
+
+// Running median of 3 with Tukey's end-point rule. A single-size spike (up or down) disappears;
+// a monotone stretch (a knee, a ramp) and any run of two or more equal-level sizes are unchanged,
+// so short plateaus survive.
+std::vector<double> smooth_median3(const std::vector<double>& z) {
+  const std::size_t n = z.size();
+  if (n < 3) return z;
+  std::vector<double> s(n);
+  for (std::size_t i = 1; i + 1 < n; ++i) s[i] = median3(z[i - 1], z[i], z[i + 1]);
+  s[0] = median3(z[0], s[1], 3 * s[1] - 2 * s[2]);
+  s[n - 1] = median3(z[n - 1], s[n - 2], 3 * s[n - 2] - 2 * s[n - 3]);
+  return s;
+}
+
+// Noise of the per-size log rates: MAD of successive differences (level steps are few, so they
+// do not move the median), scaled to a standard deviation. Floored so that noise-free synthetic
+// data still gets a sane penalty, capped so that a tiny sweep made of steps does not swallow them.
+double noise_sigma(const std::vector<double>& z) {
+  constexpr double kFloor = 0.0025, kCap = 0.2;
+  if (z.size() < 2) return kFloor;
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
+  const double sigma = 1.4826 * median_of(diffs) / std::sqrt(2.0);
+  return std::clamp(sigma, kFloor, kCap);
+}
+
+// A run of sizes [lo, hi] (inclusive indices into the size groups) and its level (log rate).
+struct Segment {
+  int lo = 0, hi = 0;
+  double level = 0;
+  int sizes() const { return hi - lo + 1; }
+};
+
+// Running sums that give the least-squares fit of any run of sizes in O(1): a constant (a level)
+// or a line over log2 size (a transition: a knee or the launch ramp).
+class RunFits {
+ public:
+  RunFits(const std::vector<double>& u, const std::vector<double>& s) {
+    const std::size_t n = s.size();
+    for (std::vector<double>* v : {&su_, &suu_, &ss_, &sss_, &sus_}) v->assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = u[i] - u[0];  // centred for accuracy
+      su_[i + 1] = su_[i] + x;
+      suu_[i + 1] = suu_[i] + x * x;
+      ss_[i + 1] = ss_[i] + s[i];
+      sss_[i + 1] = sss_[i] + s[i] * s[i];
+      sus_[i + 1] = sus_[i] + x * s[i];
+    }
+  }
+  // Squared error of values [i, j) around their mean.
+  double flat_sse(int i, int j) const {
+    const double len = j - i, t = ss_[j] - ss_[i];
+    return std::max(0.0, sss_[j] - sss_[i] - t * t / len);
+  }
+  // Squared error of values [i, j) around their regression line; slope per octave.
+  double line_sse(int i, int j, double& slope) const {
+    const double len = j - i;
+    const double mu = (su_[j] - su_[i]) / len, ms = (ss_[j] - ss_[i]) / len;
+    const double cuu = suu_[j] - suu_[i] - len * mu * mu;
+    const double cus = sus_[j] - sus_[i] - len * mu * ms;
+    slope = cuu > 0 ? cus / cuu : std::numeric_limits<double>::infinity();
+    return cuu > 0 ? std::max(0.0, flat_sse(i, j) - cus * cus / cuu) : 0.0;
+  }
+
+ private:
+  std::vector<double> su_, suu_, ss_, sss_, sus_;
+};
+
+// Optimal partition of the curve into levels (constant runs of at least min_sizes sizes) and
+// transitions (runs of any length that fall or rise along a line by at least min_slope per
+// octave), minimising squared error + a penalty per run. A transition costs twice a level (it
+// has two parameters), so noise is not explained by transitions and a short flat run stays a
+// level, while a knee of any width is one transition instead of a staircase of false levels.
+// Returns the levels only. O(n^2); n is ~100.
+std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vector<double>& s, int min_sizes,
+                                    double penalty, double min_slope, double point_cost) {
+  const int n = static_cast<int>(s.size());
+  const RunFits fits(u, s);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(n + 1, inf);
+  std::vector<int> start(n + 1, -1);
+  std::vector<char> is_level(n + 1, 0);
+  best[0] = 0;
+  for (int j = 1; j <= n; ++j)
+    for (int i = 0; i < j; ++i) {
+      if (best[i] == inf) continue;
+      if (j - i >= min_sizes) {
+        const double c = best[i] + fits.flat_sse(i, j) + penalty;
+        if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 1;
+      }
+      double slope = 0;
+      const double sse = fits.line_sse(i, j, slope);
+      if (std::fabs(slope) >= min_slope) {
+        const double c = best[i] + sse + 2 * penalty + point_cost * (j - i);
+        if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 0;
+      }
+    }
+  std::vector<Segment> segs;
+  for (int j = n; j > 0; j = start[j]) {
+#ifdef FIT_DEBUG
+    fprintf(stderr, "dp %s %d-%d\n", is_level[j] ? "level" : "trans", start[j], j - 1);
+#endif
+    if (is_level[j]) segs.push_back({start[j], j - 1, 0});
+  }
+  std::reverse(segs.begin(), segs.end());
+  return segs;
+}
+
+// The curve the classifier works on, with its tolerances.
+struct Curve {
+  std::vector<double> log2x;  // log2 of each distinct size
+  std::vector<double> s;      // smoothed log rate of each size
+  double sigma = 0;           // noise of one size's log rate
+  int min_sizes = 2;
+  double step = 0;            // log(1 + min_step): the smallest difference between two levels
+  // Deviation that marks a knee point at a segment edge: clearly above noise and at least a
+  // level step, so an edge is never trimmed for noise alone.
+  double edge_threshold() const { return std::max(4 * sigma, step); }
+
+  // Two levels closer than this are one: less than a level step, or not significantly different
+  // given the noise and how many sizes each level rests on (a two-size level is uncertain).
+  double level_tolerance(const Segment& a, const Segment& b) const {
+    return std::max(step, tune("SIG", 4.0) * sigma * std::sqrt(1.0 / a.sizes() + 1.0 / b.sizes()));
+  }
+
+  double level(int lo, int hi) const {
+    return median_of(std::vector<double>(s.begin() + lo, s.begin() + hi + 1));
+  }
+};
+
+void refresh_levels(std::vector<Segment>& segs, const Curve& c) {
+  for (Segment& g : segs) g.level = c.level(g.lo, g.hi);
+}
+
+// Merges the closest pair of adjacent segments while their levels differ by less than a level
+// step: over-segmented noise, or a plateau split around a dropped knee. The merged segment spans
+// both (and any dropped sizes between them); its level is the median, so those barely count.
+bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
+  bool changed = false;
+  while (segs.size() > 1) {
+    std::size_t best = 0;
+    double best_gap = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
+      const double gap = std::fabs(segs[i].level - segs[i + 1].level) / c.level_tolerance(segs[i], segs[i + 1]);
+      if (gap < best_gap) best_gap = gap, best = i;
+    }
+    if (best_gap >= 1) break;
+    segs[best].hi = segs[best + 1].hi;
+    segs[best].level = c.level(segs[best].lo, segs[best].hi);
+    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+    changed = true;
+  }
+  return changed;
+}
+
+// The launch-overhead ramp: at small sizes a GPU (or a CPU loop with overheads) has not reached
+// its rate yet, so everything before the fastest segment is a ramp, not a memory level.
+void drop_ramp(std::vector<Segment>& segs) {
+  if (segs.empty()) return;
+  auto fastest = std::max_element(segs.begin(), segs.end(),
+                                  [](const Segment& a, const Segment& b) { return a.level < b.level; });
+  segs.erase(segs.begin(), fastest);
+}
+
+// Removes knee points from segment edges: an edge size whose rate is clearly off the segment's
+// level belongs to the transition into the neighbouring level and would drag the level and its
+// working-set range. Keeps at least min_sizes sizes.
+bool trim_edges(std::vector<Segment>& segs, const Curve& c) {
+  bool changed = false;
+  const double thr = c.edge_threshold();
+  for (Segment& g : segs) {
+    while (g.sizes() > c.min_sizes) {
+      const double ref = c.level(g.lo, g.hi);
+      const double dev_lo = std::fabs(c.s[g.lo] - ref), dev_hi = std::fabs(c.s[g.hi] - ref);
+      if (std::max(dev_lo, dev_hi) <= thr) break;
+      if (dev_lo >= dev_hi)
+        ++g.lo;
+      else
+        --g.hi;
+      changed = true;
+    }
+    g.level = c.level(g.lo, g.hi);
+  }
+  return changed;
+}
+
+// How much a segment looks like part of a transition rather than a level: the fraction of the
+// drop between its neighbours that happens inside it (least-squares slope over log2 size).
+// Zero unless the segment is short, lies between a faster and a slower neighbour, and slopes
+// down significantly (the slope removes >= 9 sigma^2 of squared error, a 3-sigma test).
+double transition_score(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
+  if (i == 0 || i + 1 >= segs.size()) return 0;
+  const Segment& g = segs[i];
+  const double prev = segs[i - 1].level, next = segs[i + 1].level;
+  if (!(prev > g.level && g.level > next)) return 0;
+  const double span_octaves = c.log2x[g.hi] - c.log2x[g.lo];
+  const bool short_segment = g.sizes() <= 3 || span_octaves <= 1.5;
+  if (!short_segment || span_octaves <= 0) return 0;
+
+  double mu = 0, ms = 0;
+  for (int k = g.lo; k <= g.hi; ++k) mu += c.log2x[k], ms += c.s[k];
+  mu /= g.sizes(), ms /= g.sizes();
+  double suu = 0, sus = 0;
+  for (int k = g.lo; k <= g.hi; ++k) {
+    suu += (c.log2x[k] - mu) * (c.log2x[k] - mu);
+    sus += (c.log2x[k] - mu) * (c.s[k] - ms);
+  }
+  const double slope = sus / suu;
+  const double explained = slope * sus;  // squared error removed by the slope
+  const double drop = -slope * span_octaves;
+  if (slope >= 0 || explained < 9 * c.sigma * c.sigma) return 0;
+  const double fraction = drop / (prev - next);
+  return fraction >= 0.15 ? fraction : 0;
+}
+
+// Drops the most knee-like segment, if any (one at a time: removing it changes its neighbours).
+bool drop_transitional(std::vector<Segment>& segs, const Curve& c) {
+  std::size_t worst = 0;
+  double worst_score = 0;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const double score = transition_score(segs, i, c);
+    if (score > worst_score) worst_score = score, worst = i;
+  }
+  if (worst_score <= 0) return false;
+  segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(worst));
+  return true;
+}
+
+// Levels must decrease with working set. Where a segment is faster than the one before it (a
+// dip of outliers inside a plateau, or a bump), the one with fewer sizes is the artefact.
+bool enforce_decreasing(std::vector<Segment>& segs) {
+  for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
+    if (segs[i + 1].level < segs[i].level) continue;
+    const std::size_t victim = segs[i + 1].sizes() <= segs[i].sizes() ? i + 1 : i;
+    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(victim));
+    return true;
+  }
+  return false;
+}
+
+Plateau make_plateau(const Segment& g, const std::vector<SizeGroup>& groups) {
+  Plateau p;
+  p.x_lo = groups[g.lo].x;
+  p.x_hi = groups[g.hi].x;
+  p.sizes = g.sizes();
+  std::vector<double> per_size, all;
+  for (int k = g.lo; k <= g.hi; ++k) {
+    per_size.push_back(groups[k].median);
+    all.insert(all.end(), groups[k].samples.begin(), groups[k].samples.end());
+  }
+  p.value = median_of(per_size);
+  p.stats = compute_stats(std::move(all));
+  return p;
+}
+
+}  // namespace
+
+std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const PlateauOptions& options) {
+  const std::vector<SizeGroup> groups = group_by_size(points);
+  const int min_sizes = std::max(1, options.min_sizes);
+  const int n = static_cast<int>(groups.size());
+  if (n < min_sizes) return {};
+
+  Curve c;
+  std::vector<double> z;
+  for (const SizeGroup& g : groups) {
+    c.log2x.push_back(std::log2(g.x));
+    z.push_back(std::log(g.median));
+  }
+  c.s = smooth_median3(z);
+  c.sigma = noise_sigma(z);  // from the unsmoothed values: conservative for the smoothed ones
+  c.min_sizes = min_sizes;
+  c.step = std::log1p(std::max(0.0, options.min_step));
+
+  // Per extra segment, a BIC-like penalty: a split must explain ~3 ln(n) sigma^2 of error.
+  const double penalty = tune("PEN", 3.0) * c.sigma * c.sigma * std::log(std::max(n, 3));
+  std::vector<Segment> segs = segment_levels(c.log2x, c.s, min_sizes, penalty, c.step, tune("PC", 2.0) * c.sigma * c.sigma);
+  refresh_levels(segs, c);
+#ifdef FIT_DEBUG
+  fprintf(stderr, "sigma %g pen %g\n", c.sigma, penalty);
+  for (int i = 0; i < n; ++i) fprintf(stderr, "%3d x=%-12g z=%.4f s=%.4f\n", i, groups[i].x, z[i], c.s[i]);
+  for (auto& g : segs) fprintf(stderr, "seg %d-%d %.4f\n", g.lo, g.hi, g.level);
+#endif
+  merge_similar(segs, c);
+  drop_ramp(segs);
+
+  // Each pass can expose new neighbours to the others; the loop ends because every change
+  // removes a segment or shrinks one (bounded anyway).
+  for (int pass = 0; pass < 4 * n + 4; ++pass) {
+    bool changed = trim_edges(segs, c);
+    changed |= drop_transitional(segs, c);
+    changed |= merge_similar(segs, c);
+    changed |= enforce_decreasing(segs);
+    if (!changed) break;
+  }
+
+  std::vector<Plateau> plateaus;
+  for (const Segment& g : segs) plateaus.push_back(make_plateau(g, groups));
+  return plateaus;
+}
+
+// ---- naming ----------------------------------------------------------------------------------
+
+namespace {
+
+// "L2", "L2.b", "L2.c", ...: later plateaus that land on a name already used.
+void suffix_duplicates(std::vector<std::string>& names) {
+  std::map<std::string, int> seen;
+  for (std::string& name : names) {
+    const int count = seen[name]++;
+    if (count > 0) name += "." + std::string(1, static_cast<char>('a' + std::min(count, 25)));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const std::vector<CacheInfo>& caches,
+                                     const std::string& memory_name) {
+  std::vector<std::string> names;
+  if (caches.empty()) {
+    for (std::size_t i = 0; i < plateaus.size(); ++i)
+      names.push_back(i + 1 == plateaus.size() ? memory_name : "L" + std::to_string(i + 1));
+    return names;
+  }
+  // A plateau belongs to the first level that holds its geometric centre: the centre sits well
+  // inside the plateau, so soft knees at either end (which stretch or shorten the plateau) do not
+  // move it past a capacity. Levels never go back to a nearer cache.
+  std::size_t floor_level = 0;
+  for (const Plateau& p : plateaus) {
+    const double centre = std::sqrt(p.x_lo * p.x_hi);
+    std::size_t level = caches.size();  // past the last cache: memory
+    for (std::size_t k = 0; k < caches.size(); ++k) {
+      const double capacity = static_cast<double>(caches[k].bytes) * std::max(1, caches[k].instances);
+      if (capacity >= centre) {
+        level = k;
+        break;
+      }
+    }
+    level = std::max(level, floor_level);
+    floor_level = level;
+    names.push_back(level < caches.size() ? caches[level].name : memory_name);
+  }
+  suffix_duplicates(names);
+  return names;
+}
+
+// ---- fitting samples -------------------------------------------------------------------------
+
+namespace {
+
+// Samples of one (backend, probe), in the order they first appear.
+struct ProbeSamples {
+  std::string backend, probe;
+  std::vector<const Sample*> samples;
+};
+
+std::vector<ProbeSamples> group_by_probe(const std::vector<Sample>& samples) {
+  std::vector<ProbeSamples> groups;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const Sample& s : samples) {
+    auto [it, inserted] = index.try_emplace({s.backend, s.probe}, groups.size());
+    if (inserted) groups.push_back({s.backend, s.probe, {}});
+    groups[it->second].samples.push_back(&s);
+  }
+  return groups;
+}
+
+// "axis=value;axis=value" of the series axes a sample has (sorted, params_to_string).
+std::string series_key(const Params& params, const std::vector<std::string>& axes) {
+  Params sub;
+  for (const std::string& axis : axes) {
+    auto it = params.find(axis);
+    if (it != params.end()) sub.insert(*it);
+  }
+  return params_to_string(sub);
+}
+
+// Canonical form of a series written by hand ("b=1;a=2" -> "a=2;b=1").
+std::string canonical_series(const std::string& text) {
+  try {
+    return params_to_string(params_from_string(text));
+  } catch (const std::exception&) {
+    return text;
+  }
+}
+
+using Series = std::vector<std::pair<std::string, std::vector<const Sample*>>>;
+
+// Splits samples into series, in the order the series first appear.
+Series split_series(const std::vector<const Sample*>& samples, const std::vector<std::string>& axes) {
+  Series series;
+  std::map<std::string, std::size_t> index;
+  for (const Sample* s : samples) {
+    const std::string key = series_key(s->params, axes);
+    auto [it, inserted] = index.try_emplace(key, series.size());
+    if (inserted) series.push_back({key, {}});
+    series[it->second].second.push_back(s);
+  }
+  return series;
+}
+
+std::optional<double> x_value(const Sample& s, const std::string& x_axis) {
+  if (s.params.count(x_axis) != 0) {
+    try {
+      return param_real(s.params, x_axis);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  if (x_axis == "working_set_bytes" && s.working_set_bytes > 0) return s.working_set_bytes;
+  return std::nullopt;
+}
+
+// The samples of one point (one full parameter set) and their median rate.
+struct PointSamples {
+  const Params* params = nullptr;
+  std::vector<double> values;
+  double median = 0;
+};
+
+// Groups samples by point (params_to_string of all parameters), median per point.
+std::map<std::string, PointSamples> group_by_point(const std::vector<const Sample*>& samples,
+                                                   const std::string& metric) {
+  std::map<std::string, PointSamples> points;
+  for (const Sample* s : samples) {
+    PointSamples& p = points[params_to_string(s->params)];
+    p.params = &s->params;
+    p.values.push_back(s->metric(metric));
+  }
+  for (auto& [key, p] : points) p.median = median_of(p.values);
+  return points;
+}
+
+const PointSamples* best_point(const std::map<std::string, PointSamples>& points) {
+  const PointSamples* best = nullptr;
+  for (const auto& [key, p] : points)
+    if (best == nullptr || p.median > best->median) best = &p;
+  return best;
+}
+
+// One series as a curve over the size axis. Where a size has several points (axes that are
+// neither the size nor a series axis, e.g. an occupancy sweep), the best point is the one the
+// hardware can reach, so its samples represent that size; repetitions are kept as samples.
+struct SizeCurve {
+  std::vector<CurvePoint> points;
+  std::map<double, Params> params_at;  // size -> the chosen point's parameters
+  std::map<double, double> median_at;  // size -> the chosen point's median
+};
+
+SizeCurve series_curve(const std::vector<const Sample*>& samples, const FeedSpec& spec) {
+  std::map<double, std::vector<const Sample*>> by_size;
+  for (const Sample* s : samples)
+    if (auto x = x_value(*s, spec.x_axis)) by_size[*x].push_back(s);
+  SizeCurve curve;
+  for (const auto& [x, at_size] : by_size) {
+    const auto points = group_by_point(at_size, spec.metric);
+    const PointSamples* best = best_point(points);
+    curve.params_at[x] = *best->params;
+    curve.median_at[x] = best->median;
+    for (double v : best->values) curve.points.push_back({x, v});
+  }
+  return curve;
+}
+
+// Median over the sizes of `curve` that fall inside [lo, hi]; nullopt when none do.
+std::optional<double> median_inside(const SizeCurve& curve, double lo, double hi) {
+  std::vector<double> values;
+  for (const auto& [x, m] : curve.median_at)
+    if (x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9)) values.push_back(m);
+  if (values.empty()) return std::nullopt;
+  return median_of(std::move(values));
+}
+
+// The rate figures every memory level carries, from its plateau and the device.
+MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric,
+                       const DeviceInfo& device) {
+  MemoryLevel level;
+  level.level = name;
+  level.source = "empirical";
+  if (metric == "gtxn_s") {
+    level.gtxn_s = p.value;
+    level.gbs = p.value * 32;
+  } else {
+    level.gbs = p.value;
+    level.gtxn_s = p.value / 32;
+  }
+  if (device.clock_measured_mhz > 0 && device.compute_units > 0)
+    level.bytes_per_clk_per_unit = level.gbs * 1e9 / (device.clock_measured_mhz * 1e6) / device.compute_units;
+  level.working_set_lo = p.x_lo;
+  level.working_set_hi = p.x_hi;
+  level.stats = p.stats;
+  return level;
+}
+
+void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  const Series series = split_series(group.samples, spec.series_axes);
+  if (series.empty()) return;
+  const std::string wanted = canonical_series(spec.primary_series);
+  auto primary = series.begin();
+  if (!spec.primary_series.empty()) {
+    primary = std::find_if(series.begin(), series.end(), [&](const auto& s) { return s.first == wanted; });
+    if (primary == series.end()) {
+      machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend +
+                                "): no samples of the primary series '" + spec.primary_series + "'");
+      return;
+    }
+  }
+  const SizeCurve curve = series_curve(primary->second, spec);
+  const std::vector<Plateau> plateaus = find_plateaus(curve.points);
+  if (plateaus.empty()) {
+    machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend + ", " +
+                              primary->first + "): too few working-set sizes to find a plateau");
+    return;
+  }
+  std::vector<SizeCurve> others;
+  for (auto it = series.begin(); it != series.end(); ++it)
+    if (it != primary) others.push_back(series_curve(it->second, spec));
+
+  const std::vector<std::string> names =
+      name_levels(plateaus, machine.device.caches, machine.device.memory_name);
+  for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    const Plateau& p = plateaus[i];
+    MemoryLevel level = make_level(p, names[i], spec.metric, machine.device);
+    level.probe = group.probe;
+    level.params = curve.params_at.at(p.x_lo);
+    level.params.erase(spec.x_axis);
+    std::size_t k = 0;
+    for (auto it = series.begin(); it != series.end(); ++it) {
+      if (it == primary) continue;
+      if (auto v = median_inside(others[k++], p.x_lo, p.x_hi)) level.by_series[it->first] = *v;
+    }
+    machine.memory.push_back(std::move(level));
+  }
+}
+
+// Upper-cases a parameter value for a ceiling name; "nofma" keeps the lower-case "no".
+std::string name_token(const std::string& value) {
+  if (value == "nofma") return "noFMA";
+  std::string out = value;
+  for (char& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// "{precision}.{form}" with each {axis} replaced by its rendered value; unknown axes stay as written.
+std::string render_name(const std::string& pattern, const Params& params, const std::string& fallback) {
+  if (pattern.empty()) return fallback;
+  std::string out;
+  for (std::size_t pos = 0; pos < pattern.size();) {
+    const std::size_t open = pattern.find('{', pos);
+    const std::size_t close = open == std::string::npos ? std::string::npos : pattern.find('}', open);
+    if (close == std::string::npos) {
+      out += pattern.substr(pos);
+      break;
+    }
+    out += pattern.substr(pos, open - pos);
+    const std::string axis = pattern.substr(open + 1, close - open - 1);
+    auto it = params.find(axis);
+    out += it != params.end() ? name_token(it->second) : pattern.substr(open, close - open + 1);
+    pos = close + 1;
+  }
+  return out;
+}
+
+void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    const auto points = group_by_point(samples, spec.metric);
+    const PointSamples* best = best_point(points);
+    if (best == nullptr) continue;
+    ComputeCeiling c;
+    c.name = render_name(spec.name_pattern, *best->params, key.empty() ? group.probe : group.probe + "[" + key + "]");
+    c.source = "empirical";
+    c.gflops = best->median;
+    auto theo = machine.device.theoretical_gflops.find(c.name);
+    c.theoretical_gflops = theo != machine.device.theoretical_gflops.end() ? theo->second : 0;
+    c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
+    c.clock_mhz = machine.device.clock_measured_mhz;
+    c.stats = compute_stats(best->values);
+    c.probe = group.probe;
+    c.params = *best->params;
+    machine.compute.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
+  for (const ProbeSamples& group : group_by_probe(samples)) {
+    const Probe* probe = Registry::instance().probe_any_backend(group.probe);
+    if (probe == nullptr) {
+      machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build; " +
+                                std::to_string(group.samples.size()) + " samples not fitted");
+      continue;
+    }
+    for (const FeedSpec& spec : probe->info().feeds) {
+      if (spec.kind == FeedKind::MemoryLevels)
+        fit_memory_levels(group, spec, machine);
+      else
+        fit_compute_ceilings(group, spec, machine);
+    }
+  }
+  std::stable_sort(machine.compute.begin(), machine.compute.end(),
+                   [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
+}
+
+// ---- external bandwidth CSV ------------------------------------------------------------------
+
+namespace {
+
+std::string trim(const std::string& text) {
+  std::size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  std::string out = text.substr(b, e - b);
+  if (out.size() >= 2 && out.front() == '"' && out.back() == '"') out = out.substr(1, out.size() - 2);
+  return out;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', pos);
+    fields.push_back(trim(line.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return fields;
+}
+
+std::string lower(std::string text) {
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return text;
+}
+
+class CsvError {
+ public:
+  CsvError(const std::string& path, int line) : prefix_(path + ":" + std::to_string(line) + ": ") {}
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(prefix_ + what); }
+
+ private:
+  std::string prefix_;
+};
+
+// A positive finite number, or InputError naming the file, line and column.
+double parse_positive(const std::string& field, const std::string& column, const CsvError& err) {
+  if (field.empty()) err.fail("column '" + column + "' is empty");
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(field.c_str(), &end);
+  if (end == field.c_str() || *end != '\0' || errno == EINVAL)
+    err.fail("column '" + column + "': '" + field + "' is not a number");
+  if (!std::isfinite(v)) err.fail("column '" + column + "': '" + field + "' is not finite");
+  if (v <= 0) err.fail("column '" + column + "': '" + field + "' must be positive");
+  return v;
+}
+
+// Reads (working_set_bytes, gbs) rows; '#' lines and blank lines are skipped, columns found by
+// header name in any order.
+std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  std::vector<CurvePoint> points;
+  std::string line;
+  int line_no = 0;
+  std::optional<std::size_t> x_col, y_col;
+  std::size_t needed = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 BOM
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string text = trim(line);
+    if (text.empty() || text[0] == '#') continue;
+    const CsvError err(path, line_no);
+    const std::vector<std::string> fields = split_csv_line(line);
+    if (!x_col) {  // the header
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const std::string name = lower(fields[i]);
+        if (name == "working_set_bytes" && !x_col) x_col = i;
+        if (name == "gbs" && !y_col) y_col = i;
+      }
+      if (!x_col || !y_col)
+        err.fail(std::string("header has no '") + (!x_col ? "working_set_bytes" : "gbs") +
+                 "' column (expected columns working_set_bytes and gbs)");
+      needed = std::max(*x_col, *y_col) + 1;
+      continue;
+    }
+    if (fields.size() < needed)
+      err.fail("expected at least " + std::to_string(needed) + " fields, found " + std::to_string(fields.size()));
+    const double x = parse_positive(fields[*x_col], "working_set_bytes", err);
+    const double y = parse_positive(fields[*y_col], "gbs", err);
+    points.push_back({x, y});
+  }
+  const CsvError at_end(path, std::max(1, line_no));
+  if (!x_col) at_end.fail("empty file: expected a header with columns working_set_bytes and gbs");
+  if (points.empty()) at_end.fail("no data rows after the header");
+  return points;
+}
+
+}  // namespace
+
+void fit_bandwidth_csv(const std::string& path, Machine& machine) {
+  const std::vector<CurvePoint> points = read_bandwidth_csv(path);
+  const PlateauOptions options;
+  const std::vector<Plateau> plateaus = find_plateaus(points, options);
+  if (plateaus.empty())
+    throw InputError(path + ": need at least " + std::to_string(options.min_sizes) +
+                     " distinct working-set sizes to find a plateau");
+  const std::string memory_name = machine.device.memory_name.empty() ? "DRAM" : machine.device.memory_name;
+  const std::vector<std::string> names = name_levels(plateaus, {}, memory_name);
+  for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    MemoryLevel level = make_level(plateaus[i], names[i], "gbs", machine.device);
+    level.probe = "external";
+    machine.memory.push_back(std::move(level));
+  }
+}
+
+}  // namespace roofprobe

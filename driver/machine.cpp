@@ -1,0 +1,393 @@
+// Machine file: YAML writer (yaml-cpp emitter, fixed key order), reader and validator.
+#include "driver/machine.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "driver/atomic_file.hpp"
+#include "driver/errors.hpp"
+
+namespace roofprobe {
+
+const std::map<std::string, std::string>& machine_units() {
+  static const std::map<std::string, std::string> units = {
+      {"bandwidth", "GB/s (1e9 bytes/s)"},
+      {"transactions", "GTXN/s (1e9 32-byte transactions/s)"},
+      {"compute", "GFLOP/s (1e9 FLOP/s)"},
+      {"instructions", "GIPS (1e9 warp instructions/s)"},
+      {"sizes", "bytes"},
+      {"clock", "MHz"},
+  };
+  return units;
+}
+
+namespace {
+
+std::string per_unit_key(const DeviceInfo& d) {
+  return d.kind == "gpu" ? "bytes_per_clk_per_sm" : "bytes_per_clk_per_core";
+}
+
+void emit_stats(YAML::Emitter& out, const Stats& s) {
+  out << YAML::Key << "stats" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "best" << YAML::Value << s.best;
+  out << YAML::Key << "median" << YAML::Value << s.median;
+  out << YAML::Key << "spread" << YAML::Value << s.spread;
+  out << YAML::Key << "samples" << YAML::Value << s.samples;
+  out << YAML::EndMap;
+}
+
+void emit_params(YAML::Emitter& out, const std::string& key, const std::map<std::string, std::string>& p) {
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const auto& [k, v] : p) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+}
+
+void emit_device(YAML::Emitter& out, const DeviceInfo& d) {
+  out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << d.kind;
+  out << YAML::Key << "backend" << YAML::Value << d.backend;
+  out << YAML::Key << "name" << YAML::Value << d.name;
+  out << YAML::Key << "vendor" << YAML::Value << d.vendor;
+  out << YAML::Key << "compute_units" << YAML::Value << d.compute_units;
+  out << YAML::Key << "compute_unit_name" << YAML::Value << d.compute_unit_name;
+  out << YAML::Key << "threads" << YAML::Value << d.threads;
+  out << YAML::Key << "caches" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : d.caches) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "level" << YAML::Value << c.name
+        << YAML::Key << "bytes" << YAML::Value << c.bytes << YAML::Key << "instances"
+        << YAML::Value << c.instances << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "memory_name" << YAML::Value << d.memory_name;
+  out << YAML::Key << "memory_bytes" << YAML::Value << d.memory_bytes;
+  out << YAML::Key << "clock_mhz" << YAML::Value << YAML::Flow << YAML::BeginMap
+      << YAML::Key << "max" << YAML::Value << d.clock_max_mhz << YAML::Key << "measured"
+      << YAML::Value << d.clock_measured_mhz << YAML::EndMap;
+  emit_params(out, "extra", d.extra);
+  out << YAML::Key << "theoretical" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [name, gflops] : d.theoretical_gflops) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key << "gflops"
+        << YAML::Value << gflops;
+    auto basis = d.theoretical_basis.find(name);
+    if (basis != d.theoretical_basis.end()) out << YAML::Key << "basis" << YAML::Value << basis->second;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string machine_to_yaml(const Machine& m) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(6);
+  out << YAML::BeginMap;
+  out << YAML::Key << "schema" << YAML::Value << m.schema;
+  out << YAML::Key << "complete" << YAML::Value << m.complete;
+  out << YAML::Key << "missing" << YAML::Value << YAML::BeginSeq;
+  for (const auto& s : m.missing) out << s;
+  out << YAML::EndSeq;
+  out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : m.provenance) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+  emit_device(out, m.device);
+  out << YAML::Key << "units" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : machine_units()) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
+  for (const auto& l : m.memory) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "level" << YAML::Value << l.level;
+    out << YAML::Key << "source" << YAML::Value << l.source;
+    out << YAML::Key << "gbs" << YAML::Value << l.gbs;
+    out << YAML::Key << "transaction_bytes" << YAML::Value << 32;
+    out << YAML::Key << "gtxn_s" << YAML::Value << l.gtxn_s;
+    out << YAML::Key << per_unit_key(m.device) << YAML::Value << l.bytes_per_clk_per_unit;
+    out << YAML::Key << "working_set_bytes" << YAML::Value << YAML::Flow << YAML::BeginSeq
+        << l.working_set_lo << l.working_set_hi << YAML::EndSeq;
+    emit_stats(out, l.stats);
+    out << YAML::Key << "probe" << YAML::Value << l.probe;
+    emit_params(out, "params", l.params);
+    out << YAML::Key << "by_series" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [k, v] : l.by_series) out << YAML::Key << k << YAML::Value << v;
+    out << YAML::EndMap;
+    if (!l.citation.empty()) out << YAML::Key << "citation" << YAML::Value << l.citation;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+
+  out << YAML::Key << "compute" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : m.compute) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << c.name;
+    out << YAML::Key << "source" << YAML::Value << c.source;
+    out << YAML::Key << "gflops" << YAML::Value << c.gflops;
+    out << YAML::Key << "theoretical_gflops" << YAML::Value << c.theoretical_gflops;
+    out << YAML::Key << "fraction_of_theoretical" << YAML::Value << c.fraction_of_theoretical;
+    out << YAML::Key << "clock_mhz" << YAML::Value << c.clock_mhz;
+    emit_stats(out, c.stats);
+    out << YAML::Key << "probe" << YAML::Value << c.probe;
+    emit_params(out, "params", c.params);
+    if (!c.citation.empty()) out << YAML::Key << "citation" << YAML::Value << c.citation;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+void write_machine_file(const Machine& m, const std::string& path) {
+  write_file_atomically(path, machine_to_yaml(m));
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& msg) const {
+    std::ostringstream out;
+    out << path_;
+    if (at.IsDefined() && at.Mark().line >= 0) out << ':' << at.Mark().line + 1;
+    out << ": " << key << ": " << msg;
+    throw InputError(out.str());
+  }
+
+  YAML::Node need(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    YAML::Node n = map[key];
+    if (!n) fail(map, where + key, "missing");
+    return n;
+  }
+
+  double number(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a number");
+    try {
+      double v = n.as<double>();
+      if (!std::isfinite(v)) fail(n, key, "not a finite number");
+      return v;
+    } catch (const YAML::Exception&) {
+      fail(n, key, "expected a number, got '" + n.Scalar() + "'");
+    }
+  }
+
+  double opt_number(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    YAML::Node n = map[key];
+    return n ? number(n, where + key) : 0.0;
+  }
+
+  std::string text(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected text");
+    return n.Scalar();
+  }
+
+  std::string opt_text(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    YAML::Node n = map[key];
+    return n ? text(n, where + key) : std::string();
+  }
+
+  std::map<std::string, std::string> text_map(const YAML::Node& n, const std::string& key) const {
+    std::map<std::string, std::string> out;
+    if (!n) return out;
+    if (!n.IsMap()) fail(n, key, "expected a mapping");
+    for (const auto& kv : n) out[kv.first.Scalar()] = text(kv.second, key + "." + kv.first.Scalar());
+    return out;
+  }
+
+  Stats stats(const YAML::Node& n, const std::string& key) const {
+    Stats s;
+    if (!n) return s;
+    if (!n.IsMap()) fail(n, key, "expected a mapping");
+    s.best = opt_number(n, "best", key + ".");
+    s.median = opt_number(n, "median", key + ".");
+    s.spread = opt_number(n, "spread", key + ".");
+    s.samples = static_cast<int>(opt_number(n, "samples", key + "."));
+    return s;
+  }
+
+ private:
+  std::string path_;
+};
+
+YAML::Node load_yaml_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a machine file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  try {
+    YAML::Node root = YAML::Load(buf.str());
+    if (!root || root.IsNull()) throw InputError(path + ": empty file, expected a machine file");
+    if (!root.IsMap()) throw InputError(path + ": not a machine file (expected a YAML mapping)");
+    return root;
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+}
+
+}  // namespace
+
+Machine read_machine_file(const std::string& path) {
+  Reader r(path);
+  YAML::Node root = load_yaml_file(path);
+  Machine m;
+  m.schema = r.text(r.need(root, "schema", ""), "schema");
+  if (m.schema != kMachineSchema)
+    r.fail(root["schema"], "schema", "unsupported schema '" + m.schema + "' (this roofprobe reads " +
+                                         kMachineSchema + ")");
+  YAML::Node complete = r.need(root, "complete", "");
+  try {
+    m.complete = complete.as<bool>();
+  } catch (const YAML::Exception&) {
+    r.fail(complete, "complete", "expected true or false");
+  }
+  if (YAML::Node missing = root["missing"]) {
+    if (!missing.IsSequence()) r.fail(missing, "missing", "expected a list");
+    for (const auto& item : missing) m.missing.push_back(r.text(item, "missing[]"));
+  }
+  m.provenance = r.text_map(root["provenance"], "provenance");
+
+  YAML::Node dev = r.need(root, "device", "");
+  if (!dev.IsMap()) r.fail(dev, "device", "expected a mapping");
+  DeviceInfo& d = m.device;
+  d.kind = r.text(r.need(dev, "kind", "device."), "device.kind");
+  if (d.kind != "cpu" && d.kind != "gpu") r.fail(dev["kind"], "device.kind", "expected cpu or gpu");
+  d.backend = r.opt_text(dev, "backend", "device.");
+  d.name = r.text(r.need(dev, "name", "device."), "device.name");
+  d.vendor = r.opt_text(dev, "vendor", "device.");
+  d.compute_units = static_cast<int>(r.opt_number(dev, "compute_units", "device."));
+  d.compute_unit_name = r.opt_text(dev, "compute_unit_name", "device.");
+  d.threads = static_cast<int>(r.opt_number(dev, "threads", "device."));
+  if (YAML::Node caches = dev["caches"]) {
+    if (!caches.IsSequence()) r.fail(caches, "device.caches", "expected a list");
+    for (const auto& c : caches) {
+      if (!c.IsMap()) r.fail(c, "device.caches[]", "expected a mapping");
+      CacheInfo info;
+      info.name = r.text(r.need(c, "level", "device.caches[]."), "device.caches[].level");
+      info.bytes = static_cast<std::uint64_t>(r.number(r.need(c, "bytes", "device.caches[]."), "device.caches[].bytes"));
+      info.instances = static_cast<int>(r.opt_number(c, "instances", "device.caches[]."));
+      if (info.instances <= 0) info.instances = 1;
+      d.caches.push_back(info);
+    }
+  }
+  d.memory_name = r.opt_text(dev, "memory_name", "device.");
+  if (d.memory_name.empty()) d.memory_name = "DRAM";
+  d.memory_bytes = static_cast<std::uint64_t>(r.opt_number(dev, "memory_bytes", "device."));
+  if (YAML::Node clock = dev["clock_mhz"]) {
+    if (!clock.IsMap()) r.fail(clock, "device.clock_mhz", "expected a mapping");
+    d.clock_max_mhz = r.opt_number(clock, "max", "device.clock_mhz.");
+    d.clock_measured_mhz = r.opt_number(clock, "measured", "device.clock_mhz.");
+  }
+  d.extra = r.text_map(dev["extra"], "device.extra");
+  if (YAML::Node theo = dev["theoretical"]) {
+    if (!theo.IsSequence()) r.fail(theo, "device.theoretical", "expected a list");
+    for (const auto& t : theo) {
+      std::string name = r.text(r.need(t, "name", "device.theoretical[]."), "device.theoretical[].name");
+      d.theoretical_gflops[name] = r.number(r.need(t, "gflops", "device.theoretical[]."), "device.theoretical[].gflops");
+      std::string basis = r.opt_text(t, "basis", "device.theoretical[].");
+      if (!basis.empty()) d.theoretical_basis[name] = basis;
+    }
+  }
+
+  if (YAML::Node units = root["units"]) {
+    if (!units.IsMap()) r.fail(units, "units", "expected a mapping");
+  } else {
+    r.fail(root, "units", "missing");
+  }
+
+  YAML::Node memory = r.need(root, "memory", "");
+  if (!memory.IsSequence()) r.fail(memory, "memory", "expected a list");
+  for (const auto& n : memory) {
+    const std::string where = "memory[" + std::to_string(m.memory.size()) + "].";
+    if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+    MemoryLevel l;
+    l.level = r.text(r.need(n, "level", where), where + "level");
+    l.source = r.opt_text(n, "source", where);
+    if (l.source.empty()) l.source = "empirical";
+    l.gbs = r.number(r.need(n, "gbs", where), where + "gbs");
+    l.gtxn_s = r.opt_number(n, "gtxn_s", where);
+    l.bytes_per_clk_per_unit = n["bytes_per_clk_per_sm"] ? r.opt_number(n, "bytes_per_clk_per_sm", where)
+                                                         : r.opt_number(n, "bytes_per_clk_per_core", where);
+    if (YAML::Node ws = n["working_set_bytes"]) {
+      if (!ws.IsSequence() || ws.size() != 2) r.fail(ws, where + "working_set_bytes", "expected [lo, hi]");
+      l.working_set_lo = r.number(ws[0], where + "working_set_bytes[0]");
+      l.working_set_hi = r.number(ws[1], where + "working_set_bytes[1]");
+    }
+    l.stats = r.stats(n["stats"], where + "stats");
+    l.probe = r.opt_text(n, "probe", where);
+    l.params = r.text_map(n["params"], where + "params");
+    if (YAML::Node bs = n["by_series"]) {
+      if (!bs.IsMap()) r.fail(bs, where + "by_series", "expected a mapping");
+      for (const auto& kv : bs) l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
+    }
+    l.citation = r.opt_text(n, "citation", where);
+    m.memory.push_back(l);
+  }
+
+  YAML::Node compute = r.need(root, "compute", "");
+  if (!compute.IsSequence()) r.fail(compute, "compute", "expected a list");
+  for (const auto& n : compute) {
+    const std::string where = "compute[" + std::to_string(m.compute.size()) + "].";
+    if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+    ComputeCeiling c;
+    c.name = r.text(r.need(n, "name", where), where + "name");
+    c.source = r.opt_text(n, "source", where);
+    if (c.source.empty()) c.source = "empirical";
+    c.gflops = r.number(r.need(n, "gflops", where), where + "gflops");
+    c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
+    c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
+    c.clock_mhz = r.opt_number(n, "clock_mhz", where);
+    c.stats = r.stats(n["stats"], where + "stats");
+    c.probe = r.opt_text(n, "probe", where);
+    c.params = r.text_map(n["params"], where + "params");
+    c.citation = r.opt_text(n, "citation", where);
+    m.compute.push_back(c);
+  }
+  return m;
+}
+
+std::vector<std::string> validate_machine_file(const std::string& path) {
+  std::vector<std::string> problems;
+  Machine m;
+  try {
+    m = read_machine_file(path);
+  } catch (const InputError& e) {
+    problems.push_back(e.what());
+    return problems;
+  }
+  YAML::Node units = YAML::LoadFile(path)["units"];
+  for (const auto& [k, v] : machine_units())
+    if (!units[k] || units[k].Scalar() != v)
+      problems.push_back(path + ": units." + k + ": expected '" + v + "'");
+  auto positive = [&](double v, const std::string& key) {
+    if (!(v > 0)) problems.push_back(path + ": " + key + ": must be > 0");
+  };
+  for (std::size_t i = 0; i < m.memory.size(); ++i) {
+    const auto& l = m.memory[i];
+    std::string key = "memory[" + std::to_string(i) + "] (" + l.level + ")";
+    positive(l.gbs, key + ".gbs");
+    if (l.source != "empirical" && l.source != "spec" && l.source != "published")
+      problems.push_back(path + ": " + key + ".source: expected empirical, spec or published");
+    if (l.working_set_lo > l.working_set_hi)
+      problems.push_back(path + ": " + key + ".working_set_bytes: lo > hi");
+  }
+  for (std::size_t i = 0; i < m.compute.size(); ++i) {
+    const auto& c = m.compute[i];
+    std::string key = "compute[" + std::to_string(i) + "] (" + c.name + ")";
+    positive(c.gflops, key + ".gflops");
+    if (c.theoretical_gflops < 0) problems.push_back(path + ": " + key + ".theoretical_gflops: negative");
+  }
+  if (m.memory.empty() && m.compute.empty())
+    problems.push_back(path + ": no memory levels and no compute ceilings");
+  return problems;
+}
+
+}  // namespace roofprobe

@@ -1,0 +1,76 @@
+// The machine file (schema roofprobe.machine/1): the fitted ceilings with their statistics and
+// provenance. results/README.md is the reference for the format; this is its in-memory form.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/common/probe.hpp"
+
+namespace roofprobe {
+
+inline constexpr const char* kMachineSchema = "roofprobe.machine/1";
+
+// Statistics of the samples behind one ceiling.
+struct Stats {
+  double best = 0;     // the best sample (max rate)
+  double median = 0;   // median over the samples
+  double spread = 0;   // (max - min) / median over the samples, a fraction
+  int samples = 0;
+};
+
+struct MemoryLevel {
+  std::string level;                 // L1, L2, L3, DRAM, HBM, L2.b ...
+  std::string source = "empirical";  // empirical | spec | published
+  double gbs = 0;                    // GB/s, 1e9 bytes
+  double gtxn_s = 0;                 // 32-byte transactions per second, 1e9
+  double bytes_per_clk_per_unit = 0; // bytes/clock/core (CPU) or /SM (GPU); 0 if no clock
+  double working_set_lo = 0;         // bytes: the plateau's first and last sizes
+  double working_set_hi = 0;
+  Stats stats;
+  std::string probe;                 // "bandwidth"
+  Params params;                     // the primary series' fixed parameters
+  std::map<std::string, double> by_series;  // other series at this level: "mode=copy" -> GB/s
+  std::string citation;              // reference files: where a published/spec value comes from
+};
+
+struct ComputeCeiling {
+  std::string name;                  // FP64.FMA, FP32.noFMA, ...
+  std::string source = "empirical";
+  double gflops = 0;
+  double theoretical_gflops = 0;     // 0 when it cannot be derived
+  double fraction_of_theoretical = 0;
+  double clock_mhz = 0;              // the clock the theoretical figure uses
+  Stats stats;
+  std::string probe;
+  Params params;                     // parameters of the point that gave the ceiling
+  std::string citation;
+};
+
+struct Machine {
+  std::string schema = kMachineSchema;
+  bool complete = true;
+  std::vector<std::string> missing;                  // probes/ceilings not measured, with why
+  std::map<std::string, std::string> provenance;     // tool, version, git, command, config, started, finished, host
+  DeviceInfo device;
+  std::vector<MemoryLevel> memory;                   // nearest level first
+  std::vector<ComputeCeiling> compute;
+};
+
+// The `units:` block every machine file carries (decimal prefixes).
+const std::map<std::string, std::string>& machine_units();
+
+// Serialises to YAML text (deterministic key order).
+std::string machine_to_yaml(const Machine& m);
+// Writes atomically: a temp file in the same directory, fsync, rename. Throws on failure and
+// leaves no partial file.
+void write_machine_file(const Machine& m, const std::string& path);
+// Reads a machine file; throws roofprobe::InputError ("file:line: ...") on malformed input.
+Machine read_machine_file(const std::string& path);
+
+// Schema/type/unit/finiteness checks. Returns human-readable problems (empty = valid).
+std::vector<std::string> validate_machine_file(const std::string& path);
+
+}  // namespace roofprobe

@@ -1,0 +1,148 @@
+#include "driver/sweep.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "driver/errors.hpp"
+
+namespace roofprobe {
+
+namespace {
+const char* const kColumns[] = {"rank",   "backend", "probe",        "point",  "sample",
+                                "params", "working_set_bytes",       "seconds", "bytes",
+                                "flops",  "transactions", "gbs",      "gflops", "gtxn_s",
+                                "clock_mhz"};
+constexpr int kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, sep)) out.push_back(field);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+}  // namespace
+
+double Sample::metric(const std::string& name) const {
+  if (name == "gbs") return gbs;
+  if (name == "gflops") return gflops;
+  if (name == "gtxn_s") return gtxn_s;
+  if (name == "seconds") return seconds;
+  throw std::invalid_argument("unknown metric '" + name + "'");
+}
+
+const std::string& sweep_csv_header() {
+  static const std::string header = [] {
+    std::string h;
+    for (int i = 0; i < kColumnCount; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+    return h;
+  }();
+  return header;
+}
+
+std::string sweep_csv_row(const Sample& s) {
+  std::ostringstream out;
+  out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
+      << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds)
+      << ',' << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
+      << number(s.gbs) << ',' << number(s.gflops) << ',' << number(s.gtxn_s) << ','
+      << number(s.clock_mhz);
+  return out.str();
+}
+
+SweepWriter::SweepWriter(const std::string& path) : path_(path) {
+  struct stat st {};
+  bool exists = stat(path.c_str(), &st) == 0 && st.st_size > 0;
+  file_ = std::fopen(path.c_str(), "a");
+  if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  if (!exists) {
+    std::fprintf(file_, "%s\n", sweep_csv_header().c_str());
+    std::fflush(file_);
+  }
+}
+
+SweepWriter::~SweepWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void SweepWriter::append_point(const std::vector<Sample>& samples) {
+  for (const Sample& s : samples) std::fprintf(file_, "%s\n", sweep_csv_row(s).c_str());
+  // The record survives a crash of the process (fflush) and of the machine (fsync).
+  if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+}
+
+std::vector<Sample> read_sweep_csv(const std::string& path) {
+  std::ifstream in(path);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected sweep.csv");
+  if (!in) throw InputError(path + ": cannot read");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
+  if (line != sweep_csv_header())
+    throw InputError(path + ":1: not a roofprobe sweep.csv header (for other tools' data use fit --bandwidth-csv)");
+  std::vector<Sample> samples;
+  int line_no = 1;
+  std::string pending;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto fields = split(line, ',');
+    // A torn last line (the process died mid-write) is dropped; a bad line elsewhere is an error.
+    bool last = in.peek() == std::char_traits<char>::eof();
+    auto bad = [&](const std::string& why) -> std::vector<Sample>& {
+      if (last) return samples;
+      throw InputError(path + ":" + std::to_string(line_no) + ": " + why);
+    };
+    if (static_cast<int>(fields.size()) != kColumnCount) {
+      bad("expected " + std::to_string(kColumnCount) + " fields, got " + std::to_string(fields.size()));
+      break;
+    }
+    Sample s;
+    try {
+      std::size_t pos = 0;
+      auto num = [&](const std::string& f) {
+        double v = std::stod(f, &pos);
+        if (pos != f.size() || !std::isfinite(v)) throw std::invalid_argument(f);
+        return v;
+      };
+      s.rank = static_cast<int>(num(fields[0]));
+      s.backend = fields[1];
+      s.probe = fields[2];
+      s.point = static_cast<int>(num(fields[3]));
+      s.sample = static_cast<int>(num(fields[4]));
+      s.params = params_from_string(fields[5]);
+      s.working_set_bytes = num(fields[6]);
+      s.seconds = num(fields[7]);
+      s.bytes = num(fields[8]);
+      s.flops = num(fields[9]);
+      s.transactions = num(fields[10]);
+      s.gbs = num(fields[11]);
+      s.gflops = num(fields[12]);
+      s.gtxn_s = num(fields[13]);
+      s.clock_mhz = num(fields[14]);
+    } catch (const std::exception& e) {
+      bad(std::string("malformed field: ") + e.what());
+      break;
+    }
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+}  // namespace roofprobe

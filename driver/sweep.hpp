@@ -1,0 +1,55 @@
+// sweep.csv: every raw sample, one row each, appended and flushed per point. It is the record a
+// run leaves behind; `roofprobe fit` rebuilds the machine file from it.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernels/common/probe.hpp"
+
+namespace roofprobe {
+
+struct Sample {
+  int rank = 0;
+  std::string backend;
+  std::string probe;
+  int point = 0;                 // index of the point in the plan
+  int sample = 0;                // index of the sample within the point
+  Params params;
+  double working_set_bytes = 0;
+  double seconds = 0;
+  double bytes = 0;
+  double flops = 0;
+  double transactions = 0;
+  double gbs = 0;                // derived: bytes / seconds / 1e9
+  double gflops = 0;             // derived: flops / seconds / 1e9
+  double gtxn_s = 0;             // derived: transactions / seconds / 1e9
+  double clock_mhz = 0;          // measured around the point (0: unknown)
+
+  double metric(const std::string& name) const;  // "gbs" | "gflops" | "gtxn_s" | "seconds"
+};
+
+// The header line, without newline.
+const std::string& sweep_csv_header();
+std::string sweep_csv_row(const Sample& s);
+
+// Appends rows, flushing (fflush + fsync) after each point so a crash loses at most the point
+// being measured.
+class SweepWriter {
+ public:
+  explicit SweepWriter(const std::string& path);  // creates with header, or appends if it exists
+  ~SweepWriter();
+  SweepWriter(const SweepWriter&) = delete;
+  SweepWriter& operator=(const SweepWriter&) = delete;
+  void append_point(const std::vector<Sample>& samples);
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string path_;
+};
+
+// Reads a sweep.csv; throws InputError naming file and line on malformed rows.
+std::vector<Sample> read_sweep_csv(const std::string& path);
+
+}  // namespace roofprobe

@@ -1,0 +1,198 @@
+// The probe contract: what a probe declares as data (axes, work per launch, verification, the
+// ceilings it feeds) and the two small interfaces the measurement engine drives.
+//
+// A probe is one file under kernels/ that defines a Probe subclass and registers it with
+// RP_REGISTER_PROBE. Nothing in driver/ changes for a new probe: the config loader validates its
+// axes, the plan enumerates them, the engine times prepared points through the backend, and the
+// fitter reads its FeedSpecs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofprobe {
+
+// One point's parameters, axis name -> canonical text ("fp64", "1048576"). Text keeps the plan,
+// sweep.csv and resume comparisons exact; typed access goes through the helpers below.
+using Params = std::map<std::string, std::string>;
+
+std::int64_t param_int(const Params& p, const std::string& axis);
+double param_real(const Params& p, const std::string& axis);
+const std::string& param_text(const Params& p, const std::string& axis);
+std::string params_to_string(const Params& p);            // "a=1;b=fp64" (sorted by axis)
+Params params_from_string(const std::string& text);        // inverse; throws on malformed text
+
+enum class AxisType {
+  Integer,  // counts: 1, 2, 1024
+  Bytes,    // sizes: 4096, "4KiB", "1GiB"; may be swept geometrically {min, max, points_per_octave}
+  Choice,   // one of `choices`
+};
+
+struct Axis {
+  std::string name;
+  AxisType type = AxisType::Integer;
+  std::string help;
+  std::vector<std::string> choices;        // Choice: the allowed values
+  double min = 0;                          // Integer/Bytes: inclusive bounds
+  double max = std::numeric_limits<double>::max();
+  std::vector<std::string> defaults;       // used when the config does not set the axis
+};
+
+// Work of ONE launch, declared by the probe from its parameters. The engine derives every rate
+// from it and the measured time, in one place (engine.cpp), so no probe computes a rate.
+struct Work {
+  double bytes_read = 0;
+  double bytes_written = 0;
+  double flops = 0;
+  double transactions = 0;        // 32-byte sectors (global/L2/HBM), per ARCHITECTURE.md
+  double shared_wavefronts = 0;   // 128-byte shared-memory wavefronts
+  double warp_instructions = 0;   // GPU: warp instructions; CPU: 0 (not counted)
+  double working_set_bytes = 0;   // bytes the launch cycles through (all arrays, all workers)
+  double bytes() const { return bytes_read + bytes_written; }
+};
+
+// Result of comparing what a launch produced with what the host predicts.
+struct Check {
+  bool ok = true;
+  std::string detail;   // on failure: expected vs got
+};
+
+// How the fitter turns a probe's samples into ceilings.
+enum class FeedKind {
+  MemoryLevels,    // plateaus of `metric` over `x_axis` -> memory levels (L1, L2, ..., DRAM)
+  ComputeCeiling,  // maximum of `metric` per series -> one compute ceiling per series
+};
+
+struct FeedSpec {
+  FeedKind kind = FeedKind::MemoryLevels;
+  std::string metric = "gbs";               // column of sweep.csv: gbs | gflops | gtxn_s
+  std::string x_axis = "working_set_bytes"; // MemoryLevels: the swept size axis
+  std::vector<std::string> series_axes;     // axes that split samples into series
+  // MemoryLevels: which series defines the level boundaries ("mode=read"); the other series
+  // are reported per level as `by_series`. Empty: the first series.
+  std::string primary_series;
+  // ComputeCeiling: ceiling name from the series' parameters, e.g. "{precision}.{form}" with
+  // upper-casing applied -> "FP64.FMA".
+  std::string name_pattern;
+};
+
+// Facts about the device a backend runs on; written to the machine file's `device:` section and
+// used to name memory levels and compute theoretical peaks.
+struct CacheInfo {
+  std::string name;              // "L1", "L2", "L3"
+  std::uint64_t bytes = 0;       // one instance
+  int instances = 1;             // how many on the device (per core: the core count)
+};
+
+struct DeviceInfo {
+  std::string backend;           // "cpu" | "cuda"
+  std::string kind;              // "cpu" | "gpu"
+  std::string name;
+  std::string vendor;
+  int compute_units = 0;         // CPU cores used / GPU SMs
+  std::string compute_unit_name; // "cores" | "multiprocessors"
+  int threads = 0;               // OpenMP threads (CPU)
+  std::vector<CacheInfo> caches; // nearest first
+  std::string memory_name = "DRAM";  // the last level's name: DRAM | HBM | GDDR
+  std::uint64_t memory_bytes = 0;
+  double clock_max_mhz = 0;      // nominal/boost; 0 when unknown
+  double clock_measured_mhz = 0; // measured during the run
+  std::map<std::string, std::string> extra;  // ISA, compute capability, driver, ...
+  // Theoretical compute peaks at the measured clock, GFLOP/s, keyed by ceiling name
+  // ("FP64.FMA"); filled by the backend that knows the SIMD width and pipe counts.
+  std::map<std::string, double> theoretical_gflops;
+  // How the theoretical figures were derived (one line per ceiling), for provenance.
+  std::map<std::string, std::string> theoretical_basis;
+};
+
+// One point ready to run: buffers allocated, first-touched and initialised.
+class PreparedPoint {
+ public:
+  virtual ~PreparedPoint() = default;
+  virtual Work work() const = 0;        // per launch
+  virtual void launch() = 0;            // one launch; the backend's timer brackets it
+  virtual Check verify() = 0;           // after the launches so far; must be cheap enough to run once per point
+  // Repetitions of the whole working set inside one launch. After the warm-up the engine raises
+  // it so one launch lasts about `target_launch_seconds` (timer resolution, launch overhead);
+  // work() and verify() must follow the current value. Probes with a fixed amount of work per
+  // launch keep the defaults.
+  virtual void set_repetitions(std::int64_t reps) { (void)reps; }
+  virtual std::int64_t repetitions() const { return 1; }
+};
+
+struct ProbeInfo {
+  std::string name;                     // "flops", "bandwidth": the contract names
+  std::string backend;                  // "cpu" | "cuda"
+  std::string description;
+  std::vector<Axis> axes;
+  std::vector<FeedSpec> feeds;
+};
+
+class Probe {
+ public:
+  virtual ~Probe() = default;
+  virtual const ProbeInfo& info() const = 0;
+  // Empty when the device can run this point; otherwise why not (logged, never silent).
+  virtual std::string unsupported_reason(const Params&, const DeviceInfo&) const { return {}; }
+  // Bytes the point will allocate, for checks against device memory before anything runs.
+  virtual std::uint64_t footprint_bytes(const Params&) const = 0;
+  virtual std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const = 0;
+};
+
+// A backend owns a device: it describes it and times launches with the device's own clock.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Empty when usable on this machine; otherwise why not ("no CUDA device: ...").
+  virtual std::string unavailable_reason() const = 0;
+  // Describes the device; `threads` <= 0 means all cores (CPU). Measures the clock.
+  virtual DeviceInfo describe(int threads) = 0;
+  // Seconds one launch took, measured with the backend's clock (CUDA events on GPUs).
+  virtual double time_launch(PreparedPoint& point) = 0;
+  // Clock measured right now, MHz (0 if the backend cannot measure it).
+  virtual double measure_clock_mhz() = 0;
+};
+
+// ---- registry -------------------------------------------------------------------------------
+class Registry {
+ public:
+  static Registry& instance();
+  void add_probe(std::unique_ptr<Probe> probe);
+  void add_backend(std::unique_ptr<Backend> backend);
+  std::vector<const Probe*> probes(const std::string& backend = {}) const;  // sorted by name
+  const Probe* probe(const std::string& backend, const std::string& name) const;
+  // Any backend's probe of this name (the fitter only needs its FeedSpecs).
+  const Probe* probe_any_backend(const std::string& name) const;
+  std::vector<Backend*> backends() const;
+  Backend* backend(const std::string& name) const;
+
+ private:
+  std::vector<std::unique_ptr<Probe>> probes_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+namespace detail {
+struct ProbeRegistrar {
+  explicit ProbeRegistrar(std::unique_ptr<Probe> p) { Registry::instance().add_probe(std::move(p)); }
+};
+struct BackendRegistrar {
+  explicit BackendRegistrar(std::unique_ptr<Backend> b) { Registry::instance().add_backend(std::move(b)); }
+};
+}  // namespace detail
+
+}  // namespace roofprobe
+
+#define RP_CONCAT_INNER(a, b) a##b
+#define RP_CONCAT(a, b) RP_CONCAT_INNER(a, b)
+// Registers a probe at static-initialisation time. Probe libraries are OBJECT libraries so
+// the linker keeps these registrars.
+#define RP_REGISTER_PROBE(Type) \
+  static ::roofprobe::detail::ProbeRegistrar RP_CONCAT(rp_probe_registrar_, __LINE__){std::make_unique<Type>()}
+#define RP_REGISTER_BACKEND(Type) \
+  static ::roofprobe::detail::BackendRegistrar RP_CONCAT(rp_backend_registrar_, __LINE__){std::make_unique<Type>()}

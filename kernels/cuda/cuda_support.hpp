@@ -1,0 +1,109 @@
+// Small host-side helpers the CUDA backend and probes share: error checking, the device the run
+// uses, device buffers, and the DeviceInfo keys the probes read to size their launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace roofprobe::cuda {
+
+// Throws std::runtime_error naming the failed call, the CUDA error and where it happened.
+inline void check(cudaError_t err, const char* call, const char* file, int line) {
+  if (err == cudaSuccess) return;
+  throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(err) + ": " +
+                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) + ")");
+}
+
+}  // namespace roofprobe::cuda
+
+// Every CUDA runtime call goes through this; a kernel launch is followed by
+// RP_CUDA_CHECK(cudaGetLastError()) so bad launch configurations are not silent.
+#define RP_CUDA_CHECK(call) ::roofprobe::cuda::check((call), #call, __FILE__, __LINE__)
+
+namespace roofprobe::cuda {
+
+// DeviceInfo::extra keys the backend fills and the probes read (to estimate launch lengths).
+inline constexpr const char* kExtraDeviceIndex = "cuda_device";
+inline constexpr const char* kExtraMemoryPeakGbs = "memory_peak_gbs";
+
+// The device the run uses: ROOFPROBE_CUDA_DEVICE (an index) or 0. Throws on a malformed value.
+inline int selected_device() {
+  const char* env = std::getenv("ROOFPROBE_CUDA_DEVICE");
+  if (env == nullptr || *env == '\0') return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || v < 0 || v > 1024) {
+    throw std::runtime_error(std::string("ROOFPROBE_CUDA_DEVICE='") + env +
+                             "' is not a device index (0, 1, ...)");
+  }
+  return static_cast<int>(v);
+}
+
+// Makes the selected device current for the calling thread (probes call it before allocating,
+// so they use the device the backend described even if the engine runs them on another thread).
+inline void use_selected_device() { RP_CUDA_CHECK(cudaSetDevice(selected_device())); }
+
+// Owns `count` elements of T in device memory.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count > 0) RP_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
+  }
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) cudaFree(ptr_);  // no throw from a destructor; errors resurface later
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) {
+    o.ptr_ = nullptr;
+    o.count_ = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      if (ptr_ != nullptr) cudaFree(ptr_);
+      ptr_ = o.ptr_;
+      count_ = o.count_;
+      o.ptr_ = nullptr;
+      o.count_ = 0;
+    }
+    return *this;
+  }
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// Resident blocks of `kernel` with `block` threads across the whole device: blocks per SM from the
+// occupancy calculator (registers and shared memory of the compiled kernel) x SMs.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int block, std::size_t dynamic_shared = 0) {
+  int device = 0, sms = 0, per_sm = 0;
+  RP_CUDA_CHECK(cudaGetDevice(&device));
+  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
+  if (per_sm < 1) per_sm = 1;
+  return per_sm * sms;
+}
+
+// Repetitions so that one launch lasts about `target_s`, from an estimated time per repetition;
+// clamped to [1, max_reps]. Estimates only steer launch length: the engine measures.
+inline int reps_for(double seconds_per_rep, double target_s, int max_reps = 1 << 20) {
+  if (!(seconds_per_rep > 0)) return 1;
+  const double r = target_s / seconds_per_rep;
+  if (r < 1) return 1;
+  if (r > max_reps) return max_reps;
+  return static_cast<int>(r + 0.5);
+}
+
+}  // namespace roofprobe::cuda

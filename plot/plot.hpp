@@ -1,0 +1,122 @@
+// Plots from a machine file (and, when present, the sweep.csv beside it) with gnuplot. Each view
+// is a gnuplot script generated from the data, so the scripts are golden-testable without
+// gnuplot and renderable wherever gnuplot exists.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/machine.hpp"
+#include "driver/sweep.hpp"
+
+namespace roofprobe {
+
+struct PlotOptions {
+  std::string out_dir;            // where <view>.<format> and <view>.gp are written
+  std::string format = "png";     // png | svg | pdf
+};
+
+// A generated view: its name, the script, and the data files the script reads (name -> text).
+struct PlotScript {
+  std::string view;               // "bandwidth", "hierarchical"
+  std::string script;             // gnuplot commands; data files referenced by bare name
+  std::vector<std::pair<std::string, std::string>> data_files;
+};
+
+struct PlotReport {
+  std::vector<std::string> written;   // image paths
+  std::vector<std::string> skipped;   // "view: why" (e.g. machine file has no memory levels)
+};
+
+// Builds the scripts (no I/O). `samples` may be empty (then the bandwidth view draws levels only).
+std::vector<PlotScript> build_plot_scripts(const Machine& machine,
+                                           const std::vector<Sample>& samples,
+                                           const PlotOptions& options,
+                                           std::vector<std::string>* skipped);
+
+// Finds gnuplot: $ROOFPROBE_GNUPLOT, then PATH. Empty string when absent.
+std::string find_gnuplot();
+
+// Writes scripts and data into options.out_dir and runs gnuplot on each. Throws InputError with
+// one line when gnuplot is absent or fails.
+PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples,
+                        const PlotOptions& options);
+
+// ---- internals shared by plot/*.cpp and tests/unit/plot_test.cpp ---------------------------
+namespace plot_detail {
+
+// Label text: three significant digits, the unit prefix that keeps the mantissa below 1000.
+std::string format_bandwidth(double gbs);       // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"
+std::string format_compute(double gflops);      // 98.26 -> "98.3 GFLOP/s", 1234 -> "1.23 TFLOP/s"
+std::string format_size(double bytes);          // 65536 -> "64 KiB"
+// A gnuplot string literal holding `text` verbatim (single-quoted; control characters dropped).
+std::string gnuplot_string(const std::string& text);
+
+// Moves 1-D label positions apart so that neighbours are at least `min_gap` apart, keeping
+// their order and staying as close as possible (least squares) to where they were wanted.
+// Returns the positions in the order of `wanted`.
+std::vector<double> spread_apart(const std::vector<double>& wanted, double min_gap);
+
+// A coordinate or value in a script: enough digits to round-trip what the eye can see.
+std::string num(double v);
+
+// The canvas every view draws on. Its size and the plot area's margins are fixed (same aspect
+// on every terminal), so label geometry can be worked out in pixels before gnuplot runs.
+struct Frame {
+  static constexpr double kWidthPx = 1280, kHeightPx = 860;
+  // Text metrics of the 12 pt sans font on that canvas (DejaVu Sans under pngcairo).
+  static constexpr double kLinePx = 20, kCharPx = 10;
+  double left = 0.085, right = 0.965, bottom = 0.11, top = 0.90;  // plot area, canvas fractions
+  double width_px() const { return (right - left) * kWidthPx; }
+  double height_px() const { return (top - bottom) * kHeightPx; }
+  static double text_px(const std::string& text) { return kCharPx * double(text.size()); }
+};
+
+// A logarithmic axis of `px` pixels showing [lo, hi].
+struct LogAxis {
+  double lo = 1, hi = 10, px = 1;
+  double to_px(double v) const;
+  double from_px(double p) const;
+  double px_per_decade() const;
+};
+
+// Script lines for the terminal and output (`outfile` may be set with -e; defaults to
+// <view>.<format>), the frame's margins and a few defaults every view shares.
+std::string script_preamble(const std::string& view, const std::string& format, const Frame& frame,
+                            const std::string& title);
+// "set <axis>range [lo:hi]" widened by a millionth: gnuplot drops a tic that sits exactly on a
+// log axis' end.
+std::string range_command(const std::string& axis, double lo, double hi);
+// Tic marks on a log axis ("x" or "y"). Powers of two labelled by `label` (every 1, 2, 5 or 10
+// octaves so at most ~12 are labelled, the others minor); powers of ten with 2 and 5 between
+// them when the range is short.
+std::string log2_tics(const std::string& axis, double lo, double hi,
+                      std::string (*label)(double));
+std::string log10_tics(const std::string& axis, double lo, double hi);
+// Nearest powers of two below and above.
+double pow2_floor(double v);
+double pow2_ceil(double v);
+// Line colours (readable on white, colour-blind safe first), cycled by index.
+std::string series_colour(std::size_t i);
+// The same colour with transparency, for scatter points: "#AARRGGBB" as gnuplot reads it.
+std::string translucent(const std::string& colour, double opacity);
+
+// Like spread_apart, but labels only move up (each stays at or above where it was wanted), for
+// labels that sit just above the line they name and must not cover it.
+std::vector<double> push_apart_upward(const std::vector<double>& wanted, double min_gap);
+
+// One view: returns its script, or nothing with `why` set when the machine file lacks what
+// the view needs. Adding a view is writing one of these and listing it in plot.cpp.
+struct ViewInput {
+  const Machine& machine;
+  const std::vector<Sample>& samples;
+  const std::string& format;   // png | svg | pdf (already validated)
+};
+using ViewBuilder = bool (*)(const ViewInput& in, PlotScript* out, std::string* why);
+
+bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* why);
+
+}  // namespace plot_detail
+
+}  // namespace roofprobe

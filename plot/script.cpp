@@ -1,0 +1,144 @@
+// Pieces of gnuplot script every view uses: terminal, frame, tics, colours.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "driver/errors.hpp"
+#include "plot/plot.hpp"
+
+namespace roofprobe {
+namespace plot_detail {
+
+double LogAxis::to_px(double v) const {
+  return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * px;
+}
+
+double LogAxis::from_px(double p) const {
+  return std::pow(10.0, std::log10(lo) + p / px * (std::log10(hi) - std::log10(lo)));
+}
+
+double LogAxis::px_per_decade() const { return px / (std::log10(hi) - std::log10(lo)); }
+
+namespace {
+
+// Base font size per terminal, chosen so text covers the same fraction of the canvas on all of
+// them (pngcairo draws 12 pt at about 1.36 px/pt; svg sizes are in px; the pdf is 8 in wide).
+double base_font_pt(const std::string& format) {
+  if (format == "svg") return 16;
+  if (format == "pdf") return 7.4;
+  return 12;
+}
+
+std::string terminal_line(const std::string& format) {
+  const std::string font = "font 'sans," + num(base_font_pt(format)) + "'";
+  if (format == "png")
+    return "set terminal pngcairo size 1280,860 " + font + " noenhanced background '#ffffff'";
+  if (format == "svg")
+    return "set terminal svg size 1280,860 fixed " + font + " noenhanced background '#ffffff'";
+  if (format == "pdf") return "set terminal pdfcairo size 8in,5.375in " + font + " noenhanced";
+  throw InputError("unknown plot format '" + format + "' (use png, svg or pdf)");
+}
+
+std::string tick_number(double v) {
+  // Plain numbers read best; an exponent only where a plain number gets long.
+  char buf[32];
+  const long e = std::lround(std::log10(v));
+  if ((v >= 1e6 || v < 1e-3) && std::fabs(v / std::pow(10.0, double(e)) - 1) < 1e-9)
+    std::snprintf(buf, sizeof buf, "1e%ld", e);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void append_tic(std::string& list, const std::string& label, double at, bool major) {
+  if (!list.empty()) list += ", ";
+  list += gnuplot_string(label) + " " + num(at) + (major ? " 0" : " 1");
+}
+
+}  // namespace
+
+std::string script_preamble(const std::string& view, const std::string& format, const Frame& frame,
+                            const std::string& title) {
+  const double font = base_font_pt(format);
+  std::string s;
+  s += "# roofprobe '" + view + "' view, generated from a machine file. Re-run: gnuplot " + view +
+       ".gp\n";
+  s += terminal_line(format) + "\n";
+  s += "if (!exists(\"outfile\")) outfile = " + gnuplot_string(view + "." + format) + "\n";
+  s += "set output outfile\n";
+  s += "set encoding utf8\n";
+  s += "set termoption noenhanced\n";
+  s += "set lmargin at screen " + num(frame.left) + "\n";
+  s += "set rmargin at screen " + num(frame.right) + "\n";
+  s += "set bmargin at screen " + num(frame.bottom) + "\n";
+  s += "set tmargin at screen " + num(frame.top) + "\n";
+  // The title is a label at a fixed place so views can use the top margin for annotations.
+  s += "set label " + gnuplot_string(title) + " at screen 0.5, screen 0.965 center font '," +
+       num(font * 1.25) + "'\n";
+  s += "set border lw 1\n";
+  s += "set grid xtics ytics lc rgb '#e4e4e4' lw 1 dt 1 back\n";
+  s += "set style textbox opaque fc rgb '#ffffff' noborder margins 1,1\n";
+  s += "set tics front\n";
+  return s;
+}
+
+std::string range_command(const std::string& axis, double lo, double hi) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "set %srange [%.9g:%.9g]\n", axis.c_str(), lo * (1 - 1e-6),
+                hi * (1 + 1e-6));
+  return buf;
+}
+
+std::string log2_tics(const std::string& axis, double lo, double hi, std::string (*label)(double)) {
+  const int first = int(std::ceil(std::log2(lo) - 1e-9));
+  const int last = int(std::floor(std::log2(hi) + 1e-9));
+  int step = 1;
+  for (int candidate : {1, 2, 5, 10, 20}) {
+    step = candidate;
+    if ((last - first) / candidate + 1 <= 12) break;
+  }
+  std::string list;
+  for (int e = first; e <= last; ++e) {
+    const bool major = ((e % step) + step) % step == 0;
+    append_tic(list, major ? label(std::ldexp(1.0, e)) : "", std::ldexp(1.0, e), major);
+  }
+  return "set " + axis + "tics (" + list + ")\n";
+}
+
+std::string log10_tics(const std::string& axis, double lo, double hi) {
+  const int first = int(std::floor(std::log10(lo) + 1e-9));
+  const int last = int(std::ceil(std::log10(hi) - 1e-9));
+  const bool short_range = last - first <= 3;
+  std::string list;
+  for (int e = first; e <= last; ++e) {
+    const double decade = std::pow(10.0, e);
+    for (int m = 1; m <= 9; ++m) {
+      const double v = m * decade;
+      if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9)) continue;
+      const bool major = m == 1 || (short_range && (m == 2 || m == 5));
+      append_tic(list, major ? tick_number(v) : "", v, major);
+    }
+  }
+  return "set " + axis + "tics (" + list + ")\n";
+}
+
+double pow2_floor(double v) { return std::ldexp(1.0, int(std::floor(std::log2(v) + 1e-9))); }
+double pow2_ceil(double v) { return std::ldexp(1.0, int(std::ceil(std::log2(v) - 1e-9))); }
+
+std::string series_colour(std::size_t i) {
+  // Okabe-Ito colours without the yellow (too light on white).
+  static const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                  "#E69F00", "#56B4E9", "#000000"};
+  return colours[i % (sizeof colours / sizeof colours[0])];
+}
+
+std::string translucent(const std::string& colour, double opacity) {
+  // gnuplot reads the leading byte of #AARRGGBB as transparency (00 = opaque).
+  const int alpha = std::clamp(int(std::lround((1 - opacity) * 255)), 0, 255);
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02X", alpha);
+  return buf + colour.substr(1);
+}
+
+}  // namespace plot_detail
+}  // namespace roofprobe

@@ -1,0 +1,290 @@
+// The "bandwidth" view: every raw sample of the memory probe against its working set, the
+// per-size medians per series, the fitted levels as segments and the cache capacities.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "plot/plot.hpp"
+
+namespace roofprobe {
+namespace plot_detail {
+
+namespace {
+
+constexpr const char* kLevelColour = "#1a1a1a";
+constexpr const char* kCacheColour = "#7a7a7a";
+
+struct Point {
+  double x = 0, y = 0;
+};
+
+struct Series {
+  std::string name;
+  std::vector<Point> samples;
+  std::vector<Point> medians;  // one per working-set size, in size order
+};
+
+struct CacheMark {
+  std::string label;  // "L1 64 KiB"
+  double bytes = 0;
+};
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+
+// The probes that fed the memory levels. The view draws their samples without knowing probe
+// names; with no levels to ask, a sample qualifies by shape (a size, a bandwidth, no FLOPs).
+std::set<std::string> memory_probes(const Machine& m) {
+  std::set<std::string> names;
+  for (const MemoryLevel& level : m.memory)
+    if (!level.probe.empty()) names.insert(level.probe);
+  return names;
+}
+
+bool is_memory_sample(const Sample& s, const std::set<std::string>& probes) {
+  if (s.params.count("working_set_bytes") == 0) return false;
+  if (!finite_positive(s.working_set_bytes) || !finite_positive(s.gbs)) return false;
+  return probes.empty() ? s.flops == 0 : probes.count(s.probe) > 0;
+}
+
+std::string series_name(const Sample& s, bool name_probe) {
+  auto mode = s.params.find("mode");
+  std::string name = mode != s.params.end() ? mode->second : std::string();
+  if (name_probe) name = name.empty() ? s.probe : s.probe + " " + name;
+  return name.empty() ? "samples" : name;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<Series> collect_series(const Machine& m, const std::vector<Sample>& samples) {
+  const std::set<std::string> probes = memory_probes(m);
+  std::set<std::string> seen_probes;
+  for (const Sample& s : samples)
+    if (is_memory_sample(s, probes)) seen_probes.insert(s.probe);
+  const bool name_probe = seen_probes.size() > 1;
+
+  // Series in the order the sweep first shows them (the config's order: "read" before "write").
+  std::vector<Series> out;
+  std::map<std::string, std::size_t> index;
+  std::vector<std::map<double, std::vector<double>>> per_size;
+  for (const Sample& s : samples) {
+    if (!is_memory_sample(s, probes)) continue;
+    const std::string name = series_name(s, name_probe);
+    auto [it, added] = index.emplace(name, out.size());
+    if (added) {
+      out.push_back({name, {}, {}});
+      per_size.emplace_back();
+    }
+    out[it->second].samples.push_back({s.working_set_bytes, s.gbs});
+    per_size[it->second][s.working_set_bytes].push_back(s.gbs);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (const auto& [size, rates] : per_size[i]) out[i].medians.push_back({size, median(rates)});
+  return out;
+}
+
+std::vector<const MemoryLevel*> drawable_levels(const Machine& m) {
+  std::vector<const MemoryLevel*> out;
+  for (const MemoryLevel& level : m.memory)
+    if (finite_positive(level.gbs)) out.push_back(&level);
+  return out;
+}
+
+bool has_size_range(const MemoryLevel& level) {
+  return finite_positive(level.working_set_lo) && finite_positive(level.working_set_hi) &&
+         level.working_set_hi >= level.working_set_lo;
+}
+
+std::vector<CacheMark> cache_marks(const Machine& m) {
+  std::vector<CacheMark> out;
+  for (const CacheInfo& cache : m.device.caches) {
+    const double bytes = double(cache.bytes) * std::max(cache.instances, 1);
+    if (bytes > 0) out.push_back({cache.name + " " + format_size(bytes), bytes});
+  }
+  return out;
+}
+
+struct Ranges {
+  LogAxis x, y;
+};
+
+// Whole octaves around everything drawn, with headroom above for the level labels.
+Ranges choose_ranges(const std::vector<Series>& series, const std::vector<const MemoryLevel*>& levels,
+                     const std::vector<CacheMark>& caches, const Frame& frame) {
+  std::vector<double> xs, ys;
+  for (const Series& s : series)
+    for (const Point& p : s.samples) {
+      xs.push_back(p.x);
+      ys.push_back(p.y);
+    }
+  for (const MemoryLevel* level : levels) {
+    ys.push_back(level->gbs);
+    if (has_size_range(*level)) {
+      xs.push_back(level->working_set_lo);
+      xs.push_back(level->working_set_hi);
+    }
+  }
+  for (const CacheMark& c : caches) xs.push_back(c.bytes);
+
+  Ranges r;
+  if (xs.empty()) {
+    r.x = {1024.0, 4.0 * 1024 * 1024 * 1024, frame.width_px()};
+  } else {
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    r.x = {pow2_floor(*lo) / 2, pow2_ceil(*hi) * 2, frame.width_px()};
+  }
+  const auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
+  r.y = {*lo / 1.6, *hi * 1.8, frame.height_px()};
+  return r;
+}
+
+std::string points_data(const std::vector<Series>& series, bool medians) {
+  std::string s = medians ? "# per-size median per series: working_set_bytes gbs\n"
+                          : "# raw samples per series: working_set_bytes gbs\n";
+  for (const Series& one : series) {
+    s += "# series: " + one.name + "\n";
+    for (const Point& p : medians ? one.medians : one.samples) s += num(p.x) + " " + num(p.y) + "\n";
+    s += "\n\n";  // two blank lines: the next series is the next gnuplot `index`
+  }
+  return s;
+}
+
+// Vertical dashed lines at the capacities, labelled above the plot area (outside the data),
+// moved sideways where two labels would touch.
+std::string cache_commands(const std::vector<CacheMark>& caches, const Ranges& r, const Frame& frame) {
+  std::vector<double> wanted;
+  double widest = 0;
+  for (const CacheMark& c : caches) {
+    wanted.push_back(r.x.to_px(c.bytes));
+    widest = std::max(widest, Frame::text_px(c.label));
+  }
+  const std::vector<double> placed = spread_apart(wanted, widest + Frame::kCharPx);
+  std::string s = "# cache capacities (bytes x instances)\n";
+  for (std::size_t i = 0; i < caches.size(); ++i) {
+    s += "set arrow from " + num(caches[i].bytes) + ", graph 0 to " + num(caches[i].bytes) +
+         ", graph 1 nohead dt 2 lw 1.5 lc rgb '" + kCacheColour + "' back\n";
+    s += "set label " + gnuplot_string(caches[i].label) + " at first " +
+         num(r.x.from_px(placed[i])) + ", screen " + num(frame.top + 0.018) +
+         " center tc rgb '#555555'\n";
+  }
+  return s;
+}
+
+std::string level_label(const MemoryLevel& level) {
+  std::string name = level.level.empty() ? "level" : level.level;
+  if (!level.source.empty() && level.source != "empirical") name += " (" + level.source + ")";
+  return name + ": " + format_bandwidth(level.gbs);
+}
+
+// Horizontal segments at the fitted levels over their plateau's sizes, each labelled just above
+// its segment; labels pushed up where they would touch. Returns the px of the highest label top
+// so the caller can grow the y range.
+std::string level_commands(const std::vector<const MemoryLevel*>& levels, const Ranges& r,
+                           double* top_px) {
+  std::vector<double> wanted, centre;
+  for (const MemoryLevel* level : levels) {
+    const double lo = has_size_range(*level) ? level->working_set_lo : r.x.lo;
+    const double hi = has_size_range(*level) ? level->working_set_hi : r.x.hi;
+    const double half = Frame::text_px(level_label(*level)) / 2 + Frame::kCharPx / 2;
+    const double mid = (r.x.to_px(lo) + r.x.to_px(hi)) / 2;
+    centre.push_back(std::clamp(mid, half, r.x.px - half));  // keep the text inside the frame
+    wanted.push_back(r.y.to_px(level->gbs) + Frame::kLinePx / 2 + 4);
+  }
+  const std::vector<double> placed = push_apart_upward(wanted, Frame::kLinePx + 2);
+  *top_px = 0;
+  std::string s = "# fitted memory levels\n";
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const MemoryLevel& level = *levels[i];
+    const double lo = has_size_range(level) ? level.working_set_lo : r.x.lo;
+    const double hi = has_size_range(level) ? level.working_set_hi : r.x.hi;
+    s += "set arrow from " + num(lo) + ", " + num(level.gbs) + " to " + num(hi) + ", " +
+         num(level.gbs) + " nohead lw 3 lc rgb '" + kLevelColour + "' front\n";
+    s += "set label " + gnuplot_string(level_label(level)) + " at first " +
+         num(r.x.from_px(centre[i])) + ", first " + num(r.y.from_px(placed[i])) +
+         " center boxed front tc rgb '" + kLevelColour + "'\n";
+    *top_px = std::max(*top_px, placed[i] + Frame::kLinePx / 2);
+  }
+  return s;
+}
+
+std::string plot_command(const std::vector<Series>& series, bool any_levels, bool any_caches) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const std::string colour = series_colour(i);
+    const std::string index = " index " + std::to_string(i) + " using 1:2";
+    parts.push_back("'bandwidth_samples.dat'" + index + " with points pt 7 ps 0.55 lc rgb '" +
+                    translucent(colour, 0.35) + "' notitle");
+    parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 pt 7 ps 0.6 lc rgb '" +
+                    colour + "' title " + gnuplot_string(series[i].name + " (median)"));
+  }
+  // Key entries for the annotations drawn with arrows (NaN draws nothing).
+  if (any_levels)
+    parts.push_back(std::string("NaN with lines lw 3 lc rgb '") + kLevelColour + "' title 'fitted level'");
+  if (any_caches)
+    parts.push_back(std::string("NaN with lines dt 2 lw 1.5 lc rgb '") + kCacheColour +
+                    "' title 'cache capacity'");
+  if (parts.empty()) parts.push_back("NaN notitle");
+  std::string s = "plot ";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
+  return s + "\n";
+}
+
+}  // namespace
+
+bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why) {
+  const std::vector<Series> series = collect_series(in.machine, in.samples);
+  const std::vector<const MemoryLevel*> levels = drawable_levels(in.machine);
+  if (series.empty() && levels.empty()) {
+    *why = "machine file has no memory levels and there are no bandwidth samples";
+    return false;
+  }
+  const std::vector<CacheMark> caches = cache_marks(in.machine);
+
+  Frame frame;
+  frame.bottom = 0.15;  // room for the key under the axis label
+  frame.top = 0.89;     // room for the cache labels under the title
+  Ranges r = choose_ranges(series, levels, caches, frame);
+
+  // Grow the y range until the highest level label fits inside the frame.
+  std::string levels_text;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    double top_px = 0;
+    levels_text = level_commands(levels, r, &top_px);
+    const double excess = top_px + 6 - r.y.px;
+    if (excess <= 0) break;
+    r.y.hi *= std::pow(10.0, excess / r.y.px_per_decade() * 1.2);
+  }
+
+  std::string title = "Memory bandwidth vs working set";
+  if (!in.machine.device.name.empty()) title += " - " + in.machine.device.name;
+
+  std::string s = script_preamble("bandwidth", in.format, frame, title);
+  s += "set logscale x 2\nset logscale y 10\n";
+  s += range_command("x", r.x.lo, r.x.hi);
+  s += range_command("y", r.y.lo, r.y.hi);
+  s += log2_tics("x", r.x.lo, r.x.hi, format_size);
+  s += log10_tics("y", r.y.lo, r.y.hi);
+  s += "set xlabel 'working set [bytes; 1 KiB = 1024 B]'\n";
+  s += "set ylabel 'bandwidth [GB/s; 1 GB = 1e9 B]'\n";
+  s += "set key at screen 0.5, screen 0.012 center bottom horizontal samplen 2 spacing 1.1\n";
+  s += cache_commands(caches, r, frame);
+  s += levels_text;
+  s += plot_command(series, !levels.empty(), !caches.empty());
+  s += "unset output\n";
+
+  out->view = "bandwidth";
+  out->script = s;
+  out->data_files.clear();
+  if (!series.empty()) {
+    out->data_files.push_back({"bandwidth_samples.dat", points_data(series, false)});
+    out->data_files.push_back({"bandwidth_medians.dat", points_data(series, true)});
+  }
+  return true;
+}
+
+}  // namespace plot_detail
+}  // namespace roofprobe

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Bad input: one line "error: ..." on stderr, a non-zero exit, and no output written.
+set -uo pipefail
+rp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+expect_error() {  # expect_error NAME PATTERN -- ARGS...
+  local name=$1 pattern=$2; shift 3
+  local out="$work/$name"
+  "$@" > "$out.stdout" 2> "$out.stderr"
+  local rc=$?
+  local lines; lines=$(grep -c . "$out.stderr")
+  if (( rc == 0 )); then echo "FAIL $name: exit 0"; failures=$((failures+1)); return; fi
+  if ! head -1 "$out.stderr" | grep -q "^error: "; then echo "FAIL $name: stderr: $(cat "$out.stderr")"; failures=$((failures+1)); return; fi
+  if (( lines != 1 )); then echo "FAIL $name: $lines stderr lines"; failures=$((failures+1)); return; fi
+  if ! grep -q -- "$pattern" "$out.stderr"; then echo "FAIL $name: want '$pattern' in: $(cat "$out.stderr")"; failures=$((failures+1)); return; fi
+  echo "ok   $name: $(cat "$out.stderr")"
+}
+cfg() { printf '%s\n' "$2" > "$work/$1.yaml"; echo "$work/$1.yaml"; }
+
+expect_error missing_config "no such file" -- "$rp" run --config "$work/nope.yaml" --out "$work/o1"
+expect_error empty_config "empty configuration" -- "$rp" run --config "$(cfg empty '')" --out "$work/o2"
+expect_error malformed_yaml "malformed YAML" -- "$rp" run --config "$(cfg bad 'cpu: [unclosed')" --out "$work/o3"
+expect_error unknown_key "did you mean 'measurement'" -- "$rp" run --config "$(cfg unknown $'measurment:\n  min_samples: 3\ncpu:\n  probes: {flops: {}}')" --out "$work/o4"
+expect_error unknown_axis ":4: cpu.probes.flops.precison" -- "$rp" run --config "$(cfg axis $'cpu:\n  probes:\n    flops:\n      precison: [fp64]')" --out "$work/o5"
+expect_error wrong_type "expected a number" -- "$rp" run --config "$(cfg type $'measurement:\n  min_samples: many\ncpu:\n  probes: {flops: {}}')" --out "$work/o6"
+expect_error zero_size "size must be > 0" -- "$rp" run --config "$(cfg zero $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0')" --out "$work/o7"
+expect_error min_gt_max "min (1 GiB) > max" -- "$rp" run --config "$(cfg minmax $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}')" --out "$work/o8"
+expect_error too_big "exceeds 80% of the DRAM" -- "$rp" run --config "$(cfg big $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 900TiB')" --out "$work/o9"
+expect_error bad_choice "not one of the choices" -- "$rp" run --config "$(cfg choice $'cpu:\n  probes:\n    flops:\n      precision: fp128')" --out "$work/o10"
+touch "$work/afile"
+expect_error unwritable_out "output" -- "$rp" run --quick --backend cpu --out "$work/afile/sub"
+expect_error bad_backend "not one of cpu, cuda, all" -- "$rp" run --backend tpu
+expect_error validate_missing "no such file" -- "$rp" validate "$work/none.yaml"
+expect_error validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage 'just text')"
+expect_error fit_no_out "required" -- "$rp" fit "$work/x.csv"
+printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
+expect_error fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
+[[ -e $work/fit.yaml ]] && { echo "FAIL fit_bad_csv wrote output"; failures=$((failures+1)); }
+for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
+  [[ -e $work/$d ]] && { echo "FAIL $d: output directory created for bad input"; failures=$((failures+1)); }
+done
+(( failures == 0 )) && echo "integration.cli_errors: all ok" || { echo "$failures failures"; exit 1; }

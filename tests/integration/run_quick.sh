@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# roofprobe run --quick --backend cpu end to end, then validate, re-fit and plot its output.
+set -euo pipefail
+rp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$rp" run --quick --backend cpu --out "$work/run" --quiet > "$work/summary.txt"
+cat "$work/summary.txt"
+for f in machine.yaml sweep.csv run.yaml; do [[ -s $work/run/$f ]] || fail "$f missing"; done
+"$rp" validate "$work/run/machine.yaml"
+
+# The summary names every memory level and both FMA ceilings.
+grep -q '^  L1 ' "$work/summary.txt" || fail "no L1 level in summary"
+grep -q '^  DRAM ' "$work/summary.txt" || fail "no DRAM level in summary"
+grep -q '^  FP64.FMA ' "$work/summary.txt" || fail "no FP64.FMA ceiling"
+grep -q '^  FP32.FMA ' "$work/summary.txt" || fail "no FP32.FMA ceiling"
+grep -q '^complete: true' "$work/run/machine.yaml" || fail "machine.yaml not complete"
+
+# sweep.csv: header plus one row per sample, every sample verified and positive.
+head -1 "$work/run/sweep.csv" | grep -q '^rank,backend,probe,point,sample,params,working_set_bytes' || fail "sweep header"
+rows=$(($(wc -l < "$work/run/sweep.csv") - 1))
+(( rows > 100 )) || fail "only $rows samples"
+
+# Re-fitting the recorded sweep reproduces the same levels.
+"$rp" fit "$work/run/sweep.csv" --out "$work/refit.yaml" > /dev/null
+"$rp" validate "$work/refit.yaml"
+diff <(grep -E '^  - level:' "$work/run/machine.yaml") <(grep -E '^  - level:' "$work/refit.yaml") || fail "refit levels differ"
+
+# Plots, when gnuplot exists.
+if command -v gnuplot > /dev/null; then
+  for v in bandwidth hierarchical; do
+    [[ -s $work/run/plots/$v.png ]] || fail "plots/$v.png missing"
+    head -c 8 "$work/run/plots/$v.png" | od -An -tx1 | grep -q '89 50 4e 47' || fail "$v.png is not a PNG"
+  done
+else
+  echo "note: gnuplot not found, plot checks skipped"
+fi
+echo "integration.run_quick_cpu: ok ($rows samples)"

@@ -1,0 +1,586 @@
+// Unit tests of driver/fit.cpp on synthetic sweeps: plateau detection (noise, outliers, soft knees,
+// launch ramp, short plateaus, against ERT's fixed rule), level naming, fit_samples on registered
+// test probes and the external bandwidth CSV reader. Fixed seeds: deterministic.
+#include "driver/fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/errors.hpp"
+
+namespace roofprobe {
+namespace {
+
+constexpr double KiB = 1024.0, MiB = 1024.0 * KiB, GiB = 1024.0 * MiB;
+
+// ---- synthetic sweeps ------------------------------------------------------------------------
+
+struct TrueLevel {
+  double capacity;  // bytes; the level holds up to this size (ignored for the last level)
+  double gbs;
+};
+
+struct SweepShape {
+  std::vector<TrueLevel> levels;  // nearest first
+  double knee_octaves = 0;        // log-linear transition after each capacity (soft knee)
+  double ramp_octaves = 0;        // launch-overhead ramp from the smallest size
+  double ramp_start = 0.25;       // rate at the smallest size, as a fraction of the first level
+};
+
+double true_rate(const SweepShape& shape, double x, double x_min) {
+  const auto& lv = shape.levels;
+  std::size_t i = 0;
+  while (i + 1 < lv.size() && x > lv[i].capacity) ++i;
+  double log_rate = std::log(lv[i].gbs);
+  if (i > 0 && shape.knee_octaves > 0) {
+    const double t = std::log2(x / lv[i - 1].capacity) / shape.knee_octaves;
+    if (t < 1) log_rate = (1 - t) * std::log(lv[i - 1].gbs) + t * std::log(lv[i].gbs);
+  }
+  const double into_ramp = std::log2(x / x_min);
+  if (shape.ramp_octaves > 0 && into_ramp < shape.ramp_octaves)  // rises linearly in log size
+    return std::exp(log_rate) * (shape.ramp_start + (1 - shape.ramp_start) * into_ramp / shape.ramp_octaves);
+  return std::exp(log_rate);
+}
+
+std::vector<double> geometric_sizes(double lo, double hi, int per_octave) {
+  std::vector<double> sizes;
+  for (int k = 0;; ++k) {
+    const double x = std::round(lo * std::exp2(static_cast<double>(k) / per_octave));
+    if (x > hi * 1.0001) break;
+    sizes.push_back(x);
+  }
+  return sizes;
+}
+
+// Samples with multiplicative (log-normal) noise, shuffled: find_plateaus must not rely on order.
+std::vector<CurvePoint> synth(const SweepShape& shape, const std::vector<double>& sizes, double noise,
+                              int samples_per_size, std::mt19937& rng) {
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::vector<CurvePoint> points;
+  for (double x : sizes)
+    for (int k = 0; k < samples_per_size; ++k)
+      points.push_back({x, true_rate(shape, x, sizes.front()) * std::exp(noise * gauss(rng))});
+  std::shuffle(points.begin(), points.end(), rng);
+  return points;
+}
+
+// CPU: L1 32 KiB x 2 cores, L2 512 KiB x 2 (1 MiB as the run sees it), L3 32 MiB, DRAM.
+SweepShape cpu_shape() { return {{{64 * KiB, 180}, {1 * MiB, 90}, {32 * MiB, 45}, {0, 18}}, 0.6, 0, 0.25}; }
+std::vector<CacheInfo> cpu_caches() {
+  return {{"L1", static_cast<std::uint64_t>(32 * KiB), 2},
+          {"L2", static_cast<std::uint64_t>(512 * KiB), 2},
+          {"L3", static_cast<std::uint64_t>(32 * MiB), 1}};
+}
+std::vector<double> cpu_sizes() { return geometric_sizes(4 * KiB, 1 * GiB, 4); }
+
+// GPU: launch ramp over the first 2 octaves, L1 20 TB/s (128 KiB x 32 SMs), near L2 10 TB/s to
+// 25 MB, far L2 6.5 TB/s only one octave wide (25-50 MB), HBM 3.5 TB/s.
+SweepShape gpu_shape() { return {{{4 * MiB, 20000}, {25e6, 10000}, {50e6, 6500}, {0, 3500}}, 0, 2, 0.25}; }
+std::vector<CacheInfo> gpu_caches() {
+  return {{"L1", static_cast<std::uint64_t>(128 * KiB), 32}, {"L2", 50000000, 1}};
+}
+std::vector<double> gpu_sizes() { return geometric_sizes(64 * KiB, 2 * GiB, 2); }
+
+void expect_levels(const std::vector<Plateau>& found, const std::vector<double>& truth, double tolerance,
+                   const std::string& context) {
+  ASSERT_EQ(found.size(), truth.size()) << context;
+  for (std::size_t i = 0; i < truth.size(); ++i)
+    EXPECT_NEAR(found[i].value / truth[i], 1.0, tolerance) << context << " level " << i;
+}
+
+// ERT's rule, as a reference to beat: walk the sizes; a level is a run of more than 6 sizes
+// within 5% of the run's first value, accepted only if at least 15% below the previous level.
+std::vector<double> ert_levels(const std::vector<CurvePoint>& points) {
+  std::vector<CurvePoint> sorted = points;
+  std::sort(sorted.begin(), sorted.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
+  std::vector<double> per_size;  // ERT keeps the best sample of each size
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i].x != sorted[i - 1].x)
+      per_size.push_back(sorted[i].y);
+    else
+      per_size.back() = std::max(per_size.back(), sorted[i].y);
+  }
+  std::vector<double> levels;
+  for (std::size_t i = 0; i < per_size.size();) {
+    std::size_t j = i;
+    while (j < per_size.size() && std::fabs(per_size[j] / per_size[i] - 1) <= 0.05) ++j;
+    if (j - i > 6) {
+      const double level = *std::max_element(per_size.begin() + i, per_size.begin() + j);
+      if (levels.empty() || level <= 0.85 * levels.back()) levels.push_back(level);
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return levels;
+}
+
+bool has_level_near(const std::vector<double>& levels, double value, double tolerance) {
+  return std::any_of(levels.begin(), levels.end(), [&](double v) { return std::fabs(v / value - 1) <= tolerance; });
+}
+
+// ---- find_plateaus ---------------------------------------------------------------------------
+
+TEST(FindPlateaus, CpuFourLevelsWithSoftKnees) {
+  const std::vector<double> truth = {180, 90, 45, 18};
+  for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+    std::mt19937 rng(seed);
+    const auto points = synth(cpu_shape(), cpu_sizes(), 0.03, 3, rng);
+    const auto plateaus = find_plateaus(points);
+    const std::string ctx = "seed " + std::to_string(seed);
+    expect_levels(plateaus, truth, 0.03, ctx);
+    if (plateaus.size() != truth.size()) continue;
+    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"),
+              (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}))
+        << ctx;
+    // Knee sizes are not part of a level: each plateau starts past the previous capacity's knee
+    // and ends at or before its own capacity.
+    const double caps[] = {4 * KiB, 64 * KiB, 1 * MiB, 32 * MiB, 1 * GiB};
+    for (std::size_t i = 0; i < plateaus.size(); ++i) {
+      EXPECT_GE(plateaus[i].x_lo, caps[i] * (i == 0 ? 1.0 : std::exp2(0.5))) << ctx << " level " << i;
+      EXPECT_LE(plateaus[i].x_hi, caps[i + 1] * 1.0001) << ctx << " level " << i;
+    }
+    EXPECT_EQ(plateaus.front().stats.samples, 3 * plateaus.front().sizes) << ctx;
+  }
+}
+
+TEST(FindPlateaus, StatsDescribeTheRawSamples) {
+  // Two levels, exact values, three samples per size: value = median of per-size medians.
+  std::vector<CurvePoint> pts;
+  for (double x : {1e3, 2e3, 4e3, 8e3}) pts.insert(pts.end(), {{x, 99}, {x, 100}, {x, 104}});
+  for (double x : {16e3, 32e3, 64e3}) pts.insert(pts.end(), {{x, 50}, {x, 49}, {x, 51}});
+  const auto p = find_plateaus(pts);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_DOUBLE_EQ(p[0].value, 100);
+  EXPECT_DOUBLE_EQ(p[0].x_lo, 1e3);
+  EXPECT_DOUBLE_EQ(p[0].x_hi, 8e3);
+  EXPECT_EQ(p[0].sizes, 4);
+  EXPECT_EQ(p[0].stats.samples, 12);
+  EXPECT_DOUBLE_EQ(p[0].stats.best, 104);
+  EXPECT_DOUBLE_EQ(p[0].stats.median, 100);
+  EXPECT_NEAR(p[0].stats.spread, 0.05, 1e-12);
+  EXPECT_DOUBLE_EQ(p[1].value, 50);
+  EXPECT_EQ(p[1].sizes, 3);
+}
+
+TEST(FindPlateaus, OutlierSpikesAreIgnored) {
+  const std::vector<double> truth = {180, 90, 45, 18};
+  std::mt19937 rng(7);
+  auto points = synth(cpu_shape(), cpu_sizes(), 0.03, 3, rng);
+  // One sample x2 inside L2, one sample x0.3 inside L3.
+  auto spike = [&](double x, double factor) {
+    auto it = std::find_if(points.begin(), points.end(), [&](const CurvePoint& p) { return p.x == x; });
+    ASSERT_NE(it, points.end());
+    it->y *= factor;
+  };
+  spike(std::round(4 * KiB * std::exp2(28 / 4.0)), 2.0);   // 512 KiB
+  spike(std::round(4 * KiB * std::exp2(44 / 4.0)), 0.3);   // 8 MiB
+  const auto plateaus = find_plateaus(points);
+  expect_levels(plateaus, truth, 0.03, "3 samples per size");
+  // The spikes are in the stats (they are samples), not in the level.
+  ASSERT_EQ(plateaus.size(), 4u);
+  EXPECT_GT(plateaus[1].stats.best, 1.8 * 90);
+  EXPECT_NEAR(plateaus[1].value / 90, 1.0, 0.03);
+}
+
+TEST(FindPlateaus, OutlierSizesWithOneSampleEachAreIgnored) {
+  // With a single sample per size a spike is the size's value: only the shape can reject it.
+  const std::vector<double> truth = {180, 90, 45, 18};
+  std::mt19937 rng(11);
+  auto points = synth(cpu_shape(), cpu_sizes(), 0.03, 1, rng);
+  for (CurvePoint& p : points) {
+    if (p.x == std::round(4 * KiB * std::exp2(28 / 4.0))) p.y *= 2.0;  // up, inside L2
+    if (p.x == std::round(4 * KiB * std::exp2(44 / 4.0))) p.y *= 0.3;  // down, inside L3
+    if (p.x == std::round(4 * KiB * std::exp2(64 / 4.0))) p.y *= 0.4;  // down, inside DRAM
+  }
+  expect_levels(find_plateaus(points), truth, 0.03, "1 sample per size");
+}
+
+TEST(FindPlateaus, GpuRampAndShortFarL2Plateau) {
+  const std::vector<double> truth = {20000, 10000, 6500, 3500};
+  for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+    std::mt19937 rng(seed);
+    const auto points = synth(gpu_shape(), gpu_sizes(), 0.02, 2, rng);
+    const auto plateaus = find_plateaus(points);
+    const std::string ctx = "seed " + std::to_string(seed);
+    expect_levels(plateaus, truth, 0.03, ctx);
+    if (plateaus.size() != truth.size()) continue;
+    // The ramp is not a level: L1 starts where the rise stops (256 KiB).
+    EXPECT_GE(plateaus[0].x_lo, 256 * KiB) << ctx;
+    // The far-L2 plateau is the two sizes between 25 and 50 MB.
+    EXPECT_EQ(plateaus[2].sizes, 2) << ctx;
+    EXPECT_GT(plateaus[2].x_lo, 25e6) << ctx;
+    EXPECT_LT(plateaus[2].x_hi, 50e6) << ctx;
+    EXPECT_EQ(name_levels(plateaus, gpu_caches(), "HBM"),
+              (std::vector<std::string>{"L1", "L2", "L2.b", "HBM"}))
+        << ctx;
+  }
+}
+
+TEST(FindPlateaus, GpuSoftKneesAtFourPointsPerOctave) {
+  SweepShape shape = gpu_shape();
+  shape.knee_octaves = 0.3;
+  std::mt19937 rng(21);
+  const auto points = synth(shape, geometric_sizes(64 * KiB, 2 * GiB, 4), 0.02, 2, rng);
+  expect_levels(find_plateaus(points), {20000, 10000, 6500, 3500}, 0.03, "4 points per octave");
+}
+
+TEST(FindPlateaus, FindsWhatErtsFixedRuleMisses) {
+  std::mt19937 rng(3);
+  const auto points = synth(gpu_shape(), gpu_sizes(), 0.02, 2, rng);
+  const std::vector<double> ert = ert_levels(points);
+  std::vector<double> ours;
+  for (const Plateau& p : find_plateaus(points)) ours.push_back(p.value);
+  // ERT needs more than 6 sizes per level: at 2 points per octave it misses the one-octave far
+  // L2 (2 sizes) and the near L2 (5 sizes).
+  EXPECT_FALSE(has_level_near(ert, 6500, 0.05));
+  EXPECT_FALSE(has_level_near(ert, 10000, 0.05));
+  EXPECT_TRUE(has_level_near(ours, 6500, 0.03));
+  EXPECT_TRUE(has_level_near(ours, 10000, 0.03));
+  EXPECT_LT(ert.size(), ours.size());
+  EXPECT_EQ(ours.size(), 4u);
+}
+
+TEST(FindPlateaus, FlatCurveIsOneLevelNamedAsMemory) {
+  std::vector<CurvePoint> pts;
+  for (double x : geometric_sizes(4 * KiB, 64 * MiB, 4)) pts.push_back({x, 250});
+  const auto p = find_plateaus(pts);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_DOUBLE_EQ(p[0].value, 250);
+  EXPECT_EQ(p[0].sizes, static_cast<int>(geometric_sizes(4 * KiB, 64 * MiB, 4).size()));
+  EXPECT_EQ(name_levels(p, {}, "HBM"), std::vector<std::string>{"HBM"});
+}
+
+TEST(FindPlateaus, NoiseAloneDoesNotInventLevels) {
+  for (unsigned seed = 100; seed < 120; ++seed) {
+    std::mt19937 rng(seed);
+    const auto points = synth({{{0, 40}}, 0, 0, 0.25}, cpu_sizes(), 0.05, 1, rng);
+    const auto p = find_plateaus(points);
+    ASSERT_EQ(p.size(), 1u) << "seed " << seed;
+    EXPECT_NEAR(p[0].value / 40, 1.0, 0.03) << "seed " << seed;
+  }
+}
+
+TEST(FindPlateaus, DegenerateInputs) {
+  EXPECT_TRUE(find_plateaus({}).empty());
+  EXPECT_TRUE(find_plateaus({{4096, 10}, {4096, 11}}).empty());  // one size: below min_sizes
+  // Non-positive and non-finite rates are dropped, not fitted.
+  const auto p = find_plateaus({{1e3, 10}, {2e3, 10}, {4e3, -1}, {4e3, NAN}, {8e3, 10}});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_DOUBLE_EQ(p[0].value, 10);
+  EXPECT_EQ(p[0].sizes, 3);
+}
+
+TEST(FindPlateaus, MinStepMergesCloseLevels) {
+  std::vector<CurvePoint> pts;
+  for (double x : geometric_sizes(1e3, 1e6, 2)) pts.push_back({x, x < 3e4 ? 100.0 : 95.0});
+  EXPECT_EQ(find_plateaus(pts).size(), 1u);          // 5% apart: one level by default (8%)
+  PlateauOptions fine;
+  fine.min_step = 0.03;
+  EXPECT_EQ(find_plateaus(pts, fine).size(), 2u);   // two when 3% steps count
+}
+
+// ---- compute_stats / name_levels -------------------------------------------------------------
+
+TEST(ComputeStats, BestMedianSpread) {
+  const Stats s = compute_stats({4, 1, 2, 3});
+  EXPECT_DOUBLE_EQ(s.best, 4);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.spread, 3 / 2.5);
+  EXPECT_EQ(s.samples, 4);
+  EXPECT_EQ(compute_stats({}).samples, 0);
+}
+
+Plateau plateau_at(double lo, double hi) {
+  Plateau p;
+  p.x_lo = lo;
+  p.x_hi = hi;
+  return p;
+}
+
+TEST(NameLevels, DuplicateNamesGetSuffixes) {
+  const std::vector<CacheInfo> caches = {{"L1", 32 * 1024, 4}, {"L2", 8 << 20, 1}};
+  // L1 holds 128 KiB in all: the second plateau (centre 181 KiB) is L2, so are the next two.
+  const std::vector<Plateau> p = {plateau_at(4e3, 64e3), plateau_at(128 * KiB, 256 * KiB),
+                                  plateau_at(1 * MiB, 2 * MiB), plateau_at(4 * MiB, 8 * MiB),
+                                  plateau_at(64 * MiB, 1 * GiB)};
+  EXPECT_EQ(name_levels(p, caches, "DRAM"), (std::vector<std::string>{"L1", "L2", "L2.b", "L2.c", "DRAM"}));
+}
+
+TEST(NameLevels, WithoutCaches) {
+  const std::vector<Plateau> three = {plateau_at(1, 2), plateau_at(4, 8), plateau_at(16, 32)};
+  EXPECT_EQ(name_levels(three, {}, "DRAM"), (std::vector<std::string>{"L1", "L2", "DRAM"}));
+  EXPECT_EQ(name_levels({plateau_at(1, 2)}, {}, "HBM"), std::vector<std::string>{"HBM"});
+  EXPECT_TRUE(name_levels({}, {}, "HBM").empty());
+}
+
+TEST(NameLevels, NeverGoesBackToANearerCache) {
+  // The second plateau's centre would fit L1 again (a short plateau right after L1); it must not
+  // be named L1 twice in a way that reorders the hierarchy.
+  const std::vector<CacheInfo> caches = {{"L1", 64 * 1024, 1}, {"L2", 1 << 20, 1}};
+  const std::vector<Plateau> p = {plateau_at(16 * KiB, 512 * KiB), plateau_at(16 * KiB, 32 * KiB)};
+  EXPECT_EQ(name_levels(p, caches, "DRAM"), (std::vector<std::string>{"L2", "L2.b"}));
+}
+
+// ---- fit_bandwidth_csv -----------------------------------------------------------------------
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    static int counter = 0;
+    path_ = ::testing::TempDir() + "fit_test_" + std::to_string(++counter) + ".csv";
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string csv_error(const std::string& text) {
+  TempFile f(text);
+  Machine m;
+  try {
+    fit_bandwidth_csv(f.path(), m);
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(f.path() + ":", 0), 0u) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    return msg.substr(f.path().size());
+  }
+  ADD_FAILURE() << "no InputError for:\n" << text;
+  return {};
+}
+
+TEST(FitBandwidthCsv, RoundTripWithExtraColumnsRepeatsAndSwappedOrder) {
+  std::string text = "# an external sweep\n\nnote,gbs,working_set_bytes,threads\n";
+  for (double x : geometric_sizes(4 * KiB, 256 * MiB, 2)) {
+    const double gbs = x <= 1 * MiB ? 400 : (x <= 16 * MiB ? 150 : 30);
+    for (double wiggle : {0.99, 1.0, 1.01})  // repeated sizes
+      text += "run a," + std::to_string(gbs * wiggle) + "," + std::to_string(x) + ",8\n";
+  }
+  TempFile f(text);
+  Machine m;
+  m.device.memory_name = "HBM";
+  m.device.clock_measured_mhz = 2000;
+  m.device.compute_units = 4;
+  fit_bandwidth_csv(f.path(), m);
+  ASSERT_EQ(m.memory.size(), 3u);
+  const char* names[] = {"L1", "L2", "HBM"};
+  const double gbs[] = {400, 150, 30};
+  for (int i = 0; i < 3; ++i) {
+    const MemoryLevel& l = m.memory[i];
+    EXPECT_EQ(l.level, names[i]);
+    EXPECT_NEAR(l.gbs, gbs[i], 1e-3);
+    EXPECT_NEAR(l.gtxn_s, gbs[i] / 32, 1e-3);
+    EXPECT_NEAR(l.bytes_per_clk_per_unit, gbs[i] * 1e9 / 2e9 / 4, 1e-3);
+    EXPECT_EQ(l.probe, "external");
+    EXPECT_EQ(l.source, "empirical");
+    EXPECT_EQ(l.stats.samples, 3 * static_cast<int>(std::lround(std::log2(l.working_set_hi / l.working_set_lo) * 2) + 1));
+  }
+  EXPECT_DOUBLE_EQ(m.memory[0].working_set_lo, 4 * KiB);
+  EXPECT_DOUBLE_EQ(m.memory[0].working_set_hi, 1 * MiB);
+  EXPECT_DOUBLE_EQ(m.memory[2].working_set_hi, 256 * MiB);
+}
+
+TEST(FitBandwidthCsv, DefaultMemoryNameIsDram) {
+  TempFile f("working_set_bytes,gbs\r\n1000,50\r\n2000,50\r\n4000,50\r\n");  // CRLF too
+  Machine m;
+  m.device.memory_name.clear();
+  fit_bandwidth_csv(f.path(), m);
+  ASSERT_EQ(m.memory.size(), 1u);
+  EXPECT_EQ(m.memory[0].level, "DRAM");
+  EXPECT_DOUBLE_EQ(m.memory[0].gbs, 50);
+  EXPECT_DOUBLE_EQ(m.memory[0].bytes_per_clk_per_unit, 0);  // no clock known
+}
+
+TEST(FitBandwidthCsv, Errors) {
+  EXPECT_NE(csv_error("working_set_bytes,rate\n1000,5\n").find(":1: header has no 'gbs'"), std::string::npos);
+  EXPECT_NE(csv_error("# c\ngbs\n1000\n").find(":2: header has no 'working_set_bytes'"), std::string::npos);
+  const std::string bad = csv_error("working_set_bytes,gbs\n1000,5\n2000,abc\n");
+  EXPECT_NE(bad.find(":3:"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("'abc' is not a number"), std::string::npos) << bad;
+  EXPECT_NE(csv_error("").find(":1: empty file"), std::string::npos);
+  EXPECT_NE(csv_error("# only a comment\n\n").find("empty file"), std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n").find("no data rows"), std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5\n2000,-5\n").find(":3: column 'gbs': '-5' must be positive"),
+            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n0,5\n").find(":2: column 'working_set_bytes'"), std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,inf\n").find(":2:"), std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,nan\n").find("not finite"), std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5,\n2000\n").find(":3: expected at least 2 fields"),
+            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5\n1000,6\n").find("distinct working-set sizes"),
+            std::string::npos);
+  Machine m;
+  EXPECT_THROW(fit_bandwidth_csv(::testing::TempDir() + "no/such/file.csv", m), InputError);
+}
+
+// ---- fit_samples -----------------------------------------------------------------------------
+
+// A probe that only declares what the fitter reads; it cannot run.
+class FitOnlyProbe : public Probe {
+ public:
+  explicit FitOnlyProbe(ProbeInfo info) : info_(std::move(info)) {}
+  const ProbeInfo& info() const override { return info_; }
+  std::uint64_t footprint_bytes(const Params&) const override { return 0; }
+  std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override {
+    throw std::logic_error("fit_test probe '" + info_.name + "' cannot run");
+  }
+
+ private:
+  ProbeInfo info_;
+};
+
+// Registers "fit_test_bw" and "fit_test_flops" (backend "fit_test") once per process, with the
+// same contract as the CPU bandwidth and flops probes, so these tests do not depend on them.
+void register_test_probes() {
+  static const bool registered = [] {
+    ProbeInfo bw;
+    bw.name = "fit_test_bw";
+    bw.backend = "fit_test";
+    bw.axes = {{"mode", AxisType::Choice, "", {"read", "rmw", "copy"}, 0, 0, {"read"}},
+               {"working_set_bytes", AxisType::Bytes, "", {}, 1, 1e12, {"4096"}}};
+    FeedSpec mem;
+    mem.kind = FeedKind::MemoryLevels;
+    mem.metric = "gbs";
+    mem.x_axis = "working_set_bytes";
+    mem.series_axes = {"mode"};
+    mem.primary_series = "mode=read";
+    bw.feeds = {mem};
+    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(bw));
+
+    ProbeInfo fl;
+    fl.name = "fit_test_flops";
+    fl.backend = "fit_test";
+    fl.axes = {{"precision", AxisType::Choice, "", {"fp64", "fp32"}, 0, 0, {"fp64"}},
+               {"form", AxisType::Choice, "", {"fma", "nofma"}, 0, 0, {"fma"}},
+               {"flops_per_element", AxisType::Integer, "", {}, 1, 4096, {"1"}}};
+    FeedSpec ceil;
+    ceil.kind = FeedKind::ComputeCeiling;
+    ceil.metric = "gflops";
+    ceil.series_axes = {"precision", "form"};
+    ceil.name_pattern = "{precision}.{form}";
+    fl.feeds = {ceil};
+    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(fl));
+    return true;
+  }();
+  (void)registered;
+}
+
+Sample bw_sample(const std::string& mode, double x, double gbs, int k) {
+  Sample s;
+  s.backend = "fit_test";
+  s.probe = "fit_test_bw";
+  s.params = {{"mode", mode}, {"working_set_bytes", std::to_string(static_cast<long long>(x))}};
+  s.working_set_bytes = x;
+  s.sample = k;
+  s.gbs = gbs;
+  s.gtxn_s = gbs / 32;
+  return s;
+}
+
+Sample flops_sample(const std::string& precision, const std::string& form, int fpe, double gflops, int k) {
+  Sample s;
+  s.backend = "fit_test";
+  s.probe = "fit_test_flops";
+  s.params = {{"precision", precision}, {"form", form}, {"flops_per_element", std::to_string(fpe)}};
+  s.sample = k;
+  s.gflops = gflops;
+  return s;
+}
+
+TEST(FitSamples, MemoryLevelsFromThePrimarySeries) {
+  register_test_probes();
+  std::vector<Sample> samples;
+  std::mt19937 rng(5);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  for (double x : geometric_sizes(4 * KiB, 256 * MiB, 4))
+    for (int k = 0; k < 3; ++k) {
+      const double read = x <= 1 * MiB ? 200 : 40;  // one cache (1 MiB) and DRAM
+      samples.push_back(bw_sample("copy", x, 0.5 * read * std::exp(noise(rng)), k));  // not primary
+      samples.push_back(bw_sample("read", x, read * std::exp(noise(rng)), k));
+    }
+  Machine m;
+  m.device.caches = {{"L2", 1 << 20, 1}};
+  m.device.memory_name = "DRAM";
+  m.device.clock_measured_mhz = 2500;
+  m.device.compute_units = 8;
+  fit_samples(samples, m);
+  ASSERT_EQ(m.memory.size(), 2u);
+  EXPECT_TRUE(m.compute.empty());
+  EXPECT_TRUE(m.missing.empty());
+  const MemoryLevel& l2 = m.memory[0];
+  EXPECT_EQ(l2.level, "L2");
+  EXPECT_EQ(m.memory[1].level, "DRAM");
+  EXPECT_NEAR(l2.gbs / 200, 1, 0.01);
+  EXPECT_NEAR(m.memory[1].gbs / 40, 1, 0.01);
+  EXPECT_DOUBLE_EQ(l2.gtxn_s, l2.gbs / 32);
+  EXPECT_DOUBLE_EQ(l2.bytes_per_clk_per_unit, l2.gbs * 1e9 / 2.5e9 / 8);
+  EXPECT_DOUBLE_EQ(l2.working_set_lo, 4 * KiB);
+  EXPECT_DOUBLE_EQ(l2.working_set_hi, 1 * MiB);
+  EXPECT_EQ(l2.probe, "fit_test_bw");
+  EXPECT_EQ(l2.source, "empirical");
+  EXPECT_EQ(l2.params, (Params{{"mode", "read"}}));
+  EXPECT_EQ(l2.stats.samples, 3 * 33);  // 4 KiB..1 MiB at 4 points per octave
+  ASSERT_EQ(l2.by_series.count("mode=copy"), 1u);
+  EXPECT_NEAR(l2.by_series.at("mode=copy") / 100, 1, 0.01);
+  EXPECT_NEAR(m.memory[1].by_series.at("mode=copy") / 20, 1, 0.01);
+}
+
+TEST(FitSamples, ComputeCeilingsPerSeries) {
+  register_test_probes();
+  std::vector<Sample> samples;
+  const std::pair<const char*, const char*> series[] = {{"fp64", "fma"}, {"fp64", "nofma"}, {"fp32", "fma"}, {"fp32", "nofma"}};
+  const double peak[] = {1000, 500, 2000, 1000};
+  for (int s = 0; s < 4; ++s)
+    for (int fpe : {1, 4, 16, 64}) {
+      const double rate = peak[s] * std::min(1.0, fpe / 16.0) * (fpe == 64 ? 0.98 : 1.0);
+      for (int k = 0; k < 3; ++k) samples.push_back(flops_sample(series[s].first, series[s].second, fpe, rate + k, k));
+    }
+  // One fast outlier sample must not make its point the ceiling (points use the median).
+  samples.push_back(flops_sample("fp64", "fma", 4, 5000, 3));
+  Machine m;
+  m.device.clock_measured_mhz = 3000;
+  m.device.theoretical_gflops = {{"FP64.FMA", 1250}};
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 4u);
+  EXPECT_TRUE(m.memory.empty());
+  const std::vector<std::string> names = {m.compute[0].name, m.compute[1].name, m.compute[2].name, m.compute[3].name};
+  EXPECT_EQ(names, (std::vector<std::string>{"FP32.FMA", "FP32.noFMA", "FP64.FMA", "FP64.noFMA"}));
+  const ComputeCeiling& fp64 = m.compute[2];
+  EXPECT_DOUBLE_EQ(fp64.gflops, 1001);  // median of 1000, 1001, 1002 at 16 flops/element
+  EXPECT_DOUBLE_EQ(fp64.theoretical_gflops, 1250);
+  EXPECT_DOUBLE_EQ(fp64.fraction_of_theoretical, 1001.0 / 1250);
+  EXPECT_DOUBLE_EQ(fp64.clock_mhz, 3000);
+  EXPECT_EQ(fp64.stats.samples, 3);
+  EXPECT_DOUBLE_EQ(fp64.stats.best, 1002);
+  EXPECT_EQ(fp64.params, (Params{{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", "16"}}));
+  EXPECT_EQ(fp64.probe, "fit_test_flops");
+  EXPECT_DOUBLE_EQ(m.compute[0].gflops, 2001);
+  EXPECT_DOUBLE_EQ(m.compute[0].theoretical_gflops, 0);
+  EXPECT_DOUBLE_EQ(m.compute[0].fraction_of_theoretical, 0);
+}
+
+TEST(FitSamples, UnknownProbeIsReportedMissing) {
+  register_test_probes();
+  Sample s = bw_sample("read", 4096, 10, 0);
+  s.probe = "fit_test_no_such_probe";
+  Machine m;
+  fit_samples({s, s}, m);
+  EXPECT_TRUE(m.memory.empty());
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_NE(m.missing[0].find("fit_test_no_such_probe"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace roofprobe

@@ -1,0 +1,512 @@
+// Plots: script content (golden facts, no gnuplot needed), label placement, number formatting,
+// skipped views, and rendering where gnuplot exists.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "driver/errors.hpp"
+#include "plot/plot.hpp"
+
+namespace roofprobe {
+namespace {
+
+namespace fs = std::filesystem;
+using plot_detail::format_bandwidth;
+using plot_detail::format_compute;
+using plot_detail::format_size;
+
+constexpr double KiB = 1024.0, MiB = KiB * 1024, GiB = MiB * 1024;
+
+MemoryLevel level(const std::string& name, double gbs, double lo, double hi) {
+  MemoryLevel l;
+  l.level = name;
+  l.gbs = gbs;
+  l.working_set_lo = lo;
+  l.working_set_hi = hi;
+  l.probe = "bandwidth";
+  return l;
+}
+
+ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical = 0) {
+  ComputeCeiling c;
+  c.name = name;
+  c.gflops = gflops;
+  c.theoretical_gflops = theoretical;
+  c.probe = "flops";
+  return c;
+}
+
+// A two-core CPU: private L1 and L2, one shared L3, DRAM.
+Machine cpu_machine() {
+  Machine m;
+  m.device.backend = "cpu";
+  m.device.kind = "cpu";
+  m.device.name = "Test CPU 2-core";
+  m.device.caches = {{"L1", std::uint64_t(32 * KiB), 2},
+                     {"L2", std::uint64_t(512 * KiB), 2},
+                     {"L3", std::uint64_t(32 * MiB), 1}};
+  m.memory = {level("L1", 412.0, 4 * KiB, 48 * KiB), level("L2", 182.4, 128 * KiB, 768 * KiB),
+              level("L3", 96.43, 2 * MiB, 24 * MiB), level("DRAM", 21.27, 128 * MiB, 1 * GiB)};
+  m.compute = {ceiling("FP64.FMA", 98.26, 105.6), ceiling("FP64.noFMA", 49.6, 52.8),
+               ceiling("FP32.FMA", 196.1, 211.2), ceiling("FP32.noFMA", 99.1, 105.6)};
+  return m;
+}
+
+// Bandwidth samples with a step per cache level, two modes, five noisy samples per size, plus
+// FLOP-probe samples that carry a working set and must not be drawn.
+std::vector<Sample> bandwidth_samples(int* memory_count = nullptr) {
+  std::vector<Sample> out;
+  unsigned noise = 12345;
+  int memory = 0;
+  for (double ws = 4 * KiB; ws <= 1 * GiB; ws *= std::pow(2.0, 0.5)) {
+    const double base = ws <= 64 * KiB ? 410 : ws <= 1 * MiB ? 180 : ws <= 32 * MiB ? 95 : 21;
+    for (const char* mode : {"read", "write"}) {
+      for (int k = 0; k < 5; ++k) {
+        noise = noise * 1103515245u + 12345u;
+        Sample s;
+        s.probe = "bandwidth";
+        s.params = {{"mode", mode}, {"working_set_bytes", std::to_string(std::llround(ws))}};
+        s.working_set_bytes = std::round(ws);
+        s.gbs = base * (mode[0] == 'w' ? 0.6 : 1.0) * (0.95 + 0.1 * ((noise >> 16) % 1000) / 1000.0);
+        out.push_back(s);
+        ++memory;
+      }
+    }
+  }
+  Sample flops;
+  flops.probe = "flops";
+  flops.params = {{"precision", "fp64"}, {"working_set_bytes", "16384"}};
+  flops.working_set_bytes = 16384;
+  flops.flops = 1e9;
+  flops.gbs = 5;
+  flops.gflops = 90;
+  out.push_back(flops);
+  if (memory_count) *memory_count = memory;
+  return out;
+}
+
+PlotScript view(const std::vector<PlotScript>& scripts, const std::string& name) {
+  for (const PlotScript& s : scripts)
+    if (s.view == name) return s;
+  throw std::runtime_error("no view " + name);
+}
+
+const std::string& data_file(const PlotScript& s, const std::string& name) {
+  for (const auto& [file, text] : s.data_files)
+    if (file == name) return text;
+  throw std::runtime_error("no data file " + name);
+}
+
+std::vector<PlotScript> build(const Machine& m, const std::vector<Sample>& samples = {},
+                              std::vector<std::string>* skipped = nullptr) {
+  PlotOptions options;
+  options.out_dir = "unused";
+  return build_plot_scripts(m, samples, options, skipped);
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Data blocks of a gnuplot data file: rows of numbers, blocks separated by blank lines.
+std::vector<std::vector<std::pair<double, double>>> blocks(const std::string& text) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  std::istringstream in(text);
+  std::string line;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    if (line.empty()) {
+      in_block = false;
+      continue;
+    }
+    if (line[0] == '#') continue;
+    if (!in_block) out.emplace_back();
+    in_block = true;
+    std::istringstream row(line);
+    double x = 0, y = 0;
+    row >> x >> y;
+    out.back().push_back({x, y});
+  }
+  return out;
+}
+
+// The "at first|screen X, first Y" position of the label whose text starts with `text`.
+std::pair<double, double> label_position(const std::string& script, const std::string& text) {
+  const std::regex re("set label '" + text +
+                      "[^']*' at (?:first|screen) ([-0-9.e+]+), first ([-0-9.e+]+)");
+  std::smatch m;
+  if (!std::regex_search(script, m, re)) throw std::runtime_error("no label " + text);
+  return {std::stod(m[1]), std::stod(m[2])};
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "roofprobe_plot_XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// ---- number formatting ------------------------------------------------------------------------
+
+TEST(PlotFormat, BandwidthUsesGigaThenTeraWithThreeSignificantDigits) {
+  EXPECT_EQ(format_bandwidth(182.4), "182 GB/s");
+  EXPECT_EQ(format_bandwidth(21.27), "21.3 GB/s");
+  EXPECT_EQ(format_bandwidth(5.4321), "5.43 GB/s");
+  EXPECT_EQ(format_bandwidth(0.12345), "0.123 GB/s");
+  EXPECT_EQ(format_bandwidth(3412), "3.41 TB/s");
+  EXPECT_EQ(format_bandwidth(14250), "14.3 TB/s");
+  // Rounds before choosing the prefix: never "1000 GB/s".
+  EXPECT_EQ(format_bandwidth(999.7), "1 TB/s");
+}
+
+TEST(PlotFormat, ComputeUsesGigaThenTera) {
+  EXPECT_EQ(format_compute(98.26), "98.3 GFLOP/s");
+  EXPECT_EQ(format_compute(421.0), "421 GFLOP/s");
+  EXPECT_EQ(format_compute(1234), "1.23 TFLOP/s");
+  EXPECT_EQ(format_compute(66900), "66.9 TFLOP/s");
+}
+
+TEST(PlotFormat, SizesUseBinaryPrefixes) {
+  EXPECT_EQ(format_size(512), "512 B");
+  EXPECT_EQ(format_size(4 * KiB), "4 KiB");
+  EXPECT_EQ(format_size(64 * KiB), "64 KiB");
+  EXPECT_EQ(format_size(1 * MiB), "1 MiB");
+  EXPECT_EQ(format_size(1.5 * MiB), "1.5 MiB");
+  EXPECT_EQ(format_size(1 * GiB), "1 GiB");
+}
+
+TEST(PlotFormat, GnuplotStringsKeepQuotesAndDropNewlines) {
+  EXPECT_EQ(plot_detail::gnuplot_string("plain_name"), "'plain_name'");
+  EXPECT_EQ(plot_detail::gnuplot_string("it's \"x\""), "'it''s \"x\"'");
+  EXPECT_EQ(plot_detail::gnuplot_string("a\nb\\n"), "'a b\\n'");
+}
+
+// ---- label placement --------------------------------------------------------------------------
+
+TEST(PlotLabels, SpreadApartKeepsOrderAndGap) {
+  const std::vector<double> placed = plot_detail::spread_apart({10, 11, 50, 10.5}, 4);
+  EXPECT_LT(placed[0], placed[3]);
+  EXPECT_LT(placed[3], placed[1]);
+  EXPECT_GE(placed[3] - placed[0], 4 - 1e-9);
+  EXPECT_GE(placed[1] - placed[3], 4 - 1e-9);
+  EXPECT_DOUBLE_EQ(placed[2], 50);  // far from the others: not moved
+  // Least squares: the cluster stays centred on where it was wanted.
+  EXPECT_NEAR((placed[0] + placed[1] + placed[3]) / 3, 10.5, 1e-9);
+}
+
+TEST(PlotLabels, PushApartUpwardNeverMovesDown) {
+  const std::vector<double> wanted = {100, 101, 130, 99};
+  const std::vector<double> placed = plot_detail::push_apart_upward(wanted, 20);
+  for (std::size_t i = 0; i < wanted.size(); ++i) EXPECT_GE(placed[i], wanted[i]);
+  EXPECT_DOUBLE_EQ(placed[3], 99);
+  EXPECT_DOUBLE_EQ(placed[0], 119);
+  EXPECT_DOUBLE_EQ(placed[1], 139);
+  EXPECT_DOUBLE_EQ(placed[2], 159);
+}
+
+TEST(PlotLabels, CeilingsWithinThreePercentGetSeparateLabels) {
+  Machine m = cpu_machine();
+  m.compute = {ceiling("A.FMA", 100.0), ceiling("B.FMA", 102.5)};
+  const std::string script = view(build(m), "hierarchical").script;
+  const auto a = label_position(script, "A.FMA: 100 GFLOP/s");
+  const auto b = label_position(script, "B.FMA: 103 GFLOP/s");
+  // At least a text line apart on a log axis spanning a few decades: well over 5%, in order.
+  EXPECT_GT(b.second / a.second, 1.05);
+  // Each label keeps a connector from its line's end to where it was moved.
+  EXPECT_NE(script.find("set arrow from graph 1, first 100 to screen"), std::string::npos);
+  EXPECT_NE(script.find("set arrow from graph 1, first 102.5 to screen"), std::string::npos);
+}
+
+TEST(PlotLabels, RoofsWithinThreePercentGetSeparateLabels) {
+  Machine m = cpu_machine();
+  m.memory = {level("L2", 200.0, 0, 0), level("L3", 195.0, 0, 0)};
+  const std::string script = view(build(m), "hierarchical").script;
+  const auto l2 = label_position(script, "L2: 200 GB/s");
+  const auto l3 = label_position(script, "L3: 195 GB/s");
+  // Parallel roofs this close: the second label slides along its roof past the first.
+  EXPECT_GT(l3.first / l2.first, 2.0);
+}
+
+// ---- script content ---------------------------------------------------------------------------
+
+TEST(PlotScripts, BandwidthViewDrawsSamplesLevelsAndCaches) {
+  int memory_samples = 0;
+  const std::vector<Sample> samples = bandwidth_samples(&memory_samples);
+  const PlotScript bw = view(build(cpu_machine(), samples), "bandwidth");
+  const std::string& s = bw.script;
+  EXPECT_NE(s.find("set logscale x 2"), std::string::npos);
+  EXPECT_NE(s.find("set logscale y"), std::string::npos);
+  EXPECT_NE(s.find("Test CPU 2-core"), std::string::npos);
+  EXPECT_NE(s.find("'4 KiB'"), std::string::npos);
+  EXPECT_NE(s.find("'1 MiB'"), std::string::npos);
+  for (const char* label : {"'L1: 412 GB/s'", "'L2: 182 GB/s'", "'L3: 96.4 GB/s'", "'DRAM: 21.3 GB/s'"})
+    EXPECT_NE(s.find(label), std::string::npos) << label;
+  for (const char* label : {"'L1 64 KiB'", "'L2 1 MiB'", "'L3 32 MiB'"})
+    EXPECT_NE(s.find(label), std::string::npos) << label;
+  EXPECT_EQ(count(s, ", graph 1 nohead dt 2"), 3);  // one dashed marker per cache
+  EXPECT_EQ(count(s, "nohead lw 3"), 4);             // one segment per level
+
+  // One series per mode; the FLOP probe's row is not drawn.
+  const auto raw = blocks(data_file(bw, "bandwidth_samples.dat"));
+  ASSERT_EQ(raw.size(), 2u);
+  EXPECT_EQ(int(raw[0].size() + raw[1].size()), memory_samples);
+  EXPECT_NE(s.find("'read (median)'"), std::string::npos);
+  EXPECT_NE(s.find("'write (median)'"), std::string::npos);
+  const auto medians = blocks(data_file(bw, "bandwidth_medians.dat"));
+  ASSERT_EQ(medians.size(), 2u);
+  EXPECT_EQ(medians[0].size() * 5, raw[0].size());  // one median per size
+}
+
+TEST(PlotScripts, BandwidthViewWithoutSamplesDrawsLevelsOnly) {
+  const PlotScript bw = view(build(cpu_machine()), "bandwidth");
+  EXPECT_TRUE(bw.data_files.empty());
+  EXPECT_NE(bw.script.find("'L1: 412 GB/s'"), std::string::npos);
+  EXPECT_EQ(bw.script.find("bandwidth_samples.dat"), std::string::npos);
+}
+
+TEST(PlotScripts, HierarchicalViewHasOneRoofPerLevelAndOneLinePerCeiling) {
+  const Machine m = cpu_machine();
+  const PlotScript h = view(build(m), "hierarchical");
+  const std::string& s = h.script;
+
+  const auto roofs = blocks(data_file(h, "hierarchical_memory.dat"));
+  ASSERT_EQ(roofs.size(), m.memory.size());
+  for (std::size_t i = 0; i < roofs.size(); ++i) {
+    ASSERT_EQ(roofs[i].size(), 2u);
+    for (const auto& [x, y] : roofs[i]) EXPECT_NEAR(y / x, m.memory[i].gbs, 1e-3 * m.memory[i].gbs);
+    EXPECT_NEAR(roofs[i][1].second, 196.1, 0.01);  // ends at the ridge with the top ceiling
+  }
+  const auto lines = blocks(data_file(h, "hierarchical_compute.dat"));
+  ASSERT_EQ(lines.size(), m.compute.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_DOUBLE_EQ(lines[i][0].second, lines[i][1].second);
+    EXPECT_NEAR(lines[i][0].second, m.compute[i].gflops, 1e-3);
+  }
+  EXPECT_EQ(blocks(data_file(h, "hierarchical_theoretical.dat")).size(), m.compute.size());
+
+  EXPECT_EQ(count(s, "'hierarchical_memory.dat' index"), 4);
+  EXPECT_EQ(count(s, "'hierarchical_compute.dat' index"), 4);
+  for (const char* label : {"'L1: 412 GB/s'", "'L2: 182 GB/s'", "'L3: 96.4 GB/s'", "'DRAM: 21.3 GB/s'",
+                            "'FP64.FMA: 98.3 GFLOP/s'", "'FP64.noFMA: 49.6 GFLOP/s'",
+                            "'FP32.FMA: 196 GFLOP/s'", "'FP32.noFMA: 99.1 GFLOP/s'"})
+    EXPECT_NE(s.find(label), std::string::npos) << label;
+  EXPECT_NE(s.find("Hierarchical roofline - Test CPU 2-core"), std::string::npos);
+
+  // The x axis covers 1/64 to 1024 FLOP/byte at least, labelled as fractions.
+  std::smatch range;
+  ASSERT_TRUE(std::regex_search(s, range, std::regex("set xrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
+  EXPECT_LE(std::stod(range[1]), 1.0 / 64);
+  EXPECT_GE(std::stod(range[2]), 1024);
+  EXPECT_NE(s.find("'1/64'"), std::string::npos);
+}
+
+TEST(PlotScripts, TeraLabelsForGpuSizedCeilings) {
+  Machine m = cpu_machine();
+  m.memory = {level("L2", 7400, 0, 0), level("HBM", 3412, 0, 0)};
+  m.compute = {ceiling("TENSOR.FP16.FP32", 756000), ceiling("FP64.FMA", 51200)};
+  const std::string s = view(build(m), "hierarchical").script;
+  EXPECT_NE(s.find("'HBM: 3.41 TB/s'"), std::string::npos);
+  EXPECT_NE(s.find("'TENSOR.FP16.FP32: 756 TFLOP/s'"), std::string::npos);
+  // The slowest ridge (756000 / 3412 = 222) is inside the x range, two octaves from its end.
+  std::smatch range;
+  ASSERT_TRUE(std::regex_search(s, range, std::regex("set xrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
+  EXPECT_GE(std::stod(range[2]), 222 * 4);
+}
+
+TEST(PlotScripts, DeviceNamesAreQuotedVerbatim) {
+  Machine m = cpu_machine();
+  m.device.name = "Bob's GPU_x^2 {A}";
+  const std::string s = view(build(m), "bandwidth").script;
+  EXPECT_NE(s.find("'Memory bandwidth vs working set - Bob''s GPU_x^2 {A}'"), std::string::npos);
+  EXPECT_NE(s.find("noenhanced"), std::string::npos);  // underscores and carets print as-is
+}
+
+TEST(PlotScripts, TerminalFollowsFormat) {
+  PlotOptions options;
+  for (const auto& [format, terminal] : {std::pair<std::string, std::string>{"png", "pngcairo size 1280,860"},
+                                         {"svg", "set terminal svg"},
+                                         {"pdf", "set terminal pdfcairo"}}) {
+    options.format = format;
+    const auto scripts = build_plot_scripts(cpu_machine(), {}, options, nullptr);
+    ASSERT_EQ(scripts.size(), 2u);
+    for (const PlotScript& s : scripts) {
+      EXPECT_NE(s.script.find(terminal), std::string::npos) << format;
+      EXPECT_NE(s.script.find("outfile = '" + s.view + "." + format + "'"), std::string::npos);
+    }
+  }
+}
+
+TEST(PlotScripts, UnknownFormatIsAnInputError) {
+  PlotOptions options;
+  options.format = "jpeg";
+  EXPECT_THROW(build_plot_scripts(cpu_machine(), {}, options, nullptr), InputError);
+  TempDir dir;
+  options.out_dir = dir.path().string();
+  EXPECT_THROW(render_plots(cpu_machine(), {}, options), InputError);
+}
+
+// ---- skipped views ----------------------------------------------------------------------------
+
+TEST(PlotSkips, NoComputeSkipsHierarchicalWithReason) {
+  Machine m = cpu_machine();
+  m.compute.clear();
+  std::vector<std::string> skipped;
+  const auto scripts = build(m, {}, &skipped);
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].view, "bandwidth");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].rfind("hierarchical: ", 0), 0u);
+  EXPECT_NE(skipped[0].find("compute"), std::string::npos);
+}
+
+TEST(PlotSkips, NoLevelsButSamplesDrawsBandwidthOnly) {
+  Machine m = cpu_machine();
+  m.memory.clear();
+  std::vector<std::string> skipped;
+  const auto scripts = build(m, bandwidth_samples(), &skipped);
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].view, "bandwidth");
+  // With no levels to name the memory probe, a sample qualifies by shape: the FLOP row is out.
+  EXPECT_EQ(blocks(data_file(scripts[0], "bandwidth_samples.dat")).size(), 2u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("memory levels"), std::string::npos);
+}
+
+TEST(PlotSkips, EmptyMachineSkipsEverything) {
+  Machine m;
+  std::vector<std::string> skipped;
+  EXPECT_TRUE(build(m, {}, &skipped).empty());
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0].rfind("bandwidth: ", 0), 0u);
+  EXPECT_EQ(skipped[1].rfind("hierarchical: ", 0), 0u);
+}
+
+// ---- rendering --------------------------------------------------------------------------------
+
+TEST(PlotRender, RendersPngsWithGnuplot) {
+  if (find_gnuplot().empty()) GTEST_SKIP() << "gnuplot not found";
+  TempDir dir;
+  PlotOptions options;
+  options.out_dir = (dir.path() / "plots").string();  // created by render_plots
+  const PlotReport report = render_plots(cpu_machine(), bandwidth_samples(), options);
+  EXPECT_TRUE(report.skipped.empty());
+  ASSERT_EQ(report.written.size(), 2u);
+  for (const char* name : {"bandwidth.png", "hierarchical.png"}) {
+    const fs::path png = dir.path() / "plots" / name;
+    ASSERT_TRUE(fs::exists(png)) << png;
+    const std::string bytes = read_file(png);
+    EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_GT(bytes.size(), 10000u);
+  }
+  EXPECT_TRUE(fs::exists(dir.path() / "plots" / "bandwidth.gp"));
+  EXPECT_TRUE(fs::exists(dir.path() / "plots" / "bandwidth_samples.dat"));
+  for (const auto& entry : fs::directory_iterator(dir.path() / "plots"))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
+TEST(PlotRender, RendersSvgAndPdf) {
+  if (find_gnuplot().empty()) GTEST_SKIP() << "gnuplot not found";
+  TempDir dir;
+  PlotOptions options;
+  options.out_dir = dir.path().string();
+  options.format = "svg";
+  render_plots(cpu_machine(), bandwidth_samples(), options);
+  EXPECT_NE(read_file(dir.path() / "hierarchical.svg").find("<svg"), std::string::npos);
+  options.format = "pdf";
+  render_plots(cpu_machine(), bandwidth_samples(), options);
+  EXPECT_EQ(read_file(dir.path() / "bandwidth.pdf").substr(0, 5), "%PDF-");
+}
+
+TEST(PlotRender, MissingGnuplotIsAnInputErrorNamingIt) {
+  TempDir dir;
+  ScopedEnv env("ROOFPROBE_GNUPLOT", (dir.path() / "no-such-gnuplot").string());
+  EXPECT_EQ(find_gnuplot(), "");
+  PlotOptions options;
+  options.out_dir = dir.path().string();
+  try {
+    render_plots(cpu_machine(), {}, options);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("gnuplot not found"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ROOFPROBE_GNUPLOT"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "bandwidth.png"));
+  EXPECT_TRUE(fs::exists(dir.path() / "bandwidth.gp"));  // the scripts can be rendered elsewhere
+}
+
+TEST(PlotRender, FailingGnuplotLeavesNoImageAndReportsItsError) {
+  TempDir dir;
+  const fs::path fake = dir.path() / "fake-gnuplot";
+  {
+    // Writes half an image, then fails the way gnuplot does.
+    std::ofstream out(fake);
+    out << "#!/bin/sh\n"
+           "eval \"$2\"  # outfile='.bandwidth.png.tmpNNN', as gnuplot -e would set it\n"
+           "echo partial > \"$outfile\"\n"
+           "printf '\\nplot foo\\n     ^\\n\"%s\" line 7: undefined variable: foo\\n\\n' \"$3\" >&2\n"
+           "exit 1\n";
+  }
+  fs::permissions(fake, fs::perms::owner_all);
+  ScopedEnv env("ROOFPROBE_GNUPLOT", fake.string());
+  PlotOptions options;
+  options.out_dir = (dir.path() / "out").string();
+  try {
+    render_plots(cpu_machine(), {}, options);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("gnuplot failed on "), std::string::npos) << what;
+    EXPECT_NE(what.find("bandwidth.gp"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 7: undefined variable: foo"), std::string::npos) << what;
+  }
+  for (const auto& entry : fs::directory_iterator(dir.path() / "out")) {
+    EXPECT_NE(entry.path().extension(), ".png") << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace roofprobe
