@@ -161,13 +161,23 @@ class RunFits {
 // level, while a knee of any width is one transition instead of a staircase of false levels.
 // Returns the levels only. O(n^2); n is ~100.
 std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vector<double>& s, int min_sizes,
-                                    double penalty, double min_slope, double point_cost) {
+                                    double penalty, double min_slope, double point_cost, double min_jump) {
   const int n = static_cast<int>(s.size());
   const RunFits fits(u, s);
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(n + 1, inf);
   std::vector<int> start(n + 1, -1);
   std::vector<char> is_level(n + 1, 0);
+  // monotone_end[i]: the last index a transition starting at i may reach: every step from one
+  // size to the next must go the same way by at least min_step_per_size. A level (flat pair)
+  // stops a transition, so transitions cannot eat a short plateau between two knees.
+  std::vector<int> down_end(n), up_end(n);
+  for (int i = n - 1; i >= 0; --i) {
+    const bool down = i + 1 < n && s[i + 1] - s[i] <= -min_jump;
+    const bool up = i + 1 < n && s[i + 1] - s[i] >= min_jump;
+    down_end[i] = down ? down_end[i + 1] : i;
+    up_end[i] = up ? up_end[i + 1] : i;
+  }
   best[0] = 0;
   for (int j = 1; j <= n; ++j)
     for (int i = 0; i < j; ++i) {
@@ -176,10 +186,11 @@ std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vec
         const double c = best[i] + fits.flat_sse(i, j) + penalty;
         if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 1;
       }
+      if (j - 1 > std::max(down_end[i], up_end[i])) continue;
       double slope = 0;
       const double sse = fits.line_sse(i, j, slope);
       if (std::fabs(slope) >= min_slope) {
-        const double c = best[i] + sse + 2 * penalty + point_cost * (j - i);
+        const double c = best[i] + sse + tune("TB", 2.0) * penalty + point_cost * (j - i);
         if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 0;
       }
     }
@@ -272,18 +283,18 @@ bool trim_edges(std::vector<Segment>& segs, const Curve& c) {
   return changed;
 }
 
-// How much a segment looks like part of a transition rather than a level: the fraction of the
-// drop between its neighbours that happens inside it (least-squares slope over log2 size).
-// Zero unless the segment is short, lies between a faster and a slower neighbour, and slopes
-// down significantly (the slope removes >= 9 sigma^2 of squared error, a 3-sigma test).
+// How much a level found by the segmentation looks like a piece of a knee instead: it lies
+// between a faster and a slower level and falls inside by about as much per size as the curve
+// falls at its edges. A true plateau, however short, is flat inside (noise) with big steps at
+// both edges; a fragment of a gradual knee falls inside like outside, and a knee point paired
+// with the first size of the next level has a small step on that level's side. Zero when it
+// looks like a level.
 double transition_score(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
   if (i == 0 || i + 1 >= segs.size()) return 0;
   const Segment& g = segs[i];
-  const double prev = segs[i - 1].level, next = segs[i + 1].level;
-  if (!(prev > g.level && g.level > next)) return 0;
-  const double span_octaves = c.log2x[g.hi] - c.log2x[g.lo];
-  const bool short_segment = g.sizes() <= 3 || span_octaves <= 1.5;
-  if (!short_segment || span_octaves <= 0) return 0;
+  if (!(segs[i - 1].level > g.level && g.level > segs[i + 1].level)) return 0;
+  const int last = static_cast<int>(c.s.size()) - 1;
+  if (g.lo == 0 || g.hi == last) return 0;
 
   double mu = 0, ms = 0;
   for (int k = g.lo; k <= g.hi; ++k) mu += c.log2x[k], ms += c.s[k];
@@ -293,12 +304,12 @@ double transition_score(const std::vector<Segment>& segs, std::size_t i, const C
     suu += (c.log2x[k] - mu) * (c.log2x[k] - mu);
     sus += (c.log2x[k] - mu) * (c.s[k] - ms);
   }
-  const double slope = sus / suu;
-  const double explained = slope * sus;  // squared error removed by the slope
-  const double drop = -slope * span_octaves;
-  if (slope >= 0 || explained < 9 * c.sigma * c.sigma) return 0;
-  const double fraction = drop / (prev - next);
-  return fraction >= 0.15 ? fraction : 0;
+  const double span = c.log2x[g.hi] - c.log2x[g.lo];
+  const double drop_per_size = -(sus / suu) * span / (g.sizes() - 1);  // fitted, per size step
+  const double edge_step = std::min(c.s[g.lo - 1] - c.s[g.lo], c.s[g.hi] - c.s[g.hi + 1]);
+  if (drop_per_size < tune("JS", 1.5) * c.sigma) return 0;                 // flat within noise
+  if (edge_step > 0 && drop_per_size < tune("JA", 0.5) * edge_step) return 0;  // steps at both edges
+  return edge_step > 0 ? drop_per_size / edge_step : std::numeric_limits<double>::max();
 }
 
 // Drops the most knee-like segment, if any (one at a time: removing it changes its neighbours).
@@ -362,7 +373,7 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
 
   // Per extra segment, a BIC-like penalty: a split must explain ~3 ln(n) sigma^2 of error.
   const double penalty = tune("PEN", 3.0) * c.sigma * c.sigma * std::log(std::max(n, 3));
-  std::vector<Segment> segs = segment_levels(c.log2x, c.s, min_sizes, penalty, c.step, tune("PC", 2.0) * c.sigma * c.sigma);
+  std::vector<Segment> segs = segment_levels(c.log2x, c.s, min_sizes, penalty, c.step, tune("PC", 2.0) * c.sigma * c.sigma, tune("JK", 1.0) * c.sigma);
   refresh_levels(segs, c);
 #ifdef FIT_DEBUG
   fprintf(stderr, "sigma %g pen %g\n", c.sigma, penalty);

@@ -153,6 +153,20 @@ std::string points_data(const std::vector<Series>& series, bool medians) {
   return s;
 }
 
+// Horizontal segments at the fitted levels over their plateau's sizes (the whole axis for a
+// level without sizes, e.g. a spec value). Plotted as data, so they draw over the samples and
+// under the labels.
+std::string levels_data(const std::vector<const MemoryLevel*>& levels, const Ranges& r) {
+  std::string s = "# fitted levels: working_set_bytes gbs, one segment per level\n";
+  for (const MemoryLevel* level : levels) {
+    const double lo = has_size_range(*level) ? level->working_set_lo : r.x.lo;
+    const double hi = has_size_range(*level) ? level->working_set_hi : r.x.hi;
+    s += "# " + level->level + "\n" + num(lo) + " " + num(level->gbs) + "\n" + num(hi) + " " +
+         num(level->gbs) + "\n\n";
+  }
+  return s;
+}
+
 // Vertical dashed lines at the capacities, labelled above the plot area (outside the data),
 // moved sideways where two labels would touch.
 std::string cache_commands(const std::vector<CacheMark>& caches, const Ranges& r, const Frame& frame) {
@@ -167,9 +181,13 @@ std::string cache_commands(const std::vector<CacheMark>& caches, const Ranges& r
   for (std::size_t i = 0; i < caches.size(); ++i) {
     s += "set arrow from " + num(caches[i].bytes) + ", graph 0 to " + num(caches[i].bytes) +
          ", graph 1 nohead dt 2 lw 1.5 lc rgb '" + kCacheColour + "' back\n";
-    s += "set label " + gnuplot_string(caches[i].label) + " at first " +
-         num(r.x.from_px(placed[i])) + ", screen " + num(frame.top + 0.018) +
+    const double label_x = r.x.from_px(placed[i]);
+    s += "set label " + gnuplot_string(caches[i].label) + " at first " + num(label_x) + ", screen " +
+         num(frame.top + 16 / Frame::kHeightPx) +
          " center tc rgb '#555555'\n";
+    if (std::fabs(placed[i] - wanted[i]) > 1)  // a moved label keeps a leader to its line
+      s += "set arrow from " + num(caches[i].bytes) + ", graph 1 to " + num(label_x) + ", screen " +
+           num(frame.top + 6 / Frame::kHeightPx) + " nohead lw 1 lc rgb '" + kCacheColour + "'\n";
   }
   return s;
 }
@@ -180,9 +198,8 @@ std::string level_label(const MemoryLevel& level) {
   return name + ": " + format_bandwidth(level.gbs);
 }
 
-// Horizontal segments at the fitted levels over their plateau's sizes, each labelled just above
-// its segment; labels pushed up where they would touch. Returns the px of the highest label top
-// so the caller can grow the y range.
+// Labels of the fitted levels, each centred just above its segment; pushed up where two would
+// touch. Returns the px of the highest label top so the caller can grow the y range.
 std::string level_commands(const std::vector<const MemoryLevel*>& levels, const Ranges& r,
                            double* top_px) {
   std::vector<double> wanted, centre;
@@ -196,13 +213,9 @@ std::string level_commands(const std::vector<const MemoryLevel*>& levels, const 
   }
   const std::vector<double> placed = push_apart_upward(wanted, Frame::kLinePx + 2);
   *top_px = 0;
-  std::string s = "# fitted memory levels\n";
+  std::string s = "# fitted memory level labels\n";
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const MemoryLevel& level = *levels[i];
-    const double lo = has_size_range(level) ? level.working_set_lo : r.x.lo;
-    const double hi = has_size_range(level) ? level.working_set_hi : r.x.hi;
-    s += "set arrow from " + num(lo) + ", " + num(level.gbs) + " to " + num(hi) + ", " +
-         num(level.gbs) + " nohead lw 3 lc rgb '" + kLevelColour + "' front\n";
     s += "set label " + gnuplot_string(level_label(level)) + " at first " +
          num(r.x.from_px(centre[i])) + ", first " + num(r.y.from_px(placed[i])) +
          " center boxed front tc rgb '" + kLevelColour + "'\n";
@@ -223,7 +236,8 @@ std::string plot_command(const std::vector<Series>& series, bool any_levels, boo
   }
   // Key entries for the annotations drawn with arrows (NaN draws nothing).
   if (any_levels)
-    parts.push_back(std::string("NaN with lines lw 3 lc rgb '") + kLevelColour + "' title 'fitted level'");
+    parts.push_back(std::string("'bandwidth_levels.dat' using 1:2 with lines lw 3 lc rgb '") +
+                    kLevelColour + "' title 'fitted level'");
   if (any_caches)
     parts.push_back(std::string("NaN with lines dt 2 lw 1.5 lc rgb '") + kCacheColour +
                     "' title 'cache capacity'");
@@ -283,6 +297,7 @@ bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why
     out->data_files.push_back({"bandwidth_samples.dat", points_data(series, false)});
     out->data_files.push_back({"bandwidth_medians.dat", points_data(series, true)});
   }
+  if (!levels.empty()) out->data_files.push_back({"bandwidth_levels.dat", levels_data(levels, r)});
   return true;
 }
 

@@ -166,7 +166,8 @@ std::string roof_labels(const std::vector<Roof>& roofs, const Ranges& r) {
     const double u_enter = std::max(0.0, -v0 / slope);  // where the roof enters the frame
     const double across = v0 * c;                       // distance between parallel roofs
     const double length = Frame::text_px(roof.label);
-    double along = (u_enter + 1.5 * Frame::kCharPx) / c + v0 * sn;
+    // Start far enough right that the lifted text clears the left border.
+    double along = (u_enter + lift * sn + 1.5 * Frame::kCharPx) / c + v0 * sn;
     for (bool moved = true; moved;) {
       moved = false;
       for (const Placed& p : placed) {

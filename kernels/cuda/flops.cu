@@ -193,10 +193,10 @@ class CudaFlopsProbe : public Probe {
         choice_axis("precision", "floating-point type", {"fp64", "fp32"}),
         choice_axis("form", "fma: fused multiply-add; nofma: separate multiply and add",
                     {"fma", "nofma"}),
-        numeric_axis("flops_per_element", AxisType::Integer,
-                     "FLOPs per element and pass (a power of two, 1..1024): the arithmetic "
-                     "intensity",
-                     1, 1024, chain_length_texts()),
+        // A Choice, as on the CPU: only the chain lengths that have a compiled kernel.
+        choice_axis("flops_per_element",
+                    "FLOPs per element and pass (ERT's FLOP): the arithmetic intensity",
+                    chain_length_texts()),
         // 64 MiB: several waves of resident blocks on every GPU (an H100 wave holds 17 MB of
         // FP64), launches of milliseconds even at K=1024 on parts with slow FP64, and room on
         // small cards.
@@ -212,14 +212,6 @@ class CudaFlopsProbe : public Probe {
   }
 
   const ProbeInfo& info() const override { return info_; }
-
-  std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
-    const std::int64_t k = param_int(p, "flops_per_element");
-    for (int allowed : kChainLengths) {
-      if (k == allowed) return {};
-    }
-    return "flops_per_element=" + std::to_string(k) + " is not a power of two in 1..1024";
-  }
 
   std::uint64_t footprint_bytes(const Params& p) const override {
     return static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));

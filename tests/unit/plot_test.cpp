@@ -287,7 +287,9 @@ TEST(PlotScripts, BandwidthViewDrawsSamplesLevelsAndCaches) {
   for (const char* label : {"'L1 64 KiB'", "'L2 1 MiB'", "'L3 32 MiB'"})
     EXPECT_NE(s.find(label), std::string::npos) << label;
   EXPECT_EQ(count(s, ", graph 1 nohead dt 2"), 3);  // one dashed marker per cache
-  EXPECT_EQ(count(s, "nohead lw 3"), 4);             // one segment per level
+  const auto segments = blocks(data_file(bw, "bandwidth_levels.dat"));  // one per level
+  ASSERT_EQ(segments.size(), 4u);
+  EXPECT_EQ(segments[1], (std::vector<std::pair<double, double>>{{128 * KiB, 182.4}, {768 * KiB, 182.4}}));
 
   // One series per mode; the FLOP probe's row is not drawn.
   const auto raw = blocks(data_file(bw, "bandwidth_samples.dat"));
@@ -302,7 +304,8 @@ TEST(PlotScripts, BandwidthViewDrawsSamplesLevelsAndCaches) {
 
 TEST(PlotScripts, BandwidthViewWithoutSamplesDrawsLevelsOnly) {
   const PlotScript bw = view(build(cpu_machine()), "bandwidth");
-  EXPECT_TRUE(bw.data_files.empty());
+  ASSERT_EQ(bw.data_files.size(), 1u);
+  EXPECT_EQ(bw.data_files[0].first, "bandwidth_levels.dat");
   EXPECT_NE(bw.script.find("'L1: 412 GB/s'"), std::string::npos);
   EXPECT_EQ(bw.script.find("bandwidth_samples.dat"), std::string::npos);
 }

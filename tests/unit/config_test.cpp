@@ -1,0 +1,129 @@
+// Config parsing and validation: defaults, sweeps, and every kind of bad input naming
+// file, line and key.
+#include <gtest/gtest.h>
+
+#include "driver/config.hpp"
+#include "driver/errors.hpp"
+#include "driver/units.hpp"
+
+namespace roofprobe {
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_config(yaml, "test.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Config, EmbeddedDefaultAndQuickParse) {
+  RunConfig def = load_embedded_config("default.yaml");
+  RunConfig quick = load_embedded_config("quick.yaml");
+  const BackendConfig* cpu = def.backend("cpu");
+  ASSERT_NE(cpu, nullptr);
+  ASSERT_EQ(cpu->probes.size(), 2u);
+  // default: 4 KiB .. 1 GiB at 4 per octave = 18 octaves * 4 + 1 sizes
+  for (const auto& p : cpu->probes)
+    if (p.name == "bandwidth") {
+      EXPECT_EQ(p.axes.at("working_set_bytes").size(), 73u);
+      EXPECT_EQ(p.axes.at("working_set_bytes").front(), "4096");
+      EXPECT_EQ(p.axes.at("working_set_bytes").back(), "1073741824");
+    }
+  EXPECT_LT(quick.measurement.timeout_seconds, def.measurement.timeout_seconds);
+}
+
+TEST(Config, OmittedAxesTakeProbeDefaults) {
+  RunConfig c = parse_config("cpu:\n  probes:\n    flops:\n      precision: fp64\n", "t.yaml");
+  const ProbeConfig& flops = c.backend("cpu")->probes.at(0);
+  EXPECT_EQ(flops.axes.at("precision"), std::vector<std::string>{"fp64"});
+  EXPECT_EQ(flops.axes.at("form"), (std::vector<std::string>{"fma", "nofma"}));
+  EXPECT_EQ(flops.axis_line.at("precision"), 4);
+  EXPECT_EQ(flops.axis_line.at("form"), 0);
+}
+
+TEST(Config, SizesAcceptUnits) {
+  RunConfig c = parse_config("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: [4KiB, 1MiB, 2e6]\n", "t");
+  EXPECT_EQ(c.backend("cpu")->probes.at(0).axes.at("working_set_bytes"),
+            (std::vector<std::string>{"4096", "1048576", "2000000"}));
+}
+
+TEST(Config, GeometricSizesAreRoundedAndCoverTheRange) {
+  auto sizes = geometric_sizes(4096, 65536, 2);
+  EXPECT_EQ(sizes, (std::vector<std::string>{"4096", "5888", "8192", "11520", "16384", "23296", "32768",
+                                             "46336", "65536"}));
+}
+
+TEST(Config, Errors) {
+  EXPECT_EQ(error_of(""), "test.yaml: empty configuration");
+  EXPECT_NE(error_of("cpu: [unclosed").find("test.yaml:1: malformed YAML"), std::string::npos);
+  EXPECT_EQ(error_of("measurment: {}\ncpu: {probes: {flops: {}}}"),
+            "test.yaml:1: measurment: unknown key (did you mean 'measurement'?)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precison: fp64"),
+            "test.yaml:4: cpu.probes.flops.precison: unknown key (did you mean 'precision'?)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    flop: {}"),
+            "test.yaml:3: cpu.probes.flop: unknown key (did you mean 'flops'?)");
+  EXPECT_EQ(error_of("measurement:\n  min_samples: lots\ncpu: {probes: {flops: {}}}"),
+            "test.yaml:2: measurement.min_samples: expected a number, got 'lots'");
+  EXPECT_EQ(error_of("measurement:\n  min_samples: 2.5\ncpu: {probes: {flops: {}}}"),
+            "test.yaml:2: measurement.min_samples: expected an integer");
+  EXPECT_EQ(error_of("measurement:\n  max_noise: -1\ncpu: {probes: {flops: {}}}"),
+            "test.yaml:2: measurement.max_noise: must be > 0");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0"),
+            "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: size must be > 0");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 12 parsecs"),
+            "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: malformed size '12 parsecs' (use e.g. 4096, 32KiB, 1GiB)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}"),
+            "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: min (1 GiB) > max (4 KiB)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: fp128"),
+            "test.yaml:4: cpu.probes.flops.precision: 'fp128' is not one of the choices (did you mean 'fp32'?)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      mode: stream"),
+            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: [fp64, fp64]"),
+            "test.yaml:4: cpu.probes.flops.precision: value 'fp64' listed twice");
+  EXPECT_EQ(error_of("cpu:\n  threads: 1\n"), "test.yaml:2: cpu.probes: missing (list the probes to run)");
+  EXPECT_EQ(error_of("measurement:\n  min_seconds: 2\n  timeout_seconds: 1\ncpu: {probes: {flops: {}}}"),
+            "test.yaml:3: measurement.timeout_seconds: must be >= min_seconds");
+  EXPECT_EQ(error_of("- a\n- b"), "test.yaml:1: the configuration must be a mapping (measurement:, cpu:, cuda:)");
+}
+
+TEST(Config, MissingFileAndDirectory) {
+  EXPECT_THROW(load_config_file("/nonexistent/roofprobe.yaml"), InputError);
+  try {
+    load_config_file("/tmp");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/tmp: cannot read config: is a directory");
+  }
+}
+
+TEST(Units, ParseAndFormat) {
+  EXPECT_EQ(*parse_bytes("4KiB"), 4096);
+  EXPECT_EQ(*parse_bytes("1.5 MiB"), 1.5 * 1048576);
+  EXPECT_EQ(*parse_bytes("64KB"), 64000);
+  EXPECT_EQ(*parse_bytes("1e6"), 1e6);
+  EXPECT_FALSE(parse_bytes("KiB").has_value());
+  EXPECT_FALSE(parse_bytes("4 KiBs").has_value());
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(1.5 * 1048576), "1.5 MiB");
+  EXPECT_EQ(format_bytes(1073741824), "1 GiB");
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_rate_g(182.34, "B/s"), "182 GB/s");
+  EXPECT_EQ(format_rate_g(3412, "B/s"), "3.41 TB/s");
+  EXPECT_EQ(format_rate_g(9.87, "FLOP/s"), "9.87 GFLOP/s");
+  EXPECT_EQ(edit_distance("precison", "precision"), 1u);
+}
+
+TEST(Params, RoundTripAndTypedAccess) {
+  Params p{{"mode", "read"}, {"working_set_bytes", "4096"}};
+  EXPECT_EQ(params_to_string(p), "mode=read;working_set_bytes=4096");
+  EXPECT_EQ(params_from_string(params_to_string(p)), p);
+  EXPECT_EQ(param_int(p, "working_set_bytes"), 4096);
+  EXPECT_THROW(param_int(p, "mode"), std::invalid_argument);
+  EXPECT_THROW(param_int(p, "absent"), std::invalid_argument);
+  EXPECT_THROW(params_from_string("novalue"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace roofprobe

@@ -1,0 +1,113 @@
+// The CPU probes run for real (small points): each verifies, and declares the work it does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/common/flop_chain.hpp"
+#include "kernels/common/partition.hpp"
+#include "kernels/common/probe.hpp"
+
+namespace roofprobe {
+namespace {
+
+DeviceInfo cpu_device() {
+  static DeviceInfo device = Registry::instance().backend("cpu")->describe(2);
+  return device;
+}
+
+std::unique_ptr<PreparedPoint> prepare(const std::string& probe, const Params& params) {
+  const Probe* p = Registry::instance().probe("cpu", probe);
+  EXPECT_NE(p, nullptr);
+  return p->prepare(params, cpu_device());
+}
+
+TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
+  for (std::string mode : {"read", "rmw", "copy"}) {
+    SCOPED_TRACE(mode);
+    auto point = prepare("bandwidth", {{"mode", mode}, {"working_set_bytes", "200192"}});
+    point->set_repetitions(3);
+    point->launch();
+    point->launch();
+    Check c = point->verify();
+    EXPECT_TRUE(c.ok) << c.detail;
+    Work w = point->work();
+    EXPECT_EQ(w.working_set_bytes, 200192);
+    double per_pass = mode == "copy" ? 200192 / 2 : 200192;
+    EXPECT_EQ(w.bytes_read, 3 * per_pass);
+    EXPECT_EQ(w.bytes_written, mode == "read" ? 0 : 3 * per_pass);
+    EXPECT_EQ(w.transactions, w.bytes() / 32);
+  }
+}
+
+TEST(CpuFlops, EveryFormAndPrecisionVerifies) {
+  for (std::string precision : {"fp64", "fp32"})
+    for (std::string form : {"fma", "nofma"})
+      for (std::string k : {"1", "7", "64"}) {
+        SCOPED_TRACE(precision + " " + form + " " + k);
+        const Probe* p = Registry::instance().probe("cpu", "flops");
+        Params params{{"precision", precision}, {"form", form}, {"flops_per_element", k},
+                      {"bytes_per_thread", "4096"}};
+        if (k == "7") {  // not a chain length the kernels are built for
+          EXPECT_THROW(p->prepare(params, cpu_device())->launch(), std::invalid_argument);
+          continue;
+        }
+        auto point = p->prepare(params, cpu_device());
+        point->set_repetitions(5);
+        point->launch();
+        Check c = point->verify();
+        EXPECT_TRUE(c.ok) << c.detail;
+        Work w = point->work();
+        double elements = 2.0 * 4096 / (precision == "fp64" ? 8 : 4);
+        EXPECT_EQ(w.flops, std::stod(k) * elements * 5);
+      }
+}
+
+TEST(FlopChain, CountsAndInterleavedEqualsScalar) {
+  struct Ops {
+    static double fma(double x, double a, double b) { return std::fma(x, a, b); }
+    static double mul(double x, double a) { return x * a; }
+    static double add(double x, double b) { return x + b; }
+  };
+  EXPECT_EQ(chain_fma_ops(64, FlopForm::Fma), 32);
+  EXPECT_EQ(chain_mul_ops(64, FlopForm::NoFma), 32);
+  EXPECT_EQ(chain_add_ops(65, FlopForm::NoFma), 33);
+  EXPECT_EQ(chain_add_ops(1, FlopForm::Fma), 1);
+  double x[3] = {1.0, 1.25, 1.5};
+  flop_chain_interleaved<33, FlopForm::NoFma, Ops>(x, 0.999, 0.001);
+  EXPECT_EQ(x[1], (flop_chain<33, FlopForm::NoFma, Ops>(1.25, 0.999, 0.001)));
+  int seen = 0;
+  EXPECT_TRUE(dispatch_chain_length(256, [&](auto k) { seen = decltype(k)::value; }));
+  EXPECT_EQ(seen, 256);
+  EXPECT_FALSE(dispatch_chain_length(3, [](auto) {}));
+}
+
+TEST(Partition, ChunksAreDisjointAlignedAndCover) {
+  for (std::size_t n : {0ul, 7ul, 64ul, 1000ul, 100003ul})
+    for (int workers : {1, 2, 3, 7}) {
+      std::size_t next = 0;
+      for (int w = 0; w < workers; ++w) {
+        Range r = chunk_of(n, workers, w, 8);
+        EXPECT_EQ(r.begin, next);
+        if (r.begin != n) {
+          EXPECT_EQ(r.begin % 8, 0u);
+        }
+        next = r.end;
+      }
+      EXPECT_EQ(next, n);
+    }
+}
+
+TEST(CpuBackend, DescribesTheMachine) {
+  DeviceInfo d = cpu_device();
+  EXPECT_EQ(d.kind, "cpu");
+  EXPECT_EQ(d.threads, 2);
+  EXPECT_GE(d.compute_units, 1);
+  EXPECT_GT(d.memory_bytes, 0u);
+  ASSERT_FALSE(d.caches.empty());
+  EXPECT_EQ(d.caches.front().name, "L1");
+  EXPECT_GT(d.clock_measured_mhz, 100);
+  EXPECT_LT(d.clock_measured_mhz, 10000);
+}
+
+}  // namespace
+}  // namespace roofprobe

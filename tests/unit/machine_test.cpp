@@ -1,0 +1,185 @@
+// Machine file: YAML round trip, atomic write, reader errors, validation; sweep.csv round trip.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "driver/errors.hpp"
+#include "driver/machine.hpp"
+#include "driver/sweep.hpp"
+
+namespace roofprobe {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temp_dir() {
+  std::string dir = fs::temp_directory_path() / ("roofprobe_machine_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+Machine sample_machine() {
+  Machine m;
+  m.provenance = {{"tool", "roofprobe"}, {"command", "roofprobe run --quick"}};
+  m.missing = {"flops precision=fp16: not supported"};
+  m.device.kind = "cpu";
+  m.device.backend = "cpu";
+  m.device.name = "Test CPU \"quoted\": yes";
+  m.device.compute_units = 2;
+  m.device.compute_unit_name = "cores";
+  m.device.threads = 2;
+  m.device.caches = {{"L1", 32768, 2}, {"L2", 524288, 2}, {"L3", 33554432, 1}};
+  m.device.memory_bytes = 1ull << 34;
+  m.device.clock_measured_mhz = 2450.5;
+  m.device.extra = {{"simd", "AVX2"}};
+  m.device.theoretical_gflops = {{"FP64.FMA", 78.4}};
+  m.device.theoretical_basis = {{"FP64.FMA", "2 cores x 4 lanes x 2 pipes x 2 x 2.45 GHz"}};
+  MemoryLevel l1;
+  l1.level = "L1";
+  l1.gbs = 250.25;
+  l1.gtxn_s = 250.25 / 32;
+  l1.bytes_per_clk_per_unit = 51.1;
+  l1.working_set_lo = 4096;
+  l1.working_set_hi = 49152;
+  l1.stats = {260, 250.25, 0.03, 40};
+  l1.probe = "bandwidth";
+  l1.params = {{"mode", "read"}};
+  l1.by_series = {{"mode=copy", 120.5}};
+  MemoryLevel dram = l1;
+  dram.level = "DRAM";
+  dram.gbs = 18.5;
+  m.memory = {l1, dram};
+  ComputeCeiling c;
+  c.name = "FP64.FMA";
+  c.gflops = 75.5;
+  c.theoretical_gflops = 78.4;
+  c.fraction_of_theoretical = 75.5 / 78.4;
+  c.clock_mhz = 2450.5;
+  c.stats = {76, 75.5, 0.01, 12};
+  c.probe = "flops";
+  c.params = {{"flops_per_element", "1024"}};
+  m.compute = {c};
+  return m;
+}
+
+TEST(MachineFile, RoundTripKeepsEveryField) {
+  std::string path = temp_dir() + "/machine.yaml";
+  Machine m = sample_machine();
+  write_machine_file(m, path);
+  Machine r = read_machine_file(path);
+  EXPECT_EQ(r.schema, kMachineSchema);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.missing, m.missing);
+  EXPECT_EQ(r.provenance, m.provenance);
+  EXPECT_EQ(r.device.name, m.device.name);
+  ASSERT_EQ(r.device.caches.size(), 3u);
+  EXPECT_EQ(r.device.caches[2].bytes, 33554432u);
+  EXPECT_EQ(r.device.caches[0].instances, 2);
+  EXPECT_DOUBLE_EQ(r.device.clock_measured_mhz, 2450.5);
+  EXPECT_DOUBLE_EQ(r.device.theoretical_gflops.at("FP64.FMA"), 78.4);
+  ASSERT_EQ(r.memory.size(), 2u);
+  EXPECT_EQ(r.memory[0].level, "L1");
+  EXPECT_DOUBLE_EQ(r.memory[0].gbs, 250.25);
+  EXPECT_DOUBLE_EQ(r.memory[0].bytes_per_clk_per_unit, 51.1);
+  EXPECT_DOUBLE_EQ(r.memory[0].working_set_hi, 49152);
+  EXPECT_EQ(r.memory[0].stats.samples, 40);
+  EXPECT_DOUBLE_EQ(r.memory[0].by_series.at("mode=copy"), 120.5);
+  ASSERT_EQ(r.compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.compute[0].gflops, 75.5);
+  EXPECT_EQ(r.compute[0].params.at("flops_per_element"), "1024");
+  EXPECT_TRUE(validate_machine_file(path).empty());
+  // Written atomically: no temp file left beside it.
+  for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
+TEST(MachineFile, UnitsAreDeclared) {
+  std::string yaml = machine_to_yaml(sample_machine());
+  EXPECT_NE(yaml.find("bandwidth: GB/s (1e9 bytes/s)"), std::string::npos);
+  EXPECT_NE(yaml.find("bytes_per_clk_per_core: 51.1"), std::string::npos);
+  EXPECT_NE(yaml.find("transaction_bytes: 32"), std::string::npos);
+}
+
+TEST(MachineFile, ReaderErrorsNameFileLineAndKey) {
+  std::string dir = temp_dir();
+  std::string good = machine_to_yaml(sample_machine());
+  auto error_for = [&](const std::string& text) {
+    write(dir + "/m.yaml", text);
+    try {
+      read_machine_file(dir + "/m.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error_for(""), dir + "/m.yaml: empty file, expected a machine file");
+  EXPECT_EQ(error_for("schema: roofprobe.machine/9\n"),
+            dir + "/m.yaml:1: schema: unsupported schema 'roofprobe.machine/9' (this roofprobe reads roofprobe.machine/1)");
+  std::string bad_gbs = good;
+  bad_gbs.replace(bad_gbs.find("gbs: 250.25"), 11, "gbs: fast");
+  EXPECT_NE(error_for(bad_gbs).find("memory[0].gbs: expected a number, got 'fast'"), std::string::npos);
+  std::string nan = good;
+  nan.replace(nan.find("gflops: 75.5"), 12, "gflops: .nan");
+  EXPECT_NE(error_for(nan).find("compute[0].gflops: not a finite number"), std::string::npos);
+  EXPECT_THROW(read_machine_file(dir), InputError);
+  EXPECT_THROW(read_machine_file(dir + "/absent.yaml"), InputError);
+}
+
+TEST(MachineFile, ValidateFlagsNonPositiveRates) {
+  std::string path = temp_dir() + "/neg.yaml";
+  Machine m = sample_machine();
+  m.memory[1].gbs = 0;
+  write_machine_file(m, path);
+  auto problems = validate_machine_file(path);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("memory[1] (DRAM).gbs: must be > 0"), std::string::npos);
+}
+
+TEST(SweepCsv, RoundTripAndTornLastLine) {
+  std::string path = temp_dir() + "/sweep.csv";
+  fs::remove(path);
+  Sample s;
+  s.backend = "cpu";
+  s.probe = "bandwidth";
+  s.point = 2;
+  s.sample = 1;
+  s.params = {{"mode", "read"}, {"working_set_bytes", "4096"}};
+  s.working_set_bytes = 4096;
+  s.seconds = 0.0125;
+  s.bytes = 1e9;
+  s.gbs = 80;
+  s.gtxn_s = 2.5;
+  s.clock_mhz = 2400;
+  {
+    SweepWriter w(path);
+    w.append_point({s, s});
+  }
+  {
+    SweepWriter w(path);  // reopening appends, no second header
+    w.append_point({s});
+  }
+  auto rows = read_sweep_csv(path);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].params, s.params);
+  EXPECT_DOUBLE_EQ(rows[2].gbs, 80);
+  EXPECT_DOUBLE_EQ(rows[1].seconds, 0.0125);
+  // A torn last line (killed mid-write) is dropped, a torn line elsewhere is an error.
+  std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mode=read";
+  EXPECT_EQ(read_sweep_csv(path).size(), 3u);
+  std::ofstream(path, std::ios::app) << "\n" << sweep_csv_row(s) << "\n";
+  try {
+    read_sweep_csv(path);
+    FAIL() << "torn middle line accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 15 fields"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace roofprobe
