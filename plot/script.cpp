@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "driver/errors.hpp"
 #include "plot/plot.hpp"
@@ -108,17 +109,29 @@ std::string log2_tics(const std::string& axis, double lo, double hi, std::string
 std::string log10_tics(const std::string& axis, double lo, double hi) {
   const int first = int(std::floor(std::log10(lo) + 1e-9));
   const int last = int(std::ceil(std::log10(hi) - 1e-9));
-  const bool short_range = last - first <= 3;
-  std::string list;
-  for (int e = first; e <= last; ++e) {
-    const double decade = std::pow(10.0, e);
+  std::vector<double> values;
+  for (int e = first; e <= last; ++e)
     for (int m = 1; m <= 9; ++m) {
-      const double v = m * decade;
-      if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9)) continue;
-      const bool major = m == 1 || (short_range && (m == 2 || m == 5));
-      append_tic(list, major ? tick_number(v) : "", v, major);
+      const double v = m * std::pow(10.0, e);
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) values.push_back(v);
     }
-  }
+  // Label decades; add 2 and 5 on short ranges, and every multiple when even that leaves
+  // fewer than three labels (a range inside one decade).
+  auto mantissa = [](double v) { return int(std::lround(v / std::pow(10.0, std::floor(std::log10(v) + 1e-9)))); };
+  auto labelled_with = [&](bool two_five, bool all) {
+    std::vector<bool> major;
+    for (double v : values) {
+      const int m = mantissa(v);
+      major.push_back(all || m == 1 || (two_five && (m == 2 || m == 5)));
+    }
+    return major;
+  };
+  std::vector<bool> major = labelled_with(last - first <= 3, false);
+  if (std::count(major.begin(), major.end(), true) < 3) major = labelled_with(true, false);
+  if (std::count(major.begin(), major.end(), true) < 3) major = labelled_with(true, true);
+  std::string list;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    append_tic(list, major[i] ? tick_number(values[i]) : "", values[i], major[i]);
   return "set " + axis + "tics (" + list + ")\n";
 }
 

@@ -52,4 +52,12 @@ inline FlopTiles flop_tiles(std::uint64_t working_set_bytes, std::size_t element
   return t;
 }
 
+// Initial value of element i: 1 + (i mod 1024) * 2^-12, exact in float and double, different
+// for neighbouring elements (so a misplaced store shows) and far from the chain's fixed point
+// b / (1 - a) = 4 (so a skipped chain shows).
+template <class T>
+RP_HD T flops_initial_value(std::size_t i) {
+  return static_cast<T>(1) + static_cast<T>(i % 1024) * static_cast<T>(1.0 / 4096);
+}
+
 }  // namespace roofprobe

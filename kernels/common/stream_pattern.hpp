@@ -54,6 +54,23 @@ RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::s
   return b;
 }
 
+// ---- data the probe streams (16-byte elements of four 32-bit words) ------------------------
+// Initial content of word w of element e: a multiplicative hash of the word index, so
+// neighbouring words differ and a misplaced access shows in the checks.
+inline constexpr std::uint32_t kStreamHash = 2654435761u;
+
+RP_HD std::uint32_t stream_initial_word(std::size_t e, int w) {
+  return static_cast<std::uint32_t>((e * 4 + static_cast<std::size_t>(w)) * kStreamHash);
+}
+
+// Sum modulo 2^32 of the words of elements [0, n), in closed form: C * N(N-1)/2 with N = 4n
+// words (N is even, so N/2 is exact; the 64-bit products wrap modulo 2^64, a multiple of 2^32).
+RP_HD std::uint32_t stream_initial_sum(std::size_t n) {
+  const std::uint64_t words = 4 * static_cast<std::uint64_t>(n);
+  return static_cast<std::uint32_t>((words / 2) * (words - 1) * kStreamHash);
+}
+
+
 // ---- coalescing model ----------------------------------------------------------------------
 inline constexpr int kSectorBytes = 32;   // global/L2/DRAM transaction (ARCHITECTURE.md)
 inline constexpr int kWarpLanes = 32;

@@ -18,17 +18,6 @@ namespace roofprobe::cuda {
 
 inline constexpr int kStreamBlock = 256;  // threads per block (a multiple of the warp size)
 
-// Initial content of 32-bit word w of element e (a multiplicative hash of the word index), and
-// the modulo-2^32 sum of the first `n` elements' words, in closed form: C * N(N-1)/2 with N = 4n.
-__host__ __device__ __forceinline__ std::uint32_t stream_initial_word(std::size_t e, int w) {
-  return static_cast<std::uint32_t>((e * 4 + static_cast<std::size_t>(w)) * 2654435761u);
-}
-inline std::uint32_t stream_initial_sum(std::size_t n) {
-  const std::uint64_t N = 4 * static_cast<std::uint64_t>(n);
-  const std::uint64_t half_product = N % 2 == 0 ? (N / 2) * (N - 1) : N * ((N - 1) / 2);
-  return static_cast<std::uint32_t>(half_product * 2654435761u);  // wraps mod 2^64, then 2^32
-}
-
 __device__ __forceinline__ uint4 add_one(uint4 v) {
   return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u);
 }

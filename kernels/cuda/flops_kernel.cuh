@@ -70,14 +70,6 @@ __device__ __forceinline__ Slots<T> broadcast(T value) {
   return s;
 }
 
-// Initial value of element i: 1 + (i mod 1024) * 2^-12, exact in float and double, different
-// for neighbouring elements (so a misplaced store shows) and far from the chain's fixed point
-// b / (1 - a) = 4 (so a skipped chain shows).
-template <class T>
-__host__ __device__ __forceinline__ T flops_initial_value(std::size_t i) {
-  return static_cast<T>(1) + static_cast<T>(i % 1024) * static_cast<T>(1.0 / 4096);
-}
-
 template <class T>
 __global__ void flops_init_kernel(T* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;

@@ -26,7 +26,7 @@ expect_error unknown_axis ":4: cpu.probes.flops.precison" -- "$rp" run --config 
 expect_error wrong_type "expected a number" -- "$rp" run --config "$(cfg type $'measurement:\n  min_samples: many\ncpu:\n  probes: {flops: {}}')" --out "$work/o6"
 expect_error zero_size "size must be > 0" -- "$rp" run --config "$(cfg zero $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0')" --out "$work/o7"
 expect_error min_gt_max "min (1 GiB) > max" -- "$rp" run --config "$(cfg minmax $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}')" --out "$work/o8"
-expect_error too_big "exceeds 80% of the DRAM" -- "$rp" run --config "$(cfg big $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 900TiB')" --out "$work/o9"
+expect_error too_big "exceeds 80% of the DRAM" -- "$rp" run --config "$(cfg big $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 500GiB')" --out "$work/o9"
 expect_error bad_choice "not one of the choices" -- "$rp" run --config "$(cfg choice $'cpu:\n  probes:\n    flops:\n      precision: fp128')" --out "$work/o10"
 touch "$work/afile"
 expect_error unwritable_out "output" -- "$rp" run --quick --backend cpu --out "$work/afile/sub"

@@ -1,0 +1,242 @@
+// Host tests of what the CUDA probes compute on the device or derive from device facts: the
+// address patterns (coverage, coalescing), the launch shapes, the data the host predicts, and the
+// per-architecture figures behind the theoretical peaks. Plain C++: the RP_HD helpers are
+// ordinary inline functions here, and no CUDA header is included.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/common/flop_tiles.hpp"
+#include "kernels/common/gpu_arch.hpp"
+#include "kernels/common/stream_pattern.hpp"
+#include "kernels/cuda/probe_decl.hpp"
+
+namespace roofprobe {
+namespace {
+
+struct Grid {
+  std::size_t blocks, block;
+  std::size_t threads() const { return blocks * block; }
+};
+
+// ---- stream pattern: coverage ---------------------------------------------------------------
+TEST(StreamPattern, EveryElementExactlyOncePerPass) {
+  const std::size_t sizes[] = {1, 7, 31, 32, 33, 1000, 1023, 4097, 100003};
+  const Grid grids[] = {{1, 32}, {3, 256}, {7, 96}, {13, 64}, {1056, 256}};
+  for (std::size_t n : sizes) {
+    for (const Grid& g : grids) {
+      std::vector<int> touched(n, 0);
+      std::size_t total = 0;
+      for (std::size_t t = 0; t < g.threads(); ++t) {
+        const std::size_t iters = stream_iterations(n, t, g.threads());
+        total += iters;
+        for (std::size_t i = 0; i < iters; ++i) {
+          const std::size_t e = stream_element(t, i, g.threads());
+          ASSERT_LT(e, n) << "thread " << t << " iteration " << i;
+          ++touched[e];
+        }
+        // One more iteration would leave the array: the count is exact, not just safe.
+        EXPECT_GE(stream_element(t, iters, g.threads()), n);
+      }
+      EXPECT_EQ(total, n) << "n=" << n << " grid " << g.blocks << "x" << g.block;
+      for (std::size_t e = 0; e < n; ++e) {
+        ASSERT_EQ(touched[e], 1) << "element " << e << " n=" << n << " grid " << g.blocks << "x"
+                                 << g.block;
+      }
+    }
+  }
+}
+
+TEST(StreamPattern, ElementsAndBytesPerLaunch) {
+  EXPECT_EQ(stream_elements(StreamMode::Read, 1 << 20, 16), std::size_t{65536});
+  EXPECT_EQ(stream_elements(StreamMode::Rmw, 1 << 20, 16), std::size_t{65536});
+  EXPECT_EQ(stream_elements(StreamMode::Copy, 1 << 20, 16), std::size_t{32768});  // two arrays
+  EXPECT_EQ(stream_elements(StreamMode::Read, 16 * 3 + 15, 16), std::size_t{3});   // rounds down
+
+  const StreamBytes read = stream_bytes_per_launch(StreamMode::Read, 1000, 16, 5);
+  EXPECT_DOUBLE_EQ(read.read, 80000);
+  EXPECT_DOUBLE_EQ(read.written, 0);
+  const StreamBytes rmw = stream_bytes_per_launch(StreamMode::Rmw, 1000, 16, 5);
+  EXPECT_DOUBLE_EQ(rmw.read, 80000);
+  EXPECT_DOUBLE_EQ(rmw.written, 80000);
+  // Copy of a 1 MiB working set moves the whole working set per pass: half read, half written.
+  const std::size_t n = stream_elements(StreamMode::Copy, 1 << 20, 16);
+  const StreamBytes copy = stream_bytes_per_launch(StreamMode::Copy, n, 16, 1);
+  EXPECT_DOUBLE_EQ(copy.read + copy.written, 1 << 20);
+}
+
+TEST(StreamPattern, InitialSumClosedFormMatchesBruteForce) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000},
+                        std::size_t{65537}, std::size_t{1} << 20}) {
+    std::uint32_t sum = 0;
+    for (std::size_t e = 0; e < n; ++e) {
+      for (int w = 0; w < 4; ++w) sum += stream_initial_word(e, w);
+    }
+    EXPECT_EQ(stream_initial_sum(n), sum) << "n=" << n;
+  }
+  EXPECT_NE(stream_initial_word(0, 1), stream_initial_word(1, 0));
+}
+
+// ---- coalescing model ---------------------------------------------------------------------
+std::vector<std::uint64_t> strided(std::uint64_t base, std::uint64_t stride_bytes, int lanes = 32) {
+  std::vector<std::uint64_t> a;
+  for (int l = 0; l < lanes; ++l) a.push_back(base + l * stride_bytes);
+  return a;
+}
+
+TEST(Coalescing, SectorsPerWarpRequestForStridePatterns) {
+  // The global-memory walls of the instruction roofline (ARCHITECTURE.md).
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 0).data(), 32, 4), 1);    // stride-0
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 32, 4), 4);    // unit, 4-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 8).data(), 32, 8), 8);    // unit, 8-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 32).data(), 32, 4), 32);  // stride-8, 4-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 16).data(), 32, 16), 16); // unit, 16-byte
+  // Misaligned by 8 bytes: the 16-byte accesses straddle one more sector.
+  EXPECT_EQ(sectors_per_warp_request(strided(4096 + 8, 16).data(), 32, 16), 17);
+  // Half a warp active.
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 16, 4), 2);
+  EXPECT_EQ(sectors_per_warp_request(strided(0, 0).data(), 0, 4), 0);
+}
+
+TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
+  const std::size_t threads = 7 * 256;
+  const std::size_t n = 100003;
+  for (std::size_t warp = 0; warp < threads; warp += 32) {
+    for (std::size_t it = 0; it < 3; ++it) {
+      const int sectors = stream_sectors_per_request(1 << 20, 16, n, threads, warp, it);
+      // Full warps: 32 lanes x 16 bytes = 512 contiguous bytes = 16 sectors, nothing wasted.
+      EXPECT_EQ(sectors, 16) << "warp at thread " << warp << " iteration " << it;
+    }
+  }
+  // The last, partial request of the array: only lanes below n are active.
+  const std::size_t last_it = (n - 1) / threads;
+  const std::size_t first_tail_warp = ((n - 1) % threads) / 32 * 32;
+  const std::size_t active = (n - 1) % threads - first_tail_warp + 1;
+  EXPECT_EQ(stream_sectors_per_request(0, 16, n, threads, first_tail_warp, last_it),
+            static_cast<int>((active * 16 + 31) / 32));
+}
+
+// ---- FLOP probe layout ----------------------------------------------------------------------
+TEST(FlopTiles, EveryElementExactlyOncePerPass) {
+  const int block = 64, ilp = 8;
+  for (int tiles : {1, 5, 12}) {
+    for (int grid : {1, 3, 4, 12}) {
+      std::vector<int> touched(static_cast<std::size_t>(tiles) * block * ilp, 0);
+      for (int b = 0; b < grid; ++b) {
+        for (int tile = b; tile < tiles; tile += grid) {      // the kernel's tile loop
+          for (int x = 0; x < block; ++x) {
+            for (int j = 0; j < ilp; ++j) ++touched.at(tile_element(tile, j, x, block, ilp));
+          }
+        }
+      }
+      for (std::size_t e = 0; e < touched.size(); ++e) ASSERT_EQ(touched[e], 1) << "element " << e;
+    }
+  }
+}
+
+TEST(FlopTiles, SlotsAreCoalesced) {
+  for (int j = 0; j < 8; ++j) {
+    std::vector<std::uint64_t> addr;
+    for (int lane = 0; lane < 32; ++lane) addr.push_back(8 * tile_element(3, j, 64 + lane, 256, 8));
+    EXPECT_EQ(sectors_per_warp_request(addr.data(), 32, 8), 8) << "slot " << j;  // 256 B, 8 sectors
+  }
+}
+
+TEST(FlopTiles, ShapeRoundsToWholeWavesAndStaysInsideTheWorkingSet) {
+  // H100-like: 132 SMs x 8 blocks of 256 threads, 8 FP64 elements each -> a wave is 17.3 MB.
+  const int resident = 132 * 8;
+  const FlopTiles t = flop_tiles(64ull << 20, 8, 256, 8, resident);
+  EXPECT_EQ(t.tile_elements, 2048u);
+  EXPECT_EQ(t.blocks, resident);
+  EXPECT_EQ(t.tiles % resident, 0u);
+  EXPECT_EQ(t.tiles, 3u * resident);
+  EXPECT_EQ(t.elements, t.tiles * t.tile_elements);
+  EXPECT_LE(t.elements * 8, 64ull << 20);
+
+  const FlopTiles small = flop_tiles(1 << 20, 8, 256, 8, resident);  // less than a wave
+  EXPECT_EQ(small.tiles, 64u);
+  EXPECT_EQ(small.blocks, 64);
+
+  const FlopTiles tiny = flop_tiles(100, 4, 256, 8, resident);  // below one tile: one tile
+  EXPECT_EQ(tiny.tiles, 1u);
+  EXPECT_EQ(tiny.blocks, 1);
+}
+
+TEST(FlopTiles, InitialValuesAreExactAndDistinct) {
+  EXPECT_EQ(flops_initial_value<double>(0), 1.0);
+  EXPECT_EQ(flops_initial_value<double>(1), 1.0 + 1.0 / 4096);
+  EXPECT_EQ(flops_initial_value<float>(1023), 1.0f + 1023.0f / 4096);
+  EXPECT_EQ(flops_initial_value<double>(1024), 1.0);  // period 1024
+  EXPECT_EQ(static_cast<double>(flops_initial_value<float>(777)), flops_initial_value<double>(777));
+}
+
+// ---- architecture figures vs the published peaks (ARCHITECTURE.md reference table) ----------
+struct Reference {
+  const char* gpu;
+  int major, minor, sms;
+  double mhz, fp64_tflops, fp32_tflops;
+};
+
+TEST(GpuArch, PeaksMatchPublishedFigures) {
+  const Reference refs[] = {
+      {"V100 SXM2", 7, 0, 80, 1530, 7.8, 15.7},
+      {"A100 SXM", 8, 0, 108, 1410, 9.7, 19.5},
+      {"H100 SXM", 9, 0, 132, 1980, 33.5, 66.9},
+      {"H200 SXM", 9, 0, 132, 1980, 34, 67},
+      {"RTX 4090", 8, 9, 128, 2520, 1.29, 82.6},
+  };
+  for (const Reference& r : refs) {
+    const GpuArchFigures a = gpu_arch_figures(r.major, r.minor);
+    const double fp64 = gpu_peak_gflops(r.sms, a.fp64_lanes_per_sm, r.mhz, true) / 1000;
+    const double fp32 = gpu_peak_gflops(r.sms, a.fp32_lanes_per_sm, r.mhz, true) / 1000;
+    // Published figures are rounded (H200: 33.45 -> "34"), hence 2%.
+    EXPECT_NEAR(fp64, r.fp64_tflops, 0.02 * r.fp64_tflops) << r.gpu;
+    EXPECT_NEAR(fp32, r.fp32_tflops, 0.02 * r.fp32_tflops) << r.gpu;
+    EXPECT_DOUBLE_EQ(gpu_peak_gflops(r.sms, a.fp32_lanes_per_sm, r.mhz, false), 1000 * fp32 / 2)
+        << r.gpu << ": noFMA is half the FMA peak";
+    EXPECT_EQ(a.schedulers_per_sm, 4) << r.gpu;
+  }
+}
+
+TEST(GpuArch, L1SizesAndUnknownArchitectures) {
+  EXPECT_EQ(gpu_arch_figures(7, 0).l1_bytes_per_sm, 128u * 1024);
+  EXPECT_EQ(gpu_arch_figures(8, 0).l1_bytes_per_sm, 192u * 1024);
+  EXPECT_EQ(gpu_arch_figures(8, 6).l1_bytes_per_sm, 128u * 1024);
+  EXPECT_EQ(gpu_arch_figures(8, 9).l1_bytes_per_sm, 128u * 1024);
+  EXPECT_EQ(gpu_arch_figures(9, 0).l1_bytes_per_sm, 256u * 1024);
+  const GpuArchFigures unknown = gpu_arch_figures(42, 0);
+  EXPECT_EQ(unknown.fp32_lanes_per_sm, 0);
+  EXPECT_EQ(unknown.fp64_lanes_per_sm, 0);
+  EXPECT_EQ(unknown.l1_bytes_per_sm, 0u);
+}
+
+TEST(GpuArch, MemoryPeakAndName) {
+  // H100 SXM: 2619 MHz HBM3 on a 5120-bit bus -> 3352 GB/s (spec: 3350).
+  EXPECT_NEAR(gpu_memory_peak_gbs(2619000, 5120), 3352.3, 0.1);
+  // V100 SXM2: 877 MHz HBM2, 4096 bits -> 898 GB/s (spec: 900).
+  EXPECT_NEAR(gpu_memory_peak_gbs(877000, 4096), 898.0, 0.1);
+  EXPECT_EQ(gpu_memory_name(5120), "HBM");
+  EXPECT_EQ(gpu_memory_name(384), "DRAM");
+}
+
+// ---- axis defaults ----------------------------------------------------------------------------
+TEST(CudaProbeAxes, GeometricWorkingSetDefaults) {
+  const std::vector<std::string> sizes = cuda::geometric_bytes(16 * 1024, 1ull << 30, 2, 1024);
+  ASSERT_EQ(sizes.size(), 33u);  // 16 octaves x 2 + 1
+  EXPECT_EQ(sizes.front(), "16384");
+  EXPECT_EQ(sizes[1], "23552");  // 16 KiB x sqrt(2) = 23170 -> nearest multiple of 1 KiB
+  EXPECT_EQ(sizes[2], "32768");
+  EXPECT_EQ(sizes.back(), "1073741824");
+  std::uint64_t previous = 0;
+  for (const std::string& s : sizes) {
+    const std::uint64_t v = std::stoull(s);
+    EXPECT_EQ(v % 1024, 0u) << s;
+    EXPECT_GT(v, previous) << s;
+    previous = v;
+  }
+}
+
+}  // namespace
+}  // namespace roofprobe
