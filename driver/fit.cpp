@@ -108,7 +108,16 @@ double noise_sigma(const std::vector<double>& z) {
   if (z.size() < 2) return kFloor;
   std::vector<double> diffs;
   for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
-  const double sigma = 1.4826 * median_of(diffs) / std::sqrt(2.0);
+  double sigma = 1.4826 * median_of(diffs) / std::sqrt(2.0);
+  // Ramp and knee steps can be a fifth of all differences on a coarse sweep and inflate the
+  // median; leave out differences far beyond the noise and estimate again.
+  for (int pass = 0; pass < 2 && sigma > 0; ++pass) {
+    std::vector<double> kept;
+    for (double d : diffs)
+      if (d <= tune("REJ", 3.5) * std::sqrt(2.0) * sigma) kept.push_back(d);
+    if (kept.size() * 2 < diffs.size()) break;
+    sigma = 1.4826 * median_of(kept) / std::sqrt(2.0);
+  }
   return std::clamp(sigma, kFloor, kCap);
 }
 
@@ -304,6 +313,27 @@ double transition_score(const std::vector<Segment>& segs, std::size_t i, const C
     suu += (c.log2x[k] - mu) * (c.log2x[k] - mu);
     sus += (c.log2x[k] - mu) * (c.s[k] - ms);
   }
+  // A knee fragment lies on the straight transition from the previous level's last size to the
+  // next level's first size; a plateau, however short, stands off that line.
+  const int a = segs[i - 1].hi, b = segs[i + 1].lo;
+  {
+    double mx = 0, my = 0;
+    for (int k = a; k <= b; ++k) mx += c.log2x[k], my += c.s[k];
+    mx /= (b - a + 1), my /= (b - a + 1);
+    double sxx = 0, sxy = 0;
+    for (int k = a; k <= b; ++k) {
+      sxx += (c.log2x[k] - mx) * (c.log2x[k] - mx);
+      sxy += (c.log2x[k] - mx) * (c.s[k] - my);
+    }
+    double sq = 0;
+    for (int k = g.lo; k <= g.hi; ++k) {
+      const double r = c.s[k] - (my + sxy / sxx * (c.log2x[k] - mx));
+      sq += r * r;
+    }
+    const double rms = std::sqrt(sq / g.sizes());
+    if (tune("LT", 1.0) > 0 && rms <= tune("LK", 2.0) * c.sigma) return 1 + (tune("LK", 2.0) * c.sigma - rms);
+  }
+
   const double span = c.log2x[g.hi] - c.log2x[g.lo];
   const double drop_per_size = -(sus / suu) * span / (g.sizes() - 1);  // fitted, per size step
   const double edge_step = std::min(c.s[g.lo - 1] - c.s[g.lo], c.s[g.hi] - c.s[g.hi + 1]);
