@@ -108,15 +108,21 @@ double noise_sigma(const std::vector<double>& z) {
   if (z.size() < 2) return kFloor;
   std::vector<double> diffs;
   for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
-  double sigma = 1.4826 * median_of(diffs) / std::sqrt(2.0);
-  // Ramp and knee steps can be a fifth of all differences on a coarse sweep and inflate the
-  // median; leave out differences far beyond the noise and estimate again.
-  for (int pass = 0; pass < 2 && sigma > 0; ++pass) {
-    std::vector<double> kept;
+  // A difference of two noisy sizes has variance 2 sigma^2. Start from the median (robust to the
+  // few level steps), then refine with the RMS of the differences within 3 standard deviations:
+  // ramp and knee steps (up to a fifth of a coarse sweep) are left out, and the RMS is far less
+  // noisy than a median of ~70 values.
+  const double sd_of_diff_to_sigma = 1 / std::sqrt(2.0);
+  double sigma = 1.4826 * median_of(diffs) * sd_of_diff_to_sigma;
+  for (int pass = 0; pass < 3 && sigma > 0; ++pass) {
+    const double limit = 3 * sigma / sd_of_diff_to_sigma;
+    double sum_sq = 0;
+    int kept = 0;
     for (double d : diffs)
-      if (d <= tune("REJ", 3.5) * std::sqrt(2.0) * sigma) kept.push_back(d);
-    if (kept.size() * 2 < diffs.size()) break;
-    sigma = 1.4826 * median_of(kept) / std::sqrt(2.0);
+      if (d <= limit) sum_sq += d * d, ++kept;
+    if (kept * 2 < static_cast<int>(diffs.size())) break;
+    constexpr double kTruncatedVariance = 0.9733;  // variance of a normal cut at +-3 sd
+    sigma = std::sqrt(sum_sq / kept / kTruncatedVariance) * sd_of_diff_to_sigma;
   }
   return std::clamp(sigma, kFloor, kCap);
 }
@@ -261,6 +267,37 @@ bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
   return changed;
 }
 
+// Sizes next to a level whose rate is within noise of it belong to it: those the segmentation
+// gave to a transition (a two-size transition can take a knee point and the plateau's first size
+// at no cost), and those of a short neighbouring level (a knee point paired with the plateau's
+// first size). A short level left with fewer than min_sizes sizes is dissolved.
+void extend_levels(std::vector<Segment>& segs, const Curve& c) {
+  const double near = tune("EXT", 2.0) * c.sigma;
+  constexpr int kShortLevel = 3;
+  const int last = static_cast<int>(c.s.size()) - 1;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    Segment& g = segs[i];
+    Segment* prev = i > 0 ? &segs[i - 1] : nullptr;
+    Segment* next = i + 1 < segs.size() ? &segs[i + 1] : nullptr;
+    while (g.lo > 0 && std::fabs(c.s[g.lo - 1] - g.level) <= near) {
+      if (prev != nullptr && g.lo - 1 <= prev->hi) {  // the size belongs to the previous level
+        if (prev->sizes() > kShortLevel || prev->sizes() <= 0) break;
+        --prev->hi;
+      }
+      --g.lo;
+    }
+    while (g.hi < last && std::fabs(c.s[g.hi + 1] - g.level) <= near) {
+      if (next != nullptr && g.hi + 1 >= next->lo) {  // the size belongs to the next level
+        if (next->sizes() > kShortLevel || next->sizes() <= 0) break;
+        ++next->lo;
+      }
+      ++g.hi;
+    }
+  }
+  segs.erase(std::remove_if(segs.begin(), segs.end(), [&](const Segment& g) { return g.sizes() < c.min_sizes; }),
+             segs.end());
+}
+
 // The launch-overhead ramp: at small sizes a GPU (or a CPU loop with overheads) has not reached
 // its rate yet, so everything before the fastest segment is a ramp, not a memory level.
 void drop_ramp(std::vector<Segment>& segs) {
@@ -316,7 +353,7 @@ double transition_score(const std::vector<Segment>& segs, std::size_t i, const C
   // A knee fragment lies on the straight transition from the previous level's last size to the
   // next level's first size; a plateau, however short, stands off that line.
   const int a = segs[i - 1].hi, b = segs[i + 1].lo;
-  {
+  if (g.sizes() <= 3) {
     double mx = 0, my = 0;
     for (int k = a; k <= b; ++k) mx += c.log2x[k], my += c.s[k];
     mx /= (b - a + 1), my /= (b - a + 1);
@@ -331,13 +368,18 @@ double transition_score(const std::vector<Segment>& segs, std::size_t i, const C
       sq += r * r;
     }
     const double rms = std::sqrt(sq / g.sizes());
+#ifdef FIT_DEBUG
+    fprintf(stderr, "line test seg %d-%d R %d-%d rms %.4f sigma %.4f\n", g.lo, g.hi, a, b, rms, c.sigma);
+#endif
     if (tune("LT", 1.0) > 0 && rms <= tune("LK", 2.0) * c.sigma) return 1 + (tune("LK", 2.0) * c.sigma - rms);
   }
 
   const double span = c.log2x[g.hi] - c.log2x[g.lo];
-  const double drop_per_size = -(sus / suu) * span / (g.sizes() - 1);  // fitted, per size step
+  if (span > tune("SPAN", 1.5)) return 0;  // knees are short; a long level may slope
+  const double slope = sus / suu;
+  const double drop_per_size = -slope * span / (g.sizes() - 1);  // fitted, per size step
   const double edge_step = std::min(c.s[g.lo - 1] - c.s[g.lo], c.s[g.hi] - c.s[g.hi + 1]);
-  if (drop_per_size < tune("JS", 1.5) * c.sigma) return 0;                 // flat within noise
+  if (-slope * std::sqrt(suu) < tune("JS", 2.5) * c.sigma) return 0;  // flat within noise (t test)
   if (edge_step > 0 && drop_per_size < tune("JA", 0.5) * edge_step) return 0;  // steps at both edges
   return edge_step > 0 ? drop_per_size / edge_step : std::numeric_limits<double>::max();
 }
@@ -351,6 +393,9 @@ bool drop_transitional(std::vector<Segment>& segs, const Curve& c) {
     if (score > worst_score) worst_score = score, worst = i;
   }
   if (worst_score <= 0) return false;
+#ifdef FIT_DEBUG
+  fprintf(stderr, "drop transitional %d-%d score %g\n", segs[worst].lo, segs[worst].hi, worst_score);
+#endif
   segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(worst));
   return true;
 }
@@ -396,7 +441,7 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
     c.log2x.push_back(std::log2(g.x));
     z.push_back(std::log(g.median));
   }
-  c.s = smooth_median3(z);
+  c.s = tune("MF", 1) > 0 ? smooth_median3(z) : z;
   c.sigma = noise_sigma(z);  // from the unsmoothed values: conservative for the smoothed ones
   c.min_sizes = min_sizes;
   c.step = std::log1p(std::max(0.0, options.min_step));
@@ -404,6 +449,8 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
   // Per extra segment, a BIC-like penalty: a split must explain ~3 ln(n) sigma^2 of error.
   const double penalty = tune("PEN", 3.0) * c.sigma * c.sigma * std::log(std::max(n, 3));
   std::vector<Segment> segs = segment_levels(c.log2x, c.s, min_sizes, penalty, c.step, tune("PC", 2.0) * c.sigma * c.sigma, tune("JK", 1.0) * c.sigma);
+  refresh_levels(segs, c);
+  if (tune("EXTON", 1) > 0) extend_levels(segs, c);
   refresh_levels(segs, c);
 #ifdef FIT_DEBUG
   fprintf(stderr, "sigma %g pen %g\n", c.sigma, penalty);
@@ -416,10 +463,15 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
   // Each pass can expose new neighbours to the others; the loop ends because every change
   // removes a segment or shrinks one (bounded anyway).
   for (int pass = 0; pass < 4 * n + 4; ++pass) {
-    bool changed = trim_edges(segs, c);
+    bool changed = tune("TRIM", 1) > 0 ? trim_edges(segs, c) : false;
     changed |= drop_transitional(segs, c);
     changed |= merge_similar(segs, c);
     changed |= enforce_decreasing(segs);
+#ifdef FIT_DEBUG
+    fprintf(stderr, "pass %d:", pass);
+    for (auto& g : segs) fprintf(stderr, " [%d-%d %.4f]", g.lo, g.hi, g.level);
+    fprintf(stderr, "\n");
+#endif
     if (!changed) break;
   }
 

@@ -46,17 +46,19 @@ std::string format_bytes(double bytes) {
 
 std::string format_rate_g(double value_g, const std::string& base_unit) {
   static const char* prefixes[] = {"G", "T", "P"};
-  int p = 0;
+  // Round to three significant digits first, so 999.6 G becomes "1 T", not "1000 G".
   double v = value_g;
+  if (v != 0) {
+    double scale = std::pow(10.0, 2 - std::floor(std::log10(std::fabs(v))));
+    v = std::round(v * scale) / scale;
+  }
+  int p = 0;
   while (p < 2 && std::fabs(v) >= 1000.0) {
     v /= 1000.0;
     ++p;
   }
   char buf[64];
-  if (std::fabs(v) >= 100.0)
-    std::snprintf(buf, sizeof buf, "%.0f %s%s", v, prefixes[p], base_unit.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[p], base_unit.c_str());
+  std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[p], base_unit.c_str());
   return buf;
 }
 

@@ -57,6 +57,8 @@ std::string gnuplot_string(const std::string& text);
 // Returns the positions in the order of `wanted`.
 std::vector<double> spread_apart(const std::vector<double>& wanted, double min_gap);
 
+// `text` with control characters replaced by spaces, for a '#' comment in a script or data file.
+std::string one_line(const std::string& text);
 // A coordinate or value in a script: enough digits to round-trip what the eye can see.
 std::string num(double v);
 
@@ -80,6 +82,8 @@ struct LogAxis {
   double px_per_decade() const;
 };
 
+// "<what> - <device name>", the name shortened so the title fits the canvas.
+std::string view_title(const std::string& what, const Machine& machine);
 // Script lines for the terminal and output (`outfile` may be set with -e; defaults to
 // <view>.<format>), the frame's margins and a few defaults every view shares.
 std::string script_preamble(const std::string& view, const std::string& format, const Frame& frame,

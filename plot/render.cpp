@@ -176,12 +176,19 @@ std::string gnuplot_missing_message(const fs::path& dir) {
          dir.string() + ")";
 }
 
+// gnuplot runs in the plot directory, so a relative path found here must not stay relative.
+std::string absolute(const std::string& path) {
+  std::error_code ec;
+  const fs::path full = fs::absolute(path, ec);
+  return ec ? path : full.lexically_normal().string();
+}
+
 }  // namespace
 
 std::string find_gnuplot() {
   // An explicit choice is honoured or reported, never silently replaced by another gnuplot.
   if (const char* env = std::getenv("ROOFPROBE_GNUPLOT"); env && *env)
-    return is_executable_file(env) ? std::string(env) : std::string();
+    return is_executable_file(env) ? absolute(env) : std::string();
   const char* path = std::getenv("PATH");
   const std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
   std::size_t start = 0;
@@ -191,7 +198,7 @@ std::string find_gnuplot() {
     std::string dir = dirs.substr(start, end - start);
     if (dir.empty()) dir = ".";  // an empty PATH entry means the working directory
     const std::string candidate = dir + "/gnuplot";
-    if (is_executable_file(candidate)) return candidate;
+    if (is_executable_file(candidate)) return absolute(candidate);
     start = end + 1;
   }
   return {};

@@ -58,6 +58,17 @@ void append_tic(std::string& list, const std::string& label, double at, bool maj
 
 }  // namespace
 
+std::string view_title(const std::string& what, const Machine& machine) {
+  std::string name = machine.device.name;
+  const std::size_t room = 90 > what.size() + 3 ? 90 - what.size() - 3 : 0;  // 90 chars at 15 pt
+  if (name.size() > room) {
+    std::size_t cut = room > 3 ? room - 3 : 0;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    name = name.substr(0, cut) + "...";
+  }
+  return name.empty() ? what : what + " - " + name;
+}
+
 std::string script_preamble(const std::string& view, const std::string& format, const Frame& frame,
                             const std::string& title) {
   const double font = base_font_pt(format);
@@ -117,7 +128,9 @@ std::string log10_tics(const std::string& axis, double lo, double hi) {
     }
   // Label decades; add 2 and 5 on short ranges, and every multiple when even that leaves
   // fewer than three labels (a range inside one decade).
-  auto mantissa = [](double v) { return int(std::lround(v / std::pow(10.0, std::floor(std::log10(v) + 1e-9)))); };
+  auto mantissa = [](double v) {
+    return int(std::lround(v / std::pow(10.0, std::floor(std::log10(v) + 1e-9))));
+  };
   auto labelled_with = [&](bool two_five, bool all) {
     std::vector<bool> major;
     for (double v : values) {

@@ -32,19 +32,18 @@ std::string format_compute(double gflops) {
 
 std::string format_size(double bytes) { return format_bytes(bytes); }
 
+std::string one_line(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';  // a newline ends a command
+  return out;
+}
+
 std::string gnuplot_string(const std::string& text) {
   // Single quotes: gnuplot expands no backslash escapes inside them; a quote is written twice.
   // Together with `noenhanced` text, underscores, carets and braces print as themselves.
   std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += ' ';  // a newline would end the command
-    } else {
-      out += c;
-    }
-  }
+  for (char c : one_line(text)) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
 }
 

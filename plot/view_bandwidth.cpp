@@ -146,7 +146,7 @@ std::string points_data(const std::vector<Series>& series, bool medians) {
   std::string s = medians ? "# per-size median per series: working_set_bytes gbs\n"
                           : "# raw samples per series: working_set_bytes gbs\n";
   for (const Series& one : series) {
-    s += "# series: " + one.name + "\n";
+    s += "# series: " + one_line(one.name) + "\n";
     for (const Point& p : medians ? one.medians : one.samples) s += num(p.x) + " " + num(p.y) + "\n";
     s += "\n\n";  // two blank lines: the next series is the next gnuplot `index`
   }
@@ -161,7 +161,7 @@ std::string levels_data(const std::vector<const MemoryLevel*>& levels, const Ran
   for (const MemoryLevel* level : levels) {
     const double lo = has_size_range(*level) ? level->working_set_lo : r.x.lo;
     const double hi = has_size_range(*level) ? level->working_set_hi : r.x.hi;
-    s += "# " + level->level + "\n" + num(lo) + " " + num(level->gbs) + "\n" + num(hi) + " " +
+    s += "# " + one_line(level->level) + "\n" + num(lo) + " " + num(level->gbs) + "\n" + num(hi) + " " +
          num(level->gbs) + "\n\n";
   }
   return s;
@@ -183,8 +183,7 @@ std::string cache_commands(const std::vector<CacheMark>& caches, const Ranges& r
          ", graph 1 nohead dt 2 lw 1.5 lc rgb '" + kCacheColour + "' back\n";
     const double label_x = r.x.from_px(placed[i]);
     s += "set label " + gnuplot_string(caches[i].label) + " at first " + num(label_x) + ", screen " +
-         num(frame.top + 16 / Frame::kHeightPx) +
-         " center tc rgb '#555555'\n";
+         num(frame.top + 16 / Frame::kHeightPx) + " center tc rgb '#555555'\n";
     if (std::fabs(placed[i] - wanted[i]) > 1)  // a moved label keeps a leader to its line
       s += "set arrow from " + num(caches[i].bytes) + ", graph 1 to " + num(label_x) + ", screen " +
            num(frame.top + 6 / Frame::kHeightPx) + " nohead lw 1 lc rgb '" + kCacheColour + "'\n";
@@ -234,11 +233,10 @@ std::string plot_command(const std::vector<Series>& series, bool any_levels, boo
     parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 pt 7 ps 0.6 lc rgb '" +
                     colour + "' title " + gnuplot_string(series[i].name + " (median)"));
   }
-  // Key entries for the annotations drawn with arrows (NaN draws nothing).
   if (any_levels)
     parts.push_back(std::string("'bandwidth_levels.dat' using 1:2 with lines lw 3 lc rgb '") +
                     kLevelColour + "' title 'fitted level'");
-  if (any_caches)
+  if (any_caches)  // a key entry for the dashed markers drawn as arrows (NaN draws nothing)
     parts.push_back(std::string("NaN with lines dt 2 lw 1.5 lc rgb '") + kCacheColour +
                     "' title 'cache capacity'");
   if (parts.empty()) parts.push_back("NaN notitle");
@@ -273,8 +271,7 @@ bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why
     r.y.hi *= std::pow(10.0, excess / r.y.px_per_decade() * 1.2);
   }
 
-  std::string title = "Memory bandwidth vs working set";
-  if (!in.machine.device.name.empty()) title += " - " + in.machine.device.name;
+  const std::string title = view_title("Memory bandwidth vs working set", in.machine);
 
   std::string s = script_preamble("bandwidth", in.format, frame, title);
   s += "set logscale x 2\nset logscale y 10\n";

@@ -92,12 +92,15 @@ Ranges choose_ranges(const std::vector<Roof>& roofs, const std::vector<Ceiling>&
 }
 
 std::string block(const std::string& comment, double x0, double y0, double x1, double y1) {
-  return "# " + comment + "\n" + num(x0) + " " + num(y0) + "\n" + num(x1) + " " + num(y1) + "\n\n\n";
+  // Two blank lines after each block: one gnuplot `index` per line drawn.
+  return "# " + one_line(comment) + "\n" + num(x0) + " " + num(y0) + "\n" + num(x1) + " " +
+         num(y1) + "\n\n\n";
 }
 
 std::string roofs_data(const std::vector<Roof>& roofs, const Ranges& r) {
   std::string s = "# memory roofs: flop_per_byte gflops (GFLOP/s = GB/s x FLOP/byte)\n";
-  for (const Roof& roof : roofs) s += block(roof.label, r.x.lo, roof.gbs * r.x.lo, roof.ridge, roof.gbs * roof.ridge);
+  for (const Roof& roof : roofs)
+    s += block(roof.label, r.x.lo, roof.gbs * r.x.lo, roof.ridge, roof.gbs * roof.ridge);
   return s;
 }
 
@@ -241,8 +244,7 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   }
   labels += roof_labels(roofs, r);
 
-  std::string title = "Hierarchical roofline";
-  if (!in.machine.device.name.empty()) title += " - " + in.machine.device.name;
+  const std::string title = view_title("Hierarchical roofline", in.machine);
 
   std::string s = script_preamble("hierarchical", in.format, frame, title);
   s += "set logscale x 2\nset logscale y 10\n";

@@ -33,12 +33,12 @@ RP_HD constexpr int chain_add_ops(int k, FlopForm form) {
 template <int K, FlopForm Form, class Ops, class T>
 RP_HD T flop_chain(T x, T a, T b) {
   if constexpr (Form == FlopForm::Fma) {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int i = 0; i < K / 2; ++i) x = Ops::fma(x, a, b);
   } else {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int i = 0; i < K / 2; ++i) {

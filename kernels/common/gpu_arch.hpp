@@ -10,11 +10,11 @@
 namespace roofprobe {
 
 struct GpuArchFigures {
-  int fp32_lanes_per_sm = 0;         // FP32 add/mul/FMA results per clock per SM; 0: unknown
-  int fp64_lanes_per_sm = 0;         // FP64 likewise; 0: unknown
-  std::uint64_t l1_bytes_per_sm = 0; // unified L1 data cache + shared memory per SM; 0: unknown
-  int schedulers_per_sm = 0;         // warp schedulers (issue one warp instruction per clock each)
-  const char* family = "";           // architecture name, for the provenance strings
+  int fp32_lanes_per_sm = 0;          // FP32 add/mul/FMA results per clock per SM; 0: unknown
+  int fp64_lanes_per_sm = 0;          // FP64 likewise; 0: unknown
+  std::uint64_t l1_bytes_per_sm = 0;  // unified L1 data cache + shared memory per SM; 0: unknown
+  int schedulers_per_sm = 0;          // warp schedulers (issue one warp instruction per clock each)
+  const char* family = "";            // architecture name, for the provenance strings
 };
 
 // Sources: CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table (results per

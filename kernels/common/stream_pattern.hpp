@@ -46,8 +46,8 @@ struct StreamBytes {
 // kernel's one partial sum per block is not counted (a few KiB against the stream).
 RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes,
                                           std::int64_t reps) {
-  const double pass = static_cast<double>(n) * static_cast<double>(element_bytes) *
-                      static_cast<double>(reps);
+  const double pass =
+      static_cast<double>(n) * static_cast<double>(element_bytes) * static_cast<double>(reps);
   StreamBytes b;
   b.read = pass;
   b.written = mode == StreamMode::Read ? 0.0 : pass;
@@ -70,9 +70,8 @@ RP_HD std::uint32_t stream_initial_sum(std::size_t n) {
   return static_cast<std::uint32_t>((words / 2) * (words - 1) * kStreamHash);
 }
 
-
 // ---- coalescing model ----------------------------------------------------------------------
-inline constexpr int kSectorBytes = 32;   // global/L2/DRAM transaction (ARCHITECTURE.md)
+inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (ARCHITECTURE.md)
 inline constexpr int kWarpLanes = 32;
 
 // Distinct 32-byte sectors touched by one warp request in which lane l (l < lanes <= 32) accesses
@@ -83,8 +82,8 @@ RP_HD int sectors_per_warp_request(const std::uint64_t* addresses, int lanes, in
   int count = 0;
   for (int l = 0; l < lanes; ++l) {
     const std::uint64_t first = addresses[l] / kSectorBytes;
-    const std::uint64_t last = (addresses[l] + static_cast<std::uint64_t>(access_bytes) - 1) /
-                               kSectorBytes;
+    const std::uint64_t last =
+        (addresses[l] + static_cast<std::uint64_t>(access_bytes) - 1) / kSectorBytes;
     for (std::uint64_t s = first; s <= last; ++s) {
       bool found = false;
       for (int i = 0; i < count && !found; ++i) found = seen[i] == s;

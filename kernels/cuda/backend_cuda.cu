@@ -86,15 +86,16 @@ void add_theoretical_peaks(DeviceInfo& info, const GpuArchFigures& arch, const s
     const char* name;
     int lanes;
   };
-  const Precision precisions[] = {{"FP64", arch.fp64_lanes_per_sm}, {"FP32", arch.fp32_lanes_per_sm}};
+  const Precision precisions[] = {{"FP64", arch.fp64_lanes_per_sm},
+                                  {"FP32", arch.fp32_lanes_per_sm}};
   const double mhz = info.clock_measured_mhz > 0 ? info.clock_measured_mhz : info.clock_max_mhz;
   const char* clock_kind = info.clock_measured_mhz > 0 ? "measured" : "nominal";
   for (const Precision& p : precisions) {
     for (bool fma : {true, false}) {
       const std::string name = std::string(p.name) + (fma ? ".FMA" : ".noFMA");
       if (p.lanes == 0 || mhz <= 0) {
-        info.theoretical_basis[name] = "unknown: no per-SM lane figure for compute capability " +
-                                       cc + " (or no clock)";
+        info.theoretical_basis[name] =
+            "unknown: no per-SM lane figure for compute capability " + cc + " (or no clock)";
         continue;
       }
       info.theoretical_gflops[name] = gpu_peak_gflops(info.compute_units, p.lanes, mhz, fma);
@@ -106,7 +107,7 @@ void add_theoretical_peaks(DeviceInfo& info, const GpuArchFigures& arch, const s
   }
 }
 
-class CudaBackend : public Backend {
+class CudaBackend final : public Backend {
  public:
   std::string name() const override { return "cuda"; }
 
@@ -207,8 +208,8 @@ class CudaBackend : public Backend {
     l1.instances = prop.multiProcessorCount;
     info.caches.push_back(l1);
     if (arch.l1_bytes_per_sm == 0) {
-      info.extra["l1_bytes_note"] = "compute capability " + cc +
-                                    " not in the L1 table: shared memory per SM used as L1 size";
+      info.extra["l1_bytes_note"] =
+          "compute capability " + cc + " not in the L1 table: shared memory per SM used as L1 size";
     }
     CacheInfo l2;
     l2.name = "L2";

@@ -26,7 +26,8 @@ namespace {
 
 constexpr std::size_t kElementBytes = sizeof(uint4);  // 16
 constexpr double kTargetLaunchSeconds = 2e-3;
-constexpr std::size_t kVerifyChunk = std::size_t{1} << 20;  // elements copied back at a time (16 MiB)
+// Elements verify() copies back at a time (16 MiB).
+constexpr std::size_t kVerifyChunk = std::size_t{1} << 20;
 
 __global__ void stream_init_kernel(uint4* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -71,17 +72,19 @@ double estimated_gbs(const DeviceInfo& dev, std::uint64_t working_set) {
   return dram;
 }
 
-class StreamPoint : public PreparedPoint {
+class StreamPoint final : public PreparedPoint {
  public:
   StreamPoint(StreamMode mode, std::uint64_t working_set, const DeviceInfo& dev)
-      : mode_(mode), kernel_(stream_kernel_for(mode)), n_(stream_elements(mode, working_set, kElementBytes)) {
-    if (n_ == 0) throw std::invalid_argument("bandwidth: working set smaller than one element per array");
+      : mode_(mode),
+        kernel_(stream_kernel_for(mode)),
+        n_(stream_elements(mode, working_set, kElementBytes)) {
+    if (n_ == 0)
+      throw std::invalid_argument("bandwidth: working set smaller than one element per array");
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kStreamBlock);
     const StreamBytes pass = stream_bytes_per_launch(mode, n_, kElementBytes, 1);
-    reps_ = reps_for((pass.read + pass.written) / (estimated_gbs(dev, working_set) * 1e9),
-                     kTargetLaunchSeconds);
-    if (mode == StreamMode::Copy) reps_ += reps_ % 2;  // even: every launch starts a -> b
+    set_repetitions(reps_for((pass.read + pass.written) / (estimated_gbs(dev, working_set) * 1e9),
+                             kTargetLaunchSeconds));
     allocate_and_fill();
   }
 
@@ -92,19 +95,29 @@ class StreamPoint : public PreparedPoint {
     w.bytes_written = bytes.written;
     // Coalesced 16-byte accesses: a warp request covers 16 whole sectors (stream_pattern.hpp).
     w.transactions = w.bytes() / kSectorBytes;
+    w.working_set_bytes =
+        static_cast<double>(n_ * kElementBytes) * (mode_ == StreamMode::Copy ? 2 : 1);
     return w;
   }
 
   void launch() override {
     kernel_<<<blocks_, kStreamBlock>>>(a_.get(), b_.get(), n_, reps_, sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
-    ++launches_;
+    last_launch_reps_ = reps_;
+    passes_done_ += reps_;
   }
+
+  // Copy keeps an even count, so every launch starts with a -> b and ends with the data in a.
+  void set_repetitions(std::int64_t reps) override {
+    reps_ = clamp_reps(reps);
+    if (mode_ == StreamMode::Copy) reps_ += reps_ % 2;
+  }
+  std::int64_t repetitions() const override { return reps_; }
 
   Check verify() override {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (launches_ == 0) return {};
-    const long long passes = launches_ * reps_;
+    if (passes_done_ == 0) return {};
+    const long long passes = passes_done_;
     switch (mode_) {
       case StreamMode::Read: return verify_read();
       case StreamMode::Rmw: return verify_array(a_, "a", passes);
@@ -130,17 +143,19 @@ class StreamPoint : public PreparedPoint {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  // The block sums of the last launch add up to reps x (sum of all words), modulo 2^32.
+  // The block sums of the last launch add up to its reps x (sum of all words), modulo 2^32.
   Check verify_read() const {
     std::vector<std::uint32_t> sums(sums_.size());
     RP_CUDA_CHECK(cudaMemcpy(sums.data(), sums_.get(), sums_.bytes(), cudaMemcpyDeviceToHost));
     std::uint32_t total = 0;
     for (std::uint32_t s : sums) total += s;
-    const std::uint32_t want = static_cast<std::uint32_t>(reps_) * stream_initial_sum(n_);
+    const std::uint32_t want =
+        static_cast<std::uint32_t>(last_launch_reps_) * stream_initial_sum(n_);
     if (total == want) return {};
     return Check{false, "read checksum of the last launch: expected " + std::to_string(want) +
-                            ", got " + std::to_string(total) + " (" + std::to_string(reps_) +
-                            " passes over " + std::to_string(n_) + " elements)"};
+                            ", got " + std::to_string(total) + " (" +
+                            std::to_string(last_launch_reps_) + " passes over " +
+                            std::to_string(n_) + " elements)"};
   }
 
   // Every word of `array` must be its initial value + `passes` (each pass adds 1), mod 2^32.
@@ -176,12 +191,13 @@ class StreamPoint : public PreparedPoint {
   std::size_t n_;  // elements per array
   int blocks_ = 0;
   int reps_ = 1;
-  long long launches_ = 0;
+  int last_launch_reps_ = 0;
+  long long passes_done_ = 0;  // over all launches so far, what verify() predicts
   DeviceBuffer<uint4> a_, b_;
   DeviceBuffer<std::uint32_t> sums_;
 };
 
-class CudaBandwidthProbe : public Probe {
+class CudaBandwidthProbe final : public Probe {
  public:
   CudaBandwidthProbe() {
     info_.name = "bandwidth";
@@ -190,8 +206,9 @@ class CudaBandwidthProbe : public Probe {
         "16-byte grid-stride streams over a working set: read (sum), rmw (+1 in place), copy "
         "(a -> b -> a); all SMs busy, every element touched once per pass";
     info_.axes = {
-        choice_axis("mode", "read: loads only; rmw: load and store in place; copy: load one "
-                            "array, store the other (working set = both arrays)",
+        choice_axis("mode",
+                    "read: loads only; rmw: load and store in place; copy: load one "
+                    "array, store the other (working set = both arrays)",
                     {"read", "rmw", "copy"}),
         // 16 KiB .. 1 GiB, two points per octave: from well inside one SM's L1 to 4x the
         // largest L2 of the reference GPUs (72 MB), where DRAM bandwidth has converged.
@@ -215,9 +232,9 @@ class CudaBandwidthProbe : public Probe {
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {
-    return std::make_unique<StreamPoint>(parse_mode(param_text(p, "mode")),
-                                         static_cast<std::uint64_t>(param_int(p, "working_set_bytes")),
-                                         dev);
+    return std::make_unique<StreamPoint>(
+        parse_mode(param_text(p, "mode")),
+        static_cast<std::uint64_t>(param_int(p, "working_set_bytes")), dev);
   }
 
  private:

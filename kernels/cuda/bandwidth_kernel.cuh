@@ -27,7 +27,8 @@ __device__ __forceinline__ uint4 add_one(uint4 v) {
 __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32_t* out) {
   __shared__ std::uint32_t warp_sums[kStreamBlock / 32];
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffffu, value, offset);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) warp_sums[warp] = value;
   __syncthreads();

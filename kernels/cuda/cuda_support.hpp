@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -15,7 +16,8 @@ namespace roofprobe::cuda {
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err == cudaSuccess) return;
   throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(err) + ": " +
-                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) + ")");
+                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) +
+                           ")");
 }
 
 }  // namespace roofprobe::cuda
@@ -91,9 +93,16 @@ int resident_blocks(Kernel kernel, int block, std::size_t dynamic_shared = 0) {
   int device = 0, sms = 0, per_sm = 0;
   RP_CUDA_CHECK(cudaGetDevice(&device));
   RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
+  RP_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
   if (per_sm < 1) per_sm = 1;
   return per_sm * sms;
+}
+
+// Repetitions as the kernels take them (int), from the engine's request: at least 1.
+inline int clamp_reps(std::int64_t reps) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 30;
+  return static_cast<int>(reps < 1 ? 1 : reps > kMax ? kMax : reps);
 }
 
 // Repetitions so that one launch lasts about `target_s`, from an estimated time per repetition;

@@ -26,8 +26,8 @@ namespace roofprobe::cuda {
 namespace {
 
 // The chain's constants (flop_chain.hpp): x converges towards b / (1 - a) = 4 and stays finite.
-constexpr double kChainA = 1.0 - 1.0 / 4096;  // 1 - 2^-12
-constexpr double kChainB = 1.0 / 1024;        // 2^-10
+constexpr double kChainA = 1.0 - 1.0 / 4096;   // 1 - 2^-12
+constexpr double kChainB = 1.0 / 1024;         // 2^-10
 constexpr double kTargetLaunchSeconds = 4e-3;  // long enough to dwarf launch overhead
 constexpr int kSamplesChecked = 64;            // elements verify() recomputes on the host
 
@@ -82,8 +82,9 @@ ChainFns<T> chain_fns(int k, FlopForm form) {
       fns = {&flops_kernel<T, K, FlopForm::NoFma>, &host_chain<T, K, FlopForm::NoFma>};
     }
   });
-  if (!ok) throw std::invalid_argument("flops: flops_per_element=" + std::to_string(k) +
-                                       " is not a power of two in 1..1024");
+  if (!ok)
+    throw std::invalid_argument("flops: flops_per_element=" + std::to_string(k) +
+                                " is not a power of two in 1..1024");
   return fns;
 }
 
@@ -96,12 +97,13 @@ std::string ceiling_name(bool fp64, FlopForm form) {
 std::vector<std::size_t> sample_indices(std::size_t n) {
   std::vector<std::size_t> idx{0, n - 1};
   const std::size_t step = (n / kSamplesChecked) | 1;
-  for (std::size_t i = step; i < n - 1 && idx.size() < kSamplesChecked + 2; i += step) idx.push_back(i);
+  for (std::size_t i = step; i < n - 1 && idx.size() < kSamplesChecked + 2; i += step)
+    idx.push_back(i);
   return idx;
 }
 
 template <class T>
-class FlopsPoint : public PreparedPoint {
+class FlopsPoint final : public PreparedPoint {
  public:
   FlopsPoint(int k, FlopForm form, std::uint64_t working_set, const DeviceInfo& dev)
       : k_(k), form_(form), fns_(chain_fns<T>(k, form)) {
@@ -122,6 +124,7 @@ class FlopsPoint : public PreparedPoint {
     w.bytes_read = sizeof(T) * passes;
     w.bytes_written = sizeof(T) * passes;
     w.transactions = w.bytes() / 32;  // coalesced: every 32-byte sector is used whole
+    w.working_set_bytes = static_cast<double>(shape_.elements) * sizeof(T);
     return w;  // warp_instructions left 0: the chain is counted in FLOPs, not instructions
   }
 
@@ -129,12 +132,15 @@ class FlopsPoint : public PreparedPoint {
     fns_.kernel<<<shape_.blocks, kFlopsBlock>>>(data_.get(), shape_.tiles, reps_,
                                                 static_cast<T>(kChainA), static_cast<T>(kChainB));
     RP_CUDA_CHECK(cudaGetLastError());
-    ++launches_;
+    passes_done_ += reps_;
   }
+
+  void set_repetitions(std::int64_t reps) override { reps_ = clamp_reps(reps); }
+  std::int64_t repetitions() const override { return reps_; }
 
   Check verify() override {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
-    const long long passes = launches_ * reps_;
+    const long long passes = passes_done_;
     for (std::size_t i : sample_indices(shape_.elements)) {
       T got{};
       RP_CUDA_CHECK(cudaMemcpy(&got, data_.get() + i, sizeof(T), cudaMemcpyDeviceToHost));
@@ -150,7 +156,8 @@ class FlopsPoint : public PreparedPoint {
   double seconds_per_pass(const DeviceInfo& dev) const {
     const std::string name = ceiling_name(sizeof(T) == 8, form_);
     auto it = dev.theoretical_gflops.find(name);
-    const double gflops = it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
+    const double gflops =
+        it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
     const double gbs = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
     const double n = static_cast<double>(shape_.elements);
     return std::max(k_ * n / (gflops * 1e9), 2 * sizeof(T) * n / (gbs * 1e9));
@@ -171,7 +178,7 @@ class FlopsPoint : public PreparedPoint {
   ChainFns<T> fns_;
   FlopTiles shape_;
   int reps_ = 1;
-  long long launches_ = 0;
+  long long passes_done_ = 0;  // over all launches so far, what verify() predicts
   DeviceBuffer<T> data_;
 };
 
@@ -181,7 +188,7 @@ std::vector<std::string> chain_length_texts() {
   return v;
 }
 
-class CudaFlopsProbe : public Probe {
+class CudaFlopsProbe final : public Probe {
  public:
   CudaFlopsProbe() {
     info_.name = "flops";

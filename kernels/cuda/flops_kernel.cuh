@@ -23,14 +23,18 @@ struct ScalarOps;
 
 template <>
 struct ScalarOps<double> {
-  __device__ static __forceinline__ double fma(double x, double a, double b) { return __fma_rn(x, a, b); }
+  __device__ static __forceinline__ double fma(double x, double a, double b) {
+    return __fma_rn(x, a, b);
+  }
   __device__ static __forceinline__ double mul(double x, double a) { return __dmul_rn(x, a); }
   __device__ static __forceinline__ double add(double x, double b) { return __dadd_rn(x, b); }
 };
 
 template <>
 struct ScalarOps<float> {
-  __device__ static __forceinline__ float fma(float x, float a, float b) { return __fmaf_rn(x, a, b); }
+  __device__ static __forceinline__ float fma(float x, float a, float b) {
+    return __fmaf_rn(x, a, b);
+  }
   __device__ static __forceinline__ float mul(float x, float a) { return __fmul_rn(x, a); }
   __device__ static __forceinline__ float add(float x, float b) { return __fadd_rn(x, b); }
 };
@@ -95,10 +99,12 @@ __global__ void __launch_bounds__(kFlopsBlock)
     for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       Slots<T> v;
 #pragma unroll
-      for (int j = 0; j < kFlopsIlp; ++j) v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
+      for (int j = 0; j < kFlopsIlp; ++j)
+        v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
       v = flop_chain<K, Form, SlotOps<T>>(v, av, bv);
 #pragma unroll
-      for (int j = 0; j < kFlopsIlp; ++j) data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
+      for (int j = 0; j < kFlopsIlp; ++j)
+        data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
     }
   }
 }

@@ -41,7 +41,8 @@ inline std::vector<std::string> geometric_bytes(std::uint64_t lo, std::uint64_t 
                                                 int points_per_octave, std::uint64_t align) {
   std::vector<std::string> out;
   for (int i = 0;; ++i) {
-    const double x = static_cast<double>(lo) * std::exp2(static_cast<double>(i) / points_per_octave);
+    const double x =
+        static_cast<double>(lo) * std::exp2(static_cast<double>(i) / points_per_octave);
     if (x > static_cast<double>(hi) * (1 + 1e-12)) break;
     const auto rounded = static_cast<std::uint64_t>(std::llround(x / align)) * align;
     out.push_back(std::to_string(rounded));

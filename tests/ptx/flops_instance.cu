@@ -4,5 +4,7 @@
 #include "kernels/cuda/flops_kernel.cuh"
 
 template __global__ void
-roofprobe::cuda::flops_kernel<RP_PTX_T, RP_PTX_K, roofprobe::FlopForm::RP_PTX_FORM>(
-    RP_PTX_T*, std::size_t, int, RP_PTX_T, RP_PTX_T);
+roofprobe::cuda::flops_kernel<RP_PTX_T, RP_PTX_K, roofprobe::FlopForm::RP_PTX_FORM>(RP_PTX_T*,
+                                                                                    std::size_t,
+                                                                                    int, RP_PTX_T,
+                                                                                    RP_PTX_T);

@@ -110,7 +110,8 @@ Listing read_ptx(std::istream& in) {
     const bool inside = depth > 0;
     for (char c : t) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
     if (inside && depth == 0) in_entry = false;  // the entry's closing brace
-    if (!inside || t.empty() || t[0] == '.' || t[0] == '{' || t[0] == '}' || t.back() == ':') continue;
+    if (!inside || t.empty() || t[0] == '.' || t[0] == '{' || t[0] == '}' || t.back() == ':')
+      continue;
     l.opcodes.push_back(opcode_of(t));
   }
   return l;
@@ -161,7 +162,8 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   if (l.entries != o.entries) {
-    std::printf("FAIL  %d kernel entries in %s, expected %d\n", l.entries, o.file.c_str(), o.entries);
+    std::printf("FAIL  %d kernel entries in %s, expected %d\n", l.entries, o.file.c_str(),
+                o.entries);
     ok = false;
   }
   for (const Expectation& e : o.expect) {

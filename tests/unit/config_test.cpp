@@ -112,6 +112,8 @@ TEST(Units, ParseAndFormat) {
   EXPECT_EQ(format_rate_g(182.34, "B/s"), "182 GB/s");
   EXPECT_EQ(format_rate_g(3412, "B/s"), "3.41 TB/s");
   EXPECT_EQ(format_rate_g(9.87, "FLOP/s"), "9.87 GFLOP/s");
+  EXPECT_EQ(format_rate_g(999.6, "B/s"), "1 TB/s");
+  EXPECT_EQ(format_rate_g(0, "B/s"), "0 GB/s");
   EXPECT_EQ(edit_distance("precison", "precision"), 1u);
 }
 

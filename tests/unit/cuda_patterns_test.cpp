@@ -10,6 +10,7 @@
 
 #include "kernels/common/flop_tiles.hpp"
 #include "kernels/common/gpu_arch.hpp"
+#include "kernels/common/probe.hpp"
 #include "kernels/common/stream_pattern.hpp"
 #include "kernels/cuda/probe_decl.hpp"
 
@@ -53,7 +54,7 @@ TEST(StreamPattern, ElementsAndBytesPerLaunch) {
   EXPECT_EQ(stream_elements(StreamMode::Read, 1 << 20, 16), std::size_t{65536});
   EXPECT_EQ(stream_elements(StreamMode::Rmw, 1 << 20, 16), std::size_t{65536});
   EXPECT_EQ(stream_elements(StreamMode::Copy, 1 << 20, 16), std::size_t{32768});  // two arrays
-  EXPECT_EQ(stream_elements(StreamMode::Read, 16 * 3 + 15, 16), std::size_t{3});   // rounds down
+  EXPECT_EQ(stream_elements(StreamMode::Read, 16 * 3 + 15, 16), std::size_t{3});  // rounds down
 
   const StreamBytes read = stream_bytes_per_launch(StreamMode::Read, 1000, 16, 5);
   EXPECT_DOUBLE_EQ(read.read, 80000);
@@ -88,11 +89,11 @@ std::vector<std::uint64_t> strided(std::uint64_t base, std::uint64_t stride_byte
 
 TEST(Coalescing, SectorsPerWarpRequestForStridePatterns) {
   // The global-memory walls of the instruction roofline (ARCHITECTURE.md).
-  EXPECT_EQ(sectors_per_warp_request(strided(4096, 0).data(), 32, 4), 1);    // stride-0
-  EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 32, 4), 4);    // unit, 4-byte
-  EXPECT_EQ(sectors_per_warp_request(strided(4096, 8).data(), 32, 8), 8);    // unit, 8-byte
-  EXPECT_EQ(sectors_per_warp_request(strided(4096, 32).data(), 32, 4), 32);  // stride-8, 4-byte
-  EXPECT_EQ(sectors_per_warp_request(strided(4096, 16).data(), 32, 16), 16); // unit, 16-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 0).data(), 32, 4), 1);     // stride-0
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 32, 4), 4);     // unit, 4-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 8).data(), 32, 8), 8);     // unit, 8-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 32).data(), 32, 4), 32);   // stride-8, 4-byte
+  EXPECT_EQ(sectors_per_warp_request(strided(4096, 16).data(), 32, 16), 16);  // unit, 16-byte
   // Misaligned by 8 bytes: the 16-byte accesses straddle one more sector.
   EXPECT_EQ(sectors_per_warp_request(strided(4096 + 8, 16).data(), 32, 16), 17);
   // Half a warp active.
@@ -125,7 +126,7 @@ TEST(FlopTiles, EveryElementExactlyOncePerPass) {
     for (int grid : {1, 3, 4, 12}) {
       std::vector<int> touched(static_cast<std::size_t>(tiles) * block * ilp, 0);
       for (int b = 0; b < grid; ++b) {
-        for (int tile = b; tile < tiles; tile += grid) {      // the kernel's tile loop
+        for (int tile = b; tile < tiles; tile += grid) {  // the kernel's tile loop
           for (int x = 0; x < block; ++x) {
             for (int j = 0; j < ilp; ++j) ++touched.at(tile_element(tile, j, x, block, ilp));
           }
@@ -181,11 +182,13 @@ struct Reference {
 
 TEST(GpuArch, PeaksMatchPublishedFigures) {
   const Reference refs[] = {
+      // clang-format off
       {"V100 SXM2", 7, 0, 80, 1530, 7.8, 15.7},
       {"A100 SXM", 8, 0, 108, 1410, 9.7, 19.5},
       {"H100 SXM", 9, 0, 132, 1980, 33.5, 66.9},
       {"H200 SXM", 9, 0, 132, 1980, 34, 67},
       {"RTX 4090", 8, 9, 128, 2520, 1.29, 82.6},
+      // clang-format on
   };
   for (const Reference& r : refs) {
     const GpuArchFigures a = gpu_arch_figures(r.major, r.minor);
@@ -236,6 +239,62 @@ TEST(CudaProbeAxes, GeometricWorkingSetDefaults) {
     EXPECT_GT(v, previous) << s;
     previous = v;
   }
+}
+
+// ---- the CUDA probes declare what the CPU probes declare ------------------------------------
+// The fitter and the plots treat both backends' samples alike only if the feeds and the shared
+// axes are the same.
+const Axis* find_axis(const ProbeInfo& info, const std::string& name) {
+  for (const Axis& a : info.axes) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+void expect_same_declarations(const std::string& probe, const std::vector<std::string>& axes) {
+  const Probe* gpu = Registry::instance().probe("cuda", probe);
+  const Probe* cpu = Registry::instance().probe("cpu", probe);
+  if (gpu == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  ASSERT_NE(cpu, nullptr);
+  ASSERT_EQ(gpu->info().feeds.size(), cpu->info().feeds.size());
+  for (std::size_t i = 0; i < gpu->info().feeds.size(); ++i) {
+    const FeedSpec& g = gpu->info().feeds[i];
+    const FeedSpec& c = cpu->info().feeds[i];
+    EXPECT_EQ(g.kind, c.kind) << probe;
+    EXPECT_EQ(g.metric, c.metric) << probe;
+    EXPECT_EQ(g.x_axis, c.x_axis) << probe;
+    EXPECT_EQ(g.series_axes, c.series_axes) << probe;
+    EXPECT_EQ(g.primary_series, c.primary_series) << probe;
+    EXPECT_EQ(g.name_pattern, c.name_pattern) << probe;
+  }
+  for (const std::string& name : axes) {
+    const Axis* g = find_axis(gpu->info(), name);
+    const Axis* c = find_axis(cpu->info(), name);
+    ASSERT_NE(g, nullptr) << probe << "." << name;
+    ASSERT_NE(c, nullptr) << probe << "." << name;
+    EXPECT_EQ(g->type, c->type) << probe << "." << name;
+    EXPECT_EQ(g->choices, c->choices) << probe << "." << name;
+    EXPECT_EQ(g->defaults, c->defaults) << probe << "." << name;
+  }
+}
+
+TEST(CudaProbeDeclarations, FlopsMatchesTheCpuProbe) {
+  expect_same_declarations("flops", {"precision", "form", "flops_per_element"});
+  const Probe* gpu = Registry::instance().probe("cuda", "flops");
+  if (gpu == nullptr) return;
+  const Axis* ws = find_axis(gpu->info(), "working_set_bytes");
+  ASSERT_NE(ws, nullptr);
+  EXPECT_EQ(ws->type, AxisType::Bytes);
+}
+
+TEST(CudaProbeDeclarations, BandwidthMatchesTheCpuProbe) {
+  expect_same_declarations("bandwidth", {"mode"});
+  const Probe* gpu = Registry::instance().probe("cuda", "bandwidth");
+  if (gpu == nullptr) return;
+  const Axis* ws = find_axis(gpu->info(), "working_set_bytes");
+  ASSERT_NE(ws, nullptr);
+  EXPECT_EQ(ws->type, AxisType::Bytes);
+  EXPECT_EQ(ws->defaults.size(), 33u);
 }
 
 }  // namespace

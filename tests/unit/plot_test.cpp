@@ -463,6 +463,18 @@ TEST(PlotRender, RendersSvgAndPdf) {
   EXPECT_EQ(read_file(dir.path() / "bandwidth.pdf").substr(0, 5), "%PDF-");
 }
 
+TEST(PlotRender, RelativeGnuplotPathWorksFromThePlotDirectory) {
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) GTEST_SKIP() << "gnuplot not found";
+  // gnuplot runs with the plot directory as working directory; a relative path must still work.
+  ScopedEnv env("ROOFPROBE_GNUPLOT", fs::relative(gnuplot, fs::current_path()).string());
+  EXPECT_TRUE(fs::path(find_gnuplot()).is_absolute());
+  TempDir dir;
+  PlotOptions options;
+  options.out_dir = dir.path().string();
+  EXPECT_EQ(render_plots(cpu_machine(), {}, options).written.size(), 2u);
+}
+
 TEST(PlotRender, MissingGnuplotIsAnInputErrorNamingIt) {
   TempDir dir;
   ScopedEnv env("ROOFPROBE_GNUPLOT", (dir.path() / "no-such-gnuplot").string());

@@ -1,0 +1,160 @@
+// Runs the CUDA probes on the GPU through the Registry, as the engine does: prepare a point,
+// time a few launches with the backend, verify, and check the rate against the theoretical
+// ceiling at the measured clock (ARCHITECTURE.md: a result above it is a bug until proven
+// otherwise). Every test skips, with the backend's reason, where no CUDA device is usable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "kernels/common/probe.hpp"
+
+namespace roofprobe {
+namespace {
+
+constexpr double kTolerance = 1.03;  // clock drift between the clock measurement and a launch
+
+Backend* cuda_backend() { return Registry::instance().backend("cuda"); }
+
+// The device, described once for the whole binary (describe() measures the clock: ~50 ms).
+const DeviceInfo& device() {
+  static const DeviceInfo info = cuda_backend()->describe(0);
+  return info;
+}
+
+class CudaProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Backend* backend = cuda_backend();
+    ASSERT_NE(backend, nullptr) << "the CUDA backend is not registered";
+    const std::string why = backend->unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+
+  // Prepares `params` of `probe`, times `launches` launches and returns the fastest, after
+  // checking that the device computed what the host predicts.
+  static double best_seconds(const char* probe_name, const Params& params, int launches,
+                             Work* work) {
+    const Probe* probe = Registry::instance().probe("cuda", probe_name);
+    EXPECT_NE(probe, nullptr);
+    if (probe == nullptr) return 0;
+    EXPECT_EQ(probe->unsupported_reason(params, device()), "");
+    std::unique_ptr<PreparedPoint> point = probe->prepare(params, device());
+    double best = 1e30;
+    for (int i = 0; i < launches; ++i) best = std::min(best, cuda_backend()->time_launch(*point));
+    const Check check = point->verify();
+    EXPECT_TRUE(check.ok) << params_to_string(params) << ": " << check.detail;
+    *work = point->work();
+    EXPECT_GT(best, 0);
+    return best;
+  }
+};
+
+TEST_F(CudaProbeTest, DescribesTheDevice) {
+  const DeviceInfo& d = device();
+  EXPECT_EQ(d.backend, "cuda");
+  EXPECT_EQ(d.kind, "gpu");
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.compute_units, 0);
+  ASSERT_EQ(d.caches.size(), 2u);
+  EXPECT_EQ(d.caches[0].name, "L1");
+  EXPECT_EQ(d.caches[0].instances, d.compute_units);
+  EXPECT_EQ(d.caches[1].name, "L2");
+  EXPECT_GT(d.caches[1].bytes, d.caches[0].bytes);
+  EXPECT_GT(d.memory_bytes, 0u);
+  EXPECT_FALSE(d.extra.at("compute_capability").empty());
+  // The measured SM clock is plausible. Consumer boards boost past the rated clock the runtime
+  // reports (an RTX 4090 rated 2520 MHz often runs at 2700+), hence the loose upper bound.
+  EXPECT_GT(d.clock_measured_mhz, 100);
+  EXPECT_LE(d.clock_measured_mhz, d.clock_max_mhz * 1.3);
+  std::printf("device: %s, %d SMs, cc %s, clock %.0f MHz measured / %.0f max, memory %s %s GB/s\n",
+              d.name.c_str(), d.compute_units, d.extra.at("compute_capability").c_str(),
+              d.clock_measured_mhz, d.clock_max_mhz, d.memory_name.c_str(),
+              d.extra.at("memory_peak_gbs").c_str());
+}
+
+struct FlopsCase {
+  const char* precision;
+  const char* form;
+  int k;
+  const char* ceiling;
+  double min_fraction;  // of the theoretical peak; 0: no lower bound (memory-bound point)
+};
+
+void PrintTo(const FlopsCase& c, std::ostream* os) {
+  *os << c.precision << "." << c.form << " K=" << c.k;
+}
+
+class CudaFlopsTest : public CudaProbeTest, public ::testing::WithParamInterface<FlopsCase> {};
+
+TEST_P(CudaFlopsTest, VerifiesAndStaysBelowThePeak) {
+  const FlopsCase& c = GetParam();
+  const Params params{{"precision", c.precision},
+                      {"form", c.form},
+                      {"flops_per_element", std::to_string(c.k)},
+                      {"working_set_bytes", std::to_string(32u << 20)}};
+  Work work;
+  const double s = best_seconds("flops", params, 3, &work);
+  const double gflops = work.flops / s / 1e9;
+  const auto peak = device().theoretical_gflops.find(c.ceiling);
+  ASSERT_NE(peak, device().theoretical_gflops.end()) << "no theoretical " << c.ceiling;
+  std::printf("%s K=%d: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling,
+              c.k, gflops, peak->second, 100 * gflops / peak->second, s * 1e3);
+  EXPECT_LE(gflops, peak->second * kTolerance) << "faster than the theoretical peak";
+  EXPECT_GE(gflops, peak->second * c.min_fraction) << "far below the theoretical peak";
+}
+
+INSTANTIATE_TEST_SUITE_P(Points, CudaFlopsTest,
+                         ::testing::Values(FlopsCase{"fp64", "fma", 1024, "FP64.FMA", 0.5},
+                                           FlopsCase{"fp32", "fma", 1024, "FP32.FMA", 0.5},
+                                           FlopsCase{"fp32", "nofma", 256, "FP32.noFMA", 0.5},
+                                           FlopsCase{"fp64", "nofma", 8, "FP64.noFMA", 0.0},
+                                           FlopsCase{"fp32", "fma", 1, "FP32.FMA", 0.0}),
+                         [](const ::testing::TestParamInfo<FlopsCase>& i) {
+                           return std::string(i.param.precision) + "_" + i.param.form + "_k" +
+                                  std::to_string(i.param.k);
+                         });
+
+class CudaBandwidthTest : public CudaProbeTest,
+                          public ::testing::WithParamInterface<const char*> {};
+
+// Small: inside the SMs' L1s, bounded by 128 B/clk/SM (loads) at the measured clock.
+TEST_P(CudaBandwidthTest, SmallWorkingSetVerifiesAndStaysBelowL1) {
+  const DeviceInfo& d = device();
+  const Params params{{"mode", GetParam()}, {"working_set_bytes", std::to_string(4u << 20)}};
+  Work work;
+  const double s = best_seconds("bandwidth", params, 3, &work);
+  const double gbs = work.bytes() / s / 1e9;
+  const double l1_loads = d.compute_units * 128.0 * d.clock_measured_mhz * 1e-3;
+  std::printf("%s 4 MiB: %.1f GB/s (L1 load bound %.1f)\n", GetParam(), gbs, l1_loads);
+  // Stores go through to L2, so rmw/copy may move up to twice the load bound.
+  const double bound = std::string(GetParam()) == "read" ? l1_loads : 2 * l1_loads;
+  EXPECT_LE(gbs, bound * kTolerance);
+}
+
+// Large: at least 4x L2 (256 MiB or more), bounded by the DRAM's theoretical bandwidth.
+TEST_P(CudaBandwidthTest, LargeWorkingSetVerifiesAndStaysBelowDram) {
+  const DeviceInfo& d = device();
+  const std::uint64_t ws = std::max<std::uint64_t>(256u << 20, 4 * d.caches[1].bytes);
+  if (ws > d.memory_bytes / 2) GTEST_SKIP() << "device memory too small for " << ws << " bytes";
+  const Params params{{"mode", GetParam()}, {"working_set_bytes", std::to_string(ws)}};
+  Work work;
+  const double s = best_seconds("bandwidth", params, 3, &work);
+  const double gbs = work.bytes() / s / 1e9;
+  const double dram = std::stod(d.extra.at("memory_peak_gbs"));
+  std::printf("%s %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n", GetParam(),
+              static_cast<unsigned long long>(ws >> 20), gbs, dram, 100 * gbs / dram);
+  EXPECT_LE(gbs, dram * kTolerance) << "faster than the DRAM's theoretical bandwidth";
+  EXPECT_GE(gbs, dram * 0.4) << "far below the DRAM's theoretical bandwidth";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CudaBandwidthTest, ::testing::Values("read", "rmw", "copy"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           return std::string(i.param);
+                         });
+
+}  // namespace
+}  // namespace roofprobe
