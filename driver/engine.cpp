@@ -50,6 +50,21 @@ double size_launches(Backend& backend, PreparedPoint& point, double target) {
     point.set_repetitions(reps);
     t = fastest_launch(backend, point, 2);
   }
+  // A launch must be dominated by its work, not by a fixed overhead (a thread woken from sleep
+  // on a busy or virtualised machine can add milliseconds per launch): doubling the repetitions
+  // must nearly double the time. If not, keep doubling until it does.
+  for (int round = 0; round < 12; ++round) {
+    const std::int64_t reps = point.repetitions();
+    point.set_repetitions(reps * 2);
+    if (point.repetitions() == reps) break;  // fixed work per launch
+    double doubled = fastest_launch(backend, point, 2);
+    if (doubled >= 1.6 * t) {
+      point.set_repetitions(reps);  // proportional: the previous size was fine
+      break;
+    }
+    t = doubled;
+    if (t > 20 * target) break;
+  }
   return t;
 }
 

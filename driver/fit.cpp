@@ -43,8 +43,6 @@ double median_of(std::vector<double> v) {
   return 0.5 * (lower + upper);
 }
 
-double median3(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
-
 }  // namespace
 
 Stats compute_stats(std::vector<double> values) {
@@ -62,7 +60,22 @@ Stats compute_stats(std::vector<double> values) {
 // ---- plateau detection -----------------------------------------------------------------------
 
 namespace {
-double tune(const char* name, double def) { const char* v = std::getenv(name); return v ? std::atof(v) : def; }
+
+// Tuning, in units of the noise sigma of one size's log rate unless said otherwise. Chosen on
+// thousands of synthetic sweeps (CPU-like 4 levels at 2/4/8 points per octave with soft knees up to
+// one octave wide, GPU-like with launch ramp and a one-octave far-L2 plateau, 2-5% noise, spikes,
+// 1-3 samples per size); see tests/unit/fit_test.cpp for the cases kept as tests.
+constexpr double kLevelPenaltyPerLnN = 2.0;  // a level costs 2 sigma^2 ln(n) (BIC-like)
+constexpr double kTransitionPenalty = 1.5;   // a transition costs 1.5 levels ...
+constexpr double kTransitionSizeCost = 4.0;  // ... plus 4 sigma^2 per size it takes from the levels
+constexpr double kTransitionStep = 2.5;      // every size-to-size step inside a transition
+constexpr double kNearLevel = 3.0;           // a neighbouring size this close joins the level
+constexpr double kSameLevel = 5.0;           // levels closer than 5 sigma sqrt(1/n1 + 1/n2) merge
+constexpr double kOnKneeLine = 2.0;          // rms distance from the knee line of a knee fragment
+constexpr double kSlopeT = 2.5;              // t statistic of a significant slope
+constexpr double kEdgeStepShare = 0.5;       // inside drop per size vs the smaller edge step
+constexpr double kKneeOctaves = 1.5;         // a knee fragment spans at most this (octaves)
+constexpr int kShortLevel = 3;               // sizes; a level this short may be a knee fragment
 
 // All samples of one distinct working-set size.
 struct SizeGroup {
@@ -87,42 +100,28 @@ std::vector<SizeGroup> group_by_size(const std::vector<CurvePoint>& points) {
   return groups;
 }
 
-// Running median of 3 with Tukey's end-point rule. A single-size spike (up or down) disappears;
-// a monotone stretch (a knee, a ramp) and any run of two or more equal-level sizes are unchanged,
-// so short plateaus survive.
-std::vector<double> smooth_median3(const std::vector<double>& z) {
-  const std::size_t n = z.size();
-  if (n < 3) return z;
-  std::vector<double> s(n);
-  for (std::size_t i = 1; i + 1 < n; ++i) s[i] = median3(z[i - 1], z[i], z[i + 1]);
-  s[0] = median3(z[0], s[1], 3 * s[1] - 2 * s[2]);
-  s[n - 1] = median3(z[n - 1], s[n - 2], 3 * s[n - 2] - 2 * s[n - 3]);
-  return s;
-}
-
-// Noise of the per-size log rates: MAD of successive differences (level steps are few, so they
-// do not move the median), scaled to a standard deviation. Floored so that noise-free synthetic
-// data still gets a sane penalty, capped so that a tiny sweep made of steps does not swallow them.
+// Noise of the per-size log rates, from successive differences (a difference of two noisy sizes
+// has variance 2 sigma^2; level steps are few). Start from the median of the differences, robust
+// to the steps, then refine with the RMS of those within 3 standard deviations: ramp and knee
+// steps (up to a fifth of a coarse sweep) stay out, and an RMS is much less noisy than a median
+// of ~70 values. Floored so that noise-free data still gets a sane penalty, capped so that a tiny
+// sweep made of steps does not swallow them.
 double noise_sigma(const std::vector<double>& z) {
   constexpr double kFloor = 0.0025, kCap = 0.2;
+  constexpr double kTruncatedVariance = 0.9733;  // variance of a unit normal cut at +-3
   if (z.size() < 2) return kFloor;
   std::vector<double> diffs;
   for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
-  // A difference of two noisy sizes has variance 2 sigma^2. Start from the median (robust to the
-  // few level steps), then refine with the RMS of the differences within 3 standard deviations:
-  // ramp and knee steps (up to a fifth of a coarse sweep) are left out, and the RMS is far less
-  // noisy than a median of ~70 values.
-  const double sd_of_diff_to_sigma = 1 / std::sqrt(2.0);
-  double sigma = 1.4826 * median_of(diffs) * sd_of_diff_to_sigma;
+  const double diff_to_sigma = 1 / std::sqrt(2.0);
+  double sigma = 1.4826 * median_of(diffs) * diff_to_sigma;
   for (int pass = 0; pass < 3 && sigma > 0; ++pass) {
-    const double limit = 3 * sigma / sd_of_diff_to_sigma;
+    const double limit = 3 * sigma / diff_to_sigma;
     double sum_sq = 0;
     int kept = 0;
     for (double d : diffs)
       if (d <= limit) sum_sq += d * d, ++kept;
     if (kept * 2 < static_cast<int>(diffs.size())) break;
-    constexpr double kTruncatedVariance = 0.9733;  // variance of a normal cut at +-3 sd
-    sigma = std::sqrt(sum_sq / kept / kTruncatedVariance) * sd_of_diff_to_sigma;
+    sigma = std::sqrt(sum_sq / kept / kTruncatedVariance) * diff_to_sigma;
   }
   return std::clamp(sigma, kFloor, kCap);
 }
@@ -138,155 +137,147 @@ struct Segment {
 // or a line over log2 size (a transition: a knee or the launch ramp).
 class RunFits {
  public:
-  RunFits(const std::vector<double>& u, const std::vector<double>& s) {
-    const std::size_t n = s.size();
-    for (std::vector<double>* v : {&su_, &suu_, &ss_, &sss_, &sus_}) v->assign(n + 1, 0);
+  RunFits(const std::vector<double>& u, const std::vector<double>& z) {
+    const std::size_t n = z.size();
+    for (std::vector<double>* v : {&su_, &suu_, &sz_, &szz_, &suz_}) v->assign(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      const double x = u[i] - u[0];  // centred for accuracy
+      const double x = u[i] - u[0];  // shifted for accuracy
       su_[i + 1] = su_[i] + x;
       suu_[i + 1] = suu_[i] + x * x;
-      ss_[i + 1] = ss_[i] + s[i];
-      sss_[i + 1] = sss_[i] + s[i] * s[i];
-      sus_[i + 1] = sus_[i] + x * s[i];
+      sz_[i + 1] = sz_[i] + z[i];
+      szz_[i + 1] = szz_[i] + z[i] * z[i];
+      suz_[i + 1] = suz_[i] + x * z[i];
     }
   }
   // Squared error of values [i, j) around their mean.
   double flat_sse(int i, int j) const {
-    const double len = j - i, t = ss_[j] - ss_[i];
-    return std::max(0.0, sss_[j] - sss_[i] - t * t / len);
+    const double len = j - i, t = sz_[j] - sz_[i];
+    return std::max(0.0, szz_[j] - szz_[i] - t * t / len);
   }
-  // Squared error of values [i, j) around their regression line; slope per octave.
-  double line_sse(int i, int j, double& slope) const {
+  // Squared error of values [i, j) around their regression line (zero for one or two sizes).
+  double line_sse(int i, int j) const {
     const double len = j - i;
-    const double mu = (su_[j] - su_[i]) / len, ms = (ss_[j] - ss_[i]) / len;
+    const double mu = (su_[j] - su_[i]) / len, mz = (sz_[j] - sz_[i]) / len;
     const double cuu = suu_[j] - suu_[i] - len * mu * mu;
-    const double cus = sus_[j] - sus_[i] - len * mu * ms;
-    slope = cuu > 0 ? cus / cuu : std::numeric_limits<double>::infinity();
-    return cuu > 0 ? std::max(0.0, flat_sse(i, j) - cus * cus / cuu) : 0.0;
+    const double cuz = suz_[j] - suz_[i] - len * mu * mz;
+    return cuu > 0 ? std::max(0.0, flat_sse(i, j) - cuz * cuz / cuu) : 0.0;
   }
 
  private:
-  std::vector<double> su_, suu_, ss_, sss_, sus_;
+  std::vector<double> su_, suu_, sz_, szz_, suz_;
 };
 
+// For each size i, the last size a transition starting at i may reach: every size-to-size step
+// inside a transition goes the same way by at least min_step. Two sizes at one level stop a
+// transition, so transitions cannot swallow a short plateau between two knees.
+std::vector<int> monotone_run_ends(const std::vector<double>& z, double min_step) {
+  const int n = static_cast<int>(z.size());
+  std::vector<int> down(n), up(n), end(n);
+  for (int i = n - 1; i >= 0; --i) {
+    down[i] = i + 1 < n && z[i + 1] - z[i] <= -min_step ? down[i + 1] : i;
+    up[i] = i + 1 < n && z[i + 1] - z[i] >= min_step ? up[i + 1] : i;
+    end[i] = std::max(down[i], up[i]);
+  }
+  return end;
+}
+
 // Optimal partition of the curve into levels (constant runs of at least min_sizes sizes) and
-// transitions (runs of any length that fall or rise along a line by at least min_slope per
-// octave), minimising squared error + a penalty per run. A transition costs twice a level (it
-// has two parameters), so noise is not explained by transitions and a short flat run stays a
-// level, while a knee of any width is one transition instead of a staircase of false levels.
+// transitions (monotone runs of any length, fitted by a line over log size), minimising squared
+// error + a penalty per run, by dynamic programming over the run boundaries. A knee of any width
+// becomes one transition instead of a staircase of false levels; a transition costs more than a
+// level and pays for every size it takes, so noise and short flat runs stay levels.
 // Returns the levels only. O(n^2); n is ~100.
-std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vector<double>& s, int min_sizes,
-                                    double penalty, double min_slope, double point_cost, double min_jump) {
-  const int n = static_cast<int>(s.size());
-  const RunFits fits(u, s);
+std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vector<double>& z, int min_sizes,
+                                    double sigma) {
+  const int n = static_cast<int>(z.size());
+  const double var = sigma * sigma;
+  const double level_cost = kLevelPenaltyPerLnN * var * std::log(std::max(n, 3));
+  const double transition_cost = kTransitionPenalty * level_cost;
+  const RunFits fits(u, z);
+  const std::vector<int> run_end = monotone_run_ends(z, kTransitionStep * sigma);
+
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> best(n + 1, inf);
+  std::vector<double> best(n + 1, inf);  // best[j]: cost of sizes [0, j)
   std::vector<int> start(n + 1, -1);
   std::vector<char> is_level(n + 1, 0);
-  // monotone_end[i]: the last index a transition starting at i may reach: every step from one
-  // size to the next must go the same way by at least min_step_per_size. A level (flat pair)
-  // stops a transition, so transitions cannot eat a short plateau between two knees.
-  std::vector<int> down_end(n), up_end(n);
-  for (int i = n - 1; i >= 0; --i) {
-    const bool down = i + 1 < n && s[i + 1] - s[i] <= -min_jump;
-    const bool up = i + 1 < n && s[i + 1] - s[i] >= min_jump;
-    down_end[i] = down ? down_end[i + 1] : i;
-    up_end[i] = up ? up_end[i + 1] : i;
-  }
   best[0] = 0;
   for (int j = 1; j <= n; ++j)
     for (int i = 0; i < j; ++i) {
       if (best[i] == inf) continue;
       if (j - i >= min_sizes) {
-        const double c = best[i] + fits.flat_sse(i, j) + penalty;
-        if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 1;
+        const double cost = best[i] + fits.flat_sse(i, j) + level_cost;
+        if (cost < best[j]) best[j] = cost, start[j] = i, is_level[j] = 1;
       }
-      if (j - 1 > std::max(down_end[i], up_end[i])) continue;
-      double slope = 0;
-      const double sse = fits.line_sse(i, j, slope);
-      if (std::fabs(slope) >= min_slope) {
-        const double c = best[i] + sse + tune("TB", 2.0) * penalty + point_cost * (j - i);
-        if (c < best[j]) best[j] = c, start[j] = i, is_level[j] = 0;
+      if (j - 1 <= run_end[i]) {
+        const double cost = best[i] + fits.line_sse(i, j) + transition_cost + kTransitionSizeCost * var * (j - i);
+        if (cost < best[j]) best[j] = cost, start[j] = i, is_level[j] = 0;
       }
     }
   std::vector<Segment> segs;
-  for (int j = n; j > 0; j = start[j]) {
-#ifdef FIT_DEBUG
-    fprintf(stderr, "dp %s %d-%d\n", is_level[j] ? "level" : "trans", start[j], j - 1);
-#endif
+  for (int j = n; j > 0; j = start[j])
     if (is_level[j]) segs.push_back({start[j], j - 1, 0});
-  }
   std::reverse(segs.begin(), segs.end());
   return segs;
 }
 
 // The curve the classifier works on, with its tolerances.
 struct Curve {
-  std::vector<double> log2x;  // log2 of each distinct size
-  std::vector<double> s;      // smoothed log rate of each size
-  double sigma = 0;           // noise of one size's log rate
+  std::vector<double> u;  // log2 of each distinct size
+  std::vector<double> z;  // log of each size's median rate
+  double sigma = 0;       // noise of one size's log rate
   int min_sizes = 2;
-  double step = 0;            // log(1 + min_step): the smallest difference between two levels
-  // Deviation that marks a knee point at a segment edge: clearly above noise and at least a
-  // level step, so an edge is never trimmed for noise alone.
-  double edge_threshold() const { return std::max(4 * sigma, step); }
+  double step = 0;        // log(1 + min_step): the smallest ratio between two levels
 
+  int last() const { return static_cast<int>(z.size()) - 1; }
+  double level(int lo, int hi) const { return median_of(std::vector<double>(z.begin() + lo, z.begin() + hi + 1)); }
   // Two levels closer than this are one: less than a level step, or not significantly different
-  // given the noise and how many sizes each level rests on (a two-size level is uncertain).
-  double level_tolerance(const Segment& a, const Segment& b) const {
-    return std::max(step, tune("SIG", 4.0) * sigma * std::sqrt(1.0 / a.sizes() + 1.0 / b.sizes()));
-  }
-
-  double level(int lo, int hi) const {
-    return median_of(std::vector<double>(s.begin() + lo, s.begin() + hi + 1));
+  // given the noise and how many sizes each rests on (a two-size level is uncertain).
+  double same_level(const Segment& a, const Segment& b) const {
+    return std::max(step, kSameLevel * sigma * std::sqrt(1.0 / a.sizes() + 1.0 / b.sizes()));
   }
 };
+
+// Least-squares line of z over u for sizes [lo, hi].
+struct Line {
+  double mean_u = 0, mean_z = 0, slope = 0, suu = 0;
+  double at(double u) const { return mean_z + slope * (u - mean_u); }
+};
+
+Line fit_line(const Curve& c, int lo, int hi) {
+  Line line;
+  const int n = hi - lo + 1;
+  for (int k = lo; k <= hi; ++k) line.mean_u += c.u[k] / n, line.mean_z += c.z[k] / n;
+  double suz = 0;
+  for (int k = lo; k <= hi; ++k) {
+    line.suu += (c.u[k] - line.mean_u) * (c.u[k] - line.mean_u);
+    suz += (c.u[k] - line.mean_u) * (c.z[k] - line.mean_z);
+  }
+  line.slope = line.suu > 0 ? suz / line.suu : 0;
+  return line;
+}
 
 void refresh_levels(std::vector<Segment>& segs, const Curve& c) {
   for (Segment& g : segs) g.level = c.level(g.lo, g.hi);
 }
 
-// Merges the closest pair of adjacent segments while their levels differ by less than a level
-// step: over-segmented noise, or a plateau split around a dropped knee. The merged segment spans
-// both (and any dropped sizes between them); its level is the median, so those barely count.
-bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
-  bool changed = false;
-  while (segs.size() > 1) {
-    std::size_t best = 0;
-    double best_gap = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
-      const double gap = std::fabs(segs[i].level - segs[i + 1].level) / c.level_tolerance(segs[i], segs[i + 1]);
-      if (gap < best_gap) best_gap = gap, best = i;
-    }
-    if (best_gap >= 1) break;
-    segs[best].hi = segs[best + 1].hi;
-    segs[best].level = c.level(segs[best].lo, segs[best].hi);
-    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-    changed = true;
-  }
-  return changed;
-}
-
-// Sizes next to a level whose rate is within noise of it belong to it: those the segmentation
-// gave to a transition (a two-size transition can take a knee point and the plateau's first size
-// at no cost), and those of a short neighbouring level (a knee point paired with the plateau's
-// first size). A short level left with fewer than min_sizes sizes is dissolved.
+// Sizes next to a level and within noise of it belong to it: those the segmentation gave to a
+// transition (a two-size transition can take a knee point and the plateau's first size), and
+// those of a short neighbouring level (a knee point paired with the plateau's first size). A
+// short level left with fewer than min_sizes sizes is dissolved.
 void extend_levels(std::vector<Segment>& segs, const Curve& c) {
-  const double near = tune("EXT", 2.0) * c.sigma;
-  constexpr int kShortLevel = 3;
-  const int last = static_cast<int>(c.s.size()) - 1;
+  const double near = kNearLevel * c.sigma;
   for (std::size_t i = 0; i < segs.size(); ++i) {
     Segment& g = segs[i];
     Segment* prev = i > 0 ? &segs[i - 1] : nullptr;
     Segment* next = i + 1 < segs.size() ? &segs[i + 1] : nullptr;
-    while (g.lo > 0 && std::fabs(c.s[g.lo - 1] - g.level) <= near) {
+    while (g.lo > 0 && std::fabs(c.z[g.lo - 1] - g.level) <= near) {
       if (prev != nullptr && g.lo - 1 <= prev->hi) {  // the size belongs to the previous level
         if (prev->sizes() > kShortLevel || prev->sizes() <= 0) break;
         --prev->hi;
       }
       --g.lo;
     }
-    while (g.hi < last && std::fabs(c.s[g.hi + 1] - g.level) <= near) {
+    while (g.hi < c.last() && std::fabs(c.z[g.hi + 1] - g.level) <= near) {
       if (next != nullptr && g.hi + 1 >= next->lo) {  // the size belongs to the next level
         if (next->sizes() > kShortLevel || next->sizes() <= 0) break;
         ++next->lo;
@@ -296,10 +287,45 @@ void extend_levels(std::vector<Segment>& segs, const Curve& c) {
   }
   segs.erase(std::remove_if(segs.begin(), segs.end(), [&](const Segment& g) { return g.sizes() < c.min_sizes; }),
              segs.end());
+  refresh_levels(segs, c);
+}
+
+// Merges the closest pair of adjacent levels while they are the same level (see same_level):
+// noise split into two, or a plateau split around a knee fragment. The merged level spans both
+// and any sizes between them; its level is a median, so those barely count.
+bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
+  bool changed = false;
+  while (segs.size() > 1) {
+    std::size_t best = 0;
+    double best_ratio = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
+      const double ratio = std::fabs(segs[i].level - segs[i + 1].level) / c.same_level(segs[i], segs[i + 1]);
+      if (ratio < best_ratio) best_ratio = ratio, best = i;
+    }
+    if (best_ratio >= 1) break;
+    segs[best].hi = segs[best + 1].hi;
+    segs[best].level = c.level(segs[best].lo, segs[best].hi);
+    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+    changed = true;
+  }
+  return changed;
+}
+
+// A level faster than both neighbours and shorter than both is a bump (a burst of fast samples,
+// a clock excursion), not a level; left in place it would pass for the end of the launch ramp.
+bool drop_bumps(std::vector<Segment>& segs) {
+  for (std::size_t i = 1; i + 1 < segs.size(); ++i) {
+    const Segment &prev = segs[i - 1], &g = segs[i], &next = segs[i + 1];
+    if (g.level > prev.level && g.level > next.level && g.sizes() < prev.sizes() && g.sizes() < next.sizes()) {
+      segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+  }
+  return false;
 }
 
 // The launch-overhead ramp: at small sizes a GPU (or a CPU loop with overheads) has not reached
-// its rate yet, so everything before the fastest segment is a ramp, not a memory level.
+// its rate yet, so every level before the fastest one is part of the ramp, not a memory level.
 void drop_ramp(std::vector<Segment>& segs) {
   if (segs.empty()) return;
   auto fastest = std::max_element(segs.begin(), segs.end(),
@@ -307,101 +333,58 @@ void drop_ramp(std::vector<Segment>& segs) {
   segs.erase(segs.begin(), fastest);
 }
 
-// Removes knee points from segment edges: an edge size whose rate is clearly off the segment's
-// level belongs to the transition into the neighbouring level and would drag the level and its
-// working-set range. Keeps at least min_sizes sizes.
-bool trim_edges(std::vector<Segment>& segs, const Curve& c) {
-  bool changed = false;
-  const double thr = c.edge_threshold();
-  for (Segment& g : segs) {
-    while (g.sizes() > c.min_sizes) {
-      const double ref = c.level(g.lo, g.hi);
-      const double dev_lo = std::fabs(c.s[g.lo] - ref), dev_hi = std::fabs(c.s[g.hi] - ref);
-      if (std::max(dev_lo, dev_hi) <= thr) break;
-      if (dev_lo >= dev_hi)
-        ++g.lo;
-      else
-        --g.hi;
-      changed = true;
-    }
-    g.level = c.level(g.lo, g.hi);
-  }
-  return changed;
+// A short level on the straight line from the previous level's last size to the next level's
+// first size is a fragment of a gradual knee (flat by chance); a plateau, however short, stands
+// off that line. Returns how far inside the noise band it lies (> 0: a fragment).
+double on_knee_line(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
+  const Segment& g = segs[i];
+  if (g.sizes() > kShortLevel) return 0;
+  const Line knee = fit_line(c, segs[i - 1].hi, segs[i + 1].lo);
+  double sq = 0;
+  for (int k = g.lo; k <= g.hi; ++k) sq += (c.z[k] - knee.at(c.u[k])) * (c.z[k] - knee.at(c.u[k]));
+  const double rms = std::sqrt(sq / g.sizes());
+  const double limit = kOnKneeLine * c.sigma;
+  return rms <= limit ? 1 + (limit - rms) / limit : 0;
 }
 
-// How much a level found by the segmentation looks like a piece of a knee instead: it lies
-// between a faster and a slower level and falls inside by about as much per size as the curve
-// falls at its edges. A true plateau, however short, is flat inside (noise) with big steps at
-// both edges; a fragment of a gradual knee falls inside like outside, and a knee point paired
-// with the first size of the next level has a small step on that level's side. Zero when it
-// looks like a level.
-double transition_score(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
+// A short level that slopes down significantly and falls inside by at least half as much per
+// size as at its smaller edge step is part of a knee: a plateau, however short, is flat inside
+// with big steps at both edges. Returns the inside/edge ratio (> 0: part of a knee).
+double slopes_like_knee(const Segment& g, const Curve& c) {
+  const double span = c.u[g.hi] - c.u[g.lo];
+  if (span > kKneeOctaves) return 0;  // knees are short; a long level may drift
+  const Line inside = fit_line(c, g.lo, g.hi);
+  if (-inside.slope * std::sqrt(inside.suu) < kSlopeT * c.sigma) return 0;  // flat within noise
+  const double drop_per_size = -inside.slope * span / (g.sizes() - 1);
+  const double edge_step = std::min(c.z[g.lo - 1] - c.z[g.lo], c.z[g.hi] - c.z[g.hi + 1]);
+  if (edge_step <= 0) return std::numeric_limits<double>::max();
+  return drop_per_size >= kEdgeStepShare * edge_step ? drop_per_size / edge_step : 0;
+}
+
+// How much level i looks like a piece of a knee between a faster and a slower level (0: not).
+double knee_score(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
   if (i == 0 || i + 1 >= segs.size()) return 0;
   const Segment& g = segs[i];
   if (!(segs[i - 1].level > g.level && g.level > segs[i + 1].level)) return 0;
-  const int last = static_cast<int>(c.s.size()) - 1;
-  if (g.lo == 0 || g.hi == last) return 0;
-
-  double mu = 0, ms = 0;
-  for (int k = g.lo; k <= g.hi; ++k) mu += c.log2x[k], ms += c.s[k];
-  mu /= g.sizes(), ms /= g.sizes();
-  double suu = 0, sus = 0;
-  for (int k = g.lo; k <= g.hi; ++k) {
-    suu += (c.log2x[k] - mu) * (c.log2x[k] - mu);
-    sus += (c.log2x[k] - mu) * (c.s[k] - ms);
-  }
-  // A knee fragment lies on the straight transition from the previous level's last size to the
-  // next level's first size; a plateau, however short, stands off that line.
-  const int a = segs[i - 1].hi, b = segs[i + 1].lo;
-  if (g.sizes() <= 3) {
-    double mx = 0, my = 0;
-    for (int k = a; k <= b; ++k) mx += c.log2x[k], my += c.s[k];
-    mx /= (b - a + 1), my /= (b - a + 1);
-    double sxx = 0, sxy = 0;
-    for (int k = a; k <= b; ++k) {
-      sxx += (c.log2x[k] - mx) * (c.log2x[k] - mx);
-      sxy += (c.log2x[k] - mx) * (c.s[k] - my);
-    }
-    double sq = 0;
-    for (int k = g.lo; k <= g.hi; ++k) {
-      const double r = c.s[k] - (my + sxy / sxx * (c.log2x[k] - mx));
-      sq += r * r;
-    }
-    const double rms = std::sqrt(sq / g.sizes());
-#ifdef FIT_DEBUG
-    fprintf(stderr, "line test seg %d-%d R %d-%d rms %.4f sigma %.4f\n", g.lo, g.hi, a, b, rms, c.sigma);
-#endif
-    if (tune("LT", 1.0) > 0 && rms <= tune("LK", 2.0) * c.sigma) return 1 + (tune("LK", 2.0) * c.sigma - rms);
-  }
-
-  const double span = c.log2x[g.hi] - c.log2x[g.lo];
-  if (span > tune("SPAN", 1.5)) return 0;  // knees are short; a long level may slope
-  const double slope = sus / suu;
-  const double drop_per_size = -slope * span / (g.sizes() - 1);  // fitted, per size step
-  const double edge_step = std::min(c.s[g.lo - 1] - c.s[g.lo], c.s[g.hi] - c.s[g.hi + 1]);
-  if (-slope * std::sqrt(suu) < tune("JS", 2.5) * c.sigma) return 0;  // flat within noise (t test)
-  if (edge_step > 0 && drop_per_size < tune("JA", 0.5) * edge_step) return 0;  // steps at both edges
-  return edge_step > 0 ? drop_per_size / edge_step : std::numeric_limits<double>::max();
+  if (g.lo == 0 || g.hi == c.last()) return 0;
+  return std::max(on_knee_line(segs, i, c), slopes_like_knee(g, c));
 }
 
-// Drops the most knee-like segment, if any (one at a time: removing it changes its neighbours).
-bool drop_transitional(std::vector<Segment>& segs, const Curve& c) {
+// Drops the most knee-like level, if any (one at a time: removing it changes its neighbours).
+bool drop_knee_fragment(std::vector<Segment>& segs, const Curve& c) {
   std::size_t worst = 0;
   double worst_score = 0;
   for (std::size_t i = 0; i < segs.size(); ++i) {
-    const double score = transition_score(segs, i, c);
+    const double score = knee_score(segs, i, c);
     if (score > worst_score) worst_score = score, worst = i;
   }
   if (worst_score <= 0) return false;
-#ifdef FIT_DEBUG
-  fprintf(stderr, "drop transitional %d-%d score %g\n", segs[worst].lo, segs[worst].hi, worst_score);
-#endif
   segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(worst));
   return true;
 }
 
-// Levels must decrease with working set. Where a segment is faster than the one before it (a
-// dip of outliers inside a plateau, or a bump), the one with fewer sizes is the artefact.
+// Levels must decrease with working set. Where one is faster than the level before it (a dip of
+// outliers inside a plateau, or a bump), the one with fewer sizes is the artefact.
 bool enforce_decreasing(std::vector<Segment>& segs) {
   for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
     if (segs[i + 1].level < segs[i].level) continue;
@@ -431,48 +414,27 @@ Plateau make_plateau(const Segment& g, const std::vector<SizeGroup>& groups) {
 
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const PlateauOptions& options) {
   const std::vector<SizeGroup> groups = group_by_size(points);
-  const int min_sizes = std::max(1, options.min_sizes);
-  const int n = static_cast<int>(groups.size());
-  if (n < min_sizes) return {};
-
   Curve c;
-  std::vector<double> z;
-  for (const SizeGroup& g : groups) {
-    c.log2x.push_back(std::log2(g.x));
-    z.push_back(std::log(g.median));
-  }
-  c.s = tune("MF", 1) > 0 ? smooth_median3(z) : z;
-  c.sigma = noise_sigma(z);  // from the unsmoothed values: conservative for the smoothed ones
-  c.min_sizes = min_sizes;
+  c.min_sizes = std::max(1, options.min_sizes);
   c.step = std::log1p(std::max(0.0, options.min_step));
+  if (static_cast<int>(groups.size()) < c.min_sizes) return {};
+  for (const SizeGroup& g : groups) {
+    c.u.push_back(std::log2(g.x));
+    c.z.push_back(std::log(g.median));
+  }
+  c.sigma = noise_sigma(c.z);
 
-  // Per extra segment, a BIC-like penalty: a split must explain ~3 ln(n) sigma^2 of error.
-  const double penalty = tune("PEN", 3.0) * c.sigma * c.sigma * std::log(std::max(n, 3));
-  std::vector<Segment> segs = segment_levels(c.log2x, c.s, min_sizes, penalty, c.step, tune("PC", 2.0) * c.sigma * c.sigma, tune("JK", 1.0) * c.sigma);
+  std::vector<Segment> segs = segment_levels(c.u, c.z, c.min_sizes, c.sigma);
   refresh_levels(segs, c);
-  if (tune("EXTON", 1) > 0) extend_levels(segs, c);
-  refresh_levels(segs, c);
-#ifdef FIT_DEBUG
-  fprintf(stderr, "sigma %g pen %g\n", c.sigma, penalty);
-  for (int i = 0; i < n; ++i) fprintf(stderr, "%3d x=%-12g z=%.4f s=%.4f\n", i, groups[i].x, z[i], c.s[i]);
-  for (auto& g : segs) fprintf(stderr, "seg %d-%d %.4f\n", g.lo, g.hi, g.level);
-#endif
+  extend_levels(segs, c);
   merge_similar(segs, c);
+  while (drop_bumps(segs)) merge_similar(segs, c);
   drop_ramp(segs);
-
-  // Each pass can expose new neighbours to the others; the loop ends because every change
-  // removes a segment or shrinks one (bounded anyway).
-  for (int pass = 0; pass < 4 * n + 4; ++pass) {
-    bool changed = tune("TRIM", 1) > 0 ? trim_edges(segs, c) : false;
-    changed |= drop_transitional(segs, c);
+  // Each step can give the others new neighbours; every change removes a level, so this ends.
+  for (bool changed = true; changed;) {
+    changed = drop_knee_fragment(segs, c);
     changed |= merge_similar(segs, c);
     changed |= enforce_decreasing(segs);
-#ifdef FIT_DEBUG
-    fprintf(stderr, "pass %d:", pass);
-    for (auto& g : segs) fprintf(stderr, " [%d-%d %.4f]", g.lo, g.hi, g.level);
-    fprintf(stderr, "\n");
-#endif
-    if (!changed) break;
   }
 
   std::vector<Plateau> plateaus;

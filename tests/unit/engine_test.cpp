@@ -77,8 +77,9 @@ class FakePoint : public PreparedPoint {
   Check verify() override { return Check{launches > 0, "never launched"}; }
   void set_repetitions(std::int64_t r) override { reps_ = r; }
   std::int64_t repetitions() const override { return reps_; }
-  double seconds_per_launch() const { return 1e-5 + 1e-6 * static_cast<double>(reps_); }
+  double seconds_per_launch() const { return overhead + 1e-6 * static_cast<double>(reps_); }
   int launches = 0;
+  double overhead = 1e-5;
 
  private:
   std::int64_t reps_ = 1;
@@ -114,6 +115,18 @@ TEST(Engine, SizesLaunchesAndDerivesRates) {
   EXPECT_NEAR(s.gtxn_s, expected_gbs / 32, 1e-9 * expected_gbs);
   EXPECT_EQ(s.point, 3);
   EXPECT_EQ(s.working_set_bytes, 1e6);
+}
+
+TEST(Engine, GrowsLaunchesPastAFixedOverhead) {
+  // 8 ms per launch whatever the work (a sleeping thread woken on a busy machine): a launch of
+  // one repetition already exceeds the target, but measures only the overhead.
+  FakeBackend backend;
+  FakePoint point;
+  point.overhead = 8e-3;
+  measure_point(backend, point, settings());
+  EXPECT_GE(point.repetitions(), 8192);
+  EXPECT_GE(1e-6 * point.repetitions() / point.seconds_per_launch(), 0.5)
+      << "the work must be at least half of each launch";
 }
 
 TEST(Progress, RendersBarCountsAndEta) {
