@@ -53,7 +53,7 @@ double size_launches(Backend& backend, PreparedPoint& point, double target) {
   // A launch must be dominated by its work, not by a fixed overhead (a thread woken from sleep
   // on a busy or virtualised machine can add milliseconds per launch): doubling the repetitions
   // must nearly double the time. If not, keep doubling until it does.
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < 24; ++round) {
     const std::int64_t reps = point.repetitions();
     point.set_repetitions(reps * 2);
     if (point.repetitions() == reps) break;  // fixed work per launch
