@@ -80,6 +80,64 @@ void emit_device(YAML::Emitter& out, const DeviceInfo& d) {
   out << YAML::EndMap;
 }
 
+void emit_wall(YAML::Emitter& out, const Wall& w, bool shared) {
+  out << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "pattern" << YAML::Value << w.pattern;
+  if (shared)
+    out << YAML::Key << "conflict_degree" << YAML::Value << w.conflict_degree;
+  else
+    out << YAML::Key << "word_bytes" << YAML::Value << w.word_bytes;
+  out << YAML::Key << "instruction_intensity" << YAML::Value << w.instruction_intensity;
+  out << YAML::Key << "measured" << YAML::Value << w.measured_intensity;
+  out << YAML::Key << "gtxn_s" << YAML::Value << w.gtxn_s;
+  out << YAML::EndMap;
+}
+
+// The GPU instruction-roofline sections; written only when measured (or given in a reference).
+void emit_instructions_walls_scaling(YAML::Emitter& out, const Machine& m) {
+  if (m.warp_gips || !m.predication.empty()) {
+    out << YAML::Key << "instructions" << YAML::Value << YAML::BeginMap;
+    if (m.warp_gips) {
+      const InstructionCeiling& w = *m.warp_gips;
+      out << YAML::Key << "warp_gips" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "measured" << YAML::Value << w.measured_gips;
+      out << YAML::Key << "theoretical" << YAML::Value << w.theoretical_gips;
+      out << YAML::Key << "clock_mhz" << YAML::Value << w.clock_mhz;
+      out << YAML::Key << "source" << YAML::Value << w.source;
+      emit_stats(out, w.stats);
+      out << YAML::Key << "probe" << YAML::Value << w.probe;
+      if (!w.citation.empty()) out << YAML::Key << "citation" << YAML::Value << w.citation;
+      out << YAML::EndMap;
+    }
+    out << YAML::Key << "predication" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : m.predication)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "active_lanes" << YAML::Value << p.active_lanes
+          << YAML::Key << "warp_gips" << YAML::Value << p.warp_gips << YAML::Key << "thread_gips"
+          << YAML::Value << p.thread_gips << YAML::EndMap;
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+  }
+  if (!m.global_walls.empty() || !m.shared_walls.empty()) {
+    out << YAML::Key << "walls" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "global" << YAML::Value << YAML::BeginSeq;
+    for (const auto& w : m.global_walls) emit_wall(out, w, false);
+    out << YAML::EndSeq;
+    out << YAML::Key << "shared" << YAML::Value << YAML::BeginSeq;
+    for (const auto& w : m.shared_walls) emit_wall(out, w, true);
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+  }
+  if (!m.scaling.empty()) {
+    out << YAML::Key << "scaling" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : m.scaling) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "units" << YAML::Value << p.units;
+      for (const auto& [k, v] : p.ceilings) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+}
+
 }  // namespace
 
 std::string machine_to_yaml(const Machine& m) {
@@ -130,6 +188,10 @@ std::string machine_to_yaml(const Machine& m) {
     out << YAML::Key << "theoretical_gflops" << YAML::Value << c.theoretical_gflops;
     out << YAML::Key << "fraction_of_theoretical" << YAML::Value << c.fraction_of_theoretical;
     out << YAML::Key << "clock_mhz" << YAML::Value << c.clock_mhz;
+    if (c.flops_per_instruction > 0) {
+      out << YAML::Key << "instructions_gips" << YAML::Value << c.instructions_gips;
+      out << YAML::Key << "flops_per_instruction" << YAML::Value << c.flops_per_instruction;
+    }
     emit_stats(out, c.stats);
     out << YAML::Key << "probe" << YAML::Value << c.probe;
     emit_params(out, "params", c.params);
@@ -137,6 +199,7 @@ std::string machine_to_yaml(const Machine& m) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  emit_instructions_walls_scaling(out, m);
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -214,6 +277,75 @@ class Reader {
  private:
   std::string path_;
 };
+
+Wall read_wall(const Reader& r, const YAML::Node& n, const std::string& where, bool shared) {
+  if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+  Wall w;
+  w.pattern = r.text(r.need(n, "pattern", where + "."), where + ".pattern");
+  if (shared)
+    w.conflict_degree = static_cast<int>(r.opt_number(n, "conflict_degree", where + "."));
+  else
+    w.word_bytes = static_cast<int>(r.opt_number(n, "word_bytes", where + "."));
+  w.instruction_intensity = r.number(r.need(n, "instruction_intensity", where + "."), where + ".instruction_intensity");
+  w.measured_intensity = r.opt_number(n, "measured", where + ".");
+  w.gtxn_s = r.opt_number(n, "gtxn_s", where + ".");
+  return w;
+}
+
+void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Machine& m) {
+  if (YAML::Node ins = root["instructions"]) {
+    if (!ins.IsMap()) r.fail(ins, "instructions", "expected a mapping");
+    if (YAML::Node w = ins["warp_gips"]) {
+      if (!w.IsMap()) r.fail(w, "instructions.warp_gips", "expected a mapping");
+      InstructionCeiling c;
+      c.measured_gips = r.opt_number(w, "measured", "instructions.warp_gips.");
+      c.theoretical_gips = r.opt_number(w, "theoretical", "instructions.warp_gips.");
+      c.clock_mhz = r.opt_number(w, "clock_mhz", "instructions.warp_gips.");
+      c.source = r.opt_text(w, "source", "instructions.warp_gips.");
+      if (c.source.empty()) c.source = "empirical";
+      c.stats = r.stats(w["stats"], "instructions.warp_gips.stats");
+      c.probe = r.opt_text(w, "probe", "instructions.warp_gips.");
+      c.citation = r.opt_text(w, "citation", "instructions.warp_gips.");
+      m.warp_gips = c;
+    }
+    if (YAML::Node pred = ins["predication"]) {
+      if (!pred.IsSequence()) r.fail(pred, "instructions.predication", "expected a list");
+      for (const auto& p : pred) {
+        const std::string where = "instructions.predication[" + std::to_string(m.predication.size()) + "].";
+        if (!p.IsMap()) r.fail(p, where, "expected a mapping");
+        PredicationPoint point;
+        point.active_lanes = static_cast<int>(r.number(r.need(p, "active_lanes", where), where + "active_lanes"));
+        point.warp_gips = r.opt_number(p, "warp_gips", where);
+        point.thread_gips = r.opt_number(p, "thread_gips", where);
+        m.predication.push_back(point);
+      }
+    }
+  }
+  if (YAML::Node walls = root["walls"]) {
+    if (!walls.IsMap()) r.fail(walls, "walls", "expected a mapping");
+    for (const char* kind : {"global", "shared"}) {
+      YAML::Node list = walls[kind];
+      if (!list) continue;
+      if (!list.IsSequence()) r.fail(list, std::string("walls.") + kind, "expected a list");
+      auto& out = std::string(kind) == "global" ? m.global_walls : m.shared_walls;
+      for (const auto& w : list)
+        out.push_back(read_wall(r, w, std::string("walls.") + kind + "[" + std::to_string(out.size()) + "]",
+                                std::string(kind) == "shared"));
+    }
+  }
+  if (YAML::Node scaling = root["scaling"]) {
+    if (!scaling.IsSequence()) r.fail(scaling, "scaling", "expected a list");
+    for (const auto& s : scaling) {
+      const std::string where = "scaling[" + std::to_string(m.scaling.size()) + "].";
+      if (!s.IsMap()) r.fail(s, where, "expected a mapping");
+      ScalingPoint p;
+      p.units = static_cast<int>(r.number(r.need(s, "units", where), where + "units"));
+      for (const auto& kv : s)
+        if (kv.first.Scalar() != "units") p.ceilings[kv.first.Scalar()] = r.number(kv.second, where + kv.first.Scalar());
+      m.scaling.push_back(p);
+    }
+  }
+}
 
 YAML::Node load_yaml_file(const std::string& path) {
   struct stat st {};
@@ -345,12 +477,15 @@ Machine read_machine_file(const std::string& path) {
     c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
     c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
     c.clock_mhz = r.opt_number(n, "clock_mhz", where);
+    c.instructions_gips = r.opt_number(n, "instructions_gips", where);
+    c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);
     c.stats = r.stats(n["stats"], where + "stats");
     c.probe = r.opt_text(n, "probe", where);
     c.params = r.text_map(n["params"], where + "params");
     c.citation = r.opt_text(n, "citation", where);
     m.compute.push_back(c);
   }
+  read_instructions_walls_scaling(r, root, m);
   return m;
 }
 

@@ -43,10 +43,49 @@ struct ComputeCeiling {
   double theoretical_gflops = 0;     // 0 when it cannot be derived
   double fraction_of_theoretical = 0;
   double clock_mhz = 0;              // the clock the theoretical figure uses
+  // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
+  // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
+  double instructions_gips = 0;
+  double flops_per_instruction = 0;
   Stats stats;
   std::string probe;
   Params params;                     // parameters of the point that gave the ceiling
   std::string citation;
+};
+
+// Peak warp-instruction throughput (GIPS = 1e9 warp instructions/s).
+struct InstructionCeiling {
+  double measured_gips = 0;
+  double theoretical_gips = 0;       // SMs x schedulers x 1 x clock
+  double clock_mhz = 0;
+  Stats stats;
+  std::string probe;
+  std::string source = "empirical";
+  std::string citation;
+};
+
+// Thread predication: warp GIPS vs thread GIPS (thread instructions / 32 per second).
+struct PredicationPoint {
+  int active_lanes = 32;
+  double warp_gips = 0;
+  double thread_gips = 0;
+};
+
+// An instruction-roofline wall: a vertical line at a fixed instruction intensity (warp
+// instructions per transaction) set by the access pattern.
+struct Wall {
+  std::string pattern;               // global: "stride-0", "stride-1", "stride-8"; shared: "conflict-4"
+  int word_bytes = 4;                // global walls
+  int conflict_degree = 0;           // shared walls (1 = none, 32 = 32-way)
+  double instruction_intensity = 0;  // theoretical: 1, 1/4, 1/8, 1/32 ...
+  double measured_intensity = 0;     // 0 when not measured
+  double gtxn_s = 0;                 // transaction rate measured at this pattern (0 if none)
+};
+
+// Ceilings measured with the grid (or the threads) restricted to `units` SMs (cores).
+struct ScalingPoint {
+  int units = 0;
+  std::map<std::string, double> ceilings;  // "HBM" -> GB/s, "FP64.FMA" -> GFLOP/s
 };
 
 struct Machine {
@@ -57,6 +96,11 @@ struct Machine {
   DeviceInfo device;
   std::vector<MemoryLevel> memory;                   // nearest level first
   std::vector<ComputeCeiling> compute;
+  std::optional<InstructionCeiling> warp_gips;       // instructions.warp_gips
+  std::vector<PredicationPoint> predication;         // instructions.predication
+  std::vector<Wall> global_walls;                    // walls.global
+  std::vector<Wall> shared_walls;                    // walls.shared
+  std::vector<ScalingPoint> scaling;
 };
 
 // The `units:` block every machine file carries (decimal prefixes).

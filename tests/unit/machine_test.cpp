@@ -99,6 +99,42 @@ TEST(MachineFile, RoundTripKeepsEveryField) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
 }
 
+TEST(MachineFile, RoundTripsInstructionRooflineSections) {
+  std::string path = temp_dir() + "/gpu.yaml";
+  Machine m = sample_machine();
+  m.device.kind = "gpu";
+  ComputeCeiling tensor;
+  tensor.name = "TENSOR.FP16.FP32";
+  tensor.gflops = 125000;
+  tensor.instructions_gips = 244;
+  tensor.flops_per_instruction = 512;
+  m.compute.push_back(tensor);
+  InstructionCeiling w;
+  w.measured_gips = 480.5;
+  w.theoretical_gips = 489.6;
+  w.clock_mhz = 1530;
+  m.warp_gips = w;
+  m.predication = {{32, 480, 480}, {8, 470, 117.5}};
+  m.global_walls = {{"stride-0", 4, 0, 1.0, 0.98, 120}, {"stride-8", 4, 0, 1.0 / 32, 0, 0}};
+  m.shared_walls = {{"conflict-32", 0, 32, 1.0 / 32, 0.031, 10}};
+  m.scaling = {{1, {{"HBM", 25.5}}}, {80, {{"HBM", 850}, {"FP64.FMA", 7600}}}};
+  write_machine_file(m, path);
+  Machine r = read_machine_file(path);
+  ASSERT_EQ(r.compute.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.compute[1].flops_per_instruction, 512);
+  EXPECT_DOUBLE_EQ(r.compute[1].instructions_gips, 244);
+  ASSERT_TRUE(r.warp_gips.has_value());
+  EXPECT_DOUBLE_EQ(r.warp_gips->theoretical_gips, 489.6);
+  ASSERT_EQ(r.predication.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.predication[1].thread_gips, 117.5);
+  ASSERT_EQ(r.global_walls.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.global_walls[1].instruction_intensity, 1.0 / 32);
+  EXPECT_EQ(r.shared_walls.at(0).conflict_degree, 32);
+  ASSERT_EQ(r.scaling.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.scaling[1].ceilings.at("FP64.FMA"), 7600);
+  EXPECT_NE(machine_to_yaml(r).find("bytes_per_clk_per_sm"), std::string::npos);
+}
+
 TEST(MachineFile, UnitsAreDeclared) {
   std::string yaml = machine_to_yaml(sample_machine());
   EXPECT_NE(yaml.find("bandwidth: GB/s (1e9 bytes/s)"), std::string::npos);
