@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "driver/atomic_file.hpp"
@@ -17,6 +18,7 @@
 #include "driver/machine.hpp"
 #include "driver/plan.hpp"
 #include "driver/progress.hpp"
+#include "driver/signals.hpp"
 #include "driver/summary.hpp"
 #include "driver/units.hpp"
 #include "driver/version.hpp"
@@ -89,23 +91,40 @@ std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& c
   return names;
 }
 
-std::string yaml_run_record(const RunConfig& config, const Machine& m) {
-  // The run's identity for later fits and resumes: provenance, device, config text.
+// What a run directory records before measuring, so a run can be re-fitted or resumed:
+// run.yaml (provenance and device, the machine file's header) and config.yaml (exact text).
+void write_run_record(const std::string& dir, const RunConfig& config, const Machine& m) {
   Machine header = m;
   header.memory.clear();
   header.compute.clear();
-  std::string text = machine_to_yaml(header);
-  std::ostringstream out;
-  out << text << "config_text: |\n";
-  std::istringstream lines(config.text);
-  std::string line;
-  while (std::getline(lines, line)) out << "  " << line << "\n";
-  return out.str();
+  write_file_atomically(dir + "/config.yaml", config.text);
+  write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
 }
 
-int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir) {
+// A resumed run must measure the same plan on the same device, or its samples would mix.
+void check_same_device(const std::string& dir, const DeviceInfo& before, const DeviceInfo& now) {
+  if (before.name != now.name || before.compute_units != now.compute_units || before.threads != now.threads)
+    throw InputError(dir + ": cannot resume: the run was started on '" + before.name + "' (" +
+                     std::to_string(before.compute_units) + " " + before.compute_unit_name + ", " +
+                     std::to_string(before.threads) + " threads), this is '" + now.name + "' (" +
+                     std::to_string(now.compute_units) + " " + now.compute_unit_name + ", " +
+                     std::to_string(now.threads) + " threads)");
+}
+
+std::string points_label(const PlanPoint& point) {
+  return point.probe->info().name + " " + params_to_string(point.params);
+}
+
+struct ResumeState {
+  Machine header;                 // run.yaml of the interrupted run
+  std::vector<Sample> samples;    // complete points already measured
+};
+
+int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
+                const ResumeState* resume) {
   Backend& backend = *Registry::instance().backend(bc.name);
   int threads = bc.name == "cpu" && o.threads >= 0 ? o.threads : bc.threads;
+  if (resume != nullptr) threads = resume->header.device.threads;
   DeviceInfo device = backend.describe(threads);
   Plan plan = build_plan(config, bc, device);
 
@@ -116,27 +135,51 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
 
   Machine machine;
   machine.device = device;
-  machine.provenance = {{"tool", "roofprobe"},
-                        {"version", kVersion},
-                        {"git", kGitRevision},
-                        {"command", o.command_line},
-                        {"config", config.source},
-                        {"config_hash", config_hash(config.text)},
-                        {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")},
-                        {"host", host_name()},
-                        {"backend", bc.name}};
+  std::vector<Sample> all;
+  std::set<int> done;
+  if (resume != nullptr) {
+    check_same_device(dir, resume->header.device, device);
+    machine.provenance = resume->header.provenance;
+    machine.provenance["resumed"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    machine.provenance["resume_command"] = o.command_line;
+    all = resume->samples;
+    for (const Sample& s : all) {
+      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) ||
+          plan.points[s.point].params != s.params || plan.points[s.point].probe->info().name != s.probe)
+        throw InputError(dir + "/sweep.csv: cannot resume: point " + std::to_string(s.point) +
+                         " does not match the plan of config.yaml");
+      done.insert(s.point);
+    }
+  } else {
+    machine.provenance = {{"tool", "roofprobe"},
+                          {"version", kVersion},
+                          {"git", kGitRevision},
+                          {"command", o.command_line},
+                          {"config", config.source},
+                          {"config_hash", config_hash(config.text)},
+                          {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+                          {"host", host_name()},
+                          {"backend", bc.name}};
+    write_run_record(dir, config, machine);
+  }
   for (const auto& s : plan.skipped) {
     std::cerr << "note: skipped " << s << "\n";
     machine.missing.push_back(s);
   }
-  write_file_atomically(dir + "/run.yaml", yaml_run_record(config, machine));
 
   SweepWriter sweep(dir + "/sweep.csv");
-  std::vector<Sample> all;
   Progress progress(static_cast<int>(plan.points.size()), !o.quiet);
   int failures = 0;
+  int stopped_by = 0;
+  std::vector<std::string> not_measured;
   for (const PlanPoint& point : plan.points) {
-    std::string label = point.probe->info().name + " " + params_to_string(point.params);
+    if (done.count(point.index)) continue;
+    if (stopped_by == 0) stopped_by = stop_requested();
+    if (stopped_by != 0) {
+      not_measured.push_back(points_label(point));
+      continue;
+    }
+    std::string label = points_label(point);
     progress.update(point.index, label);
     std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
     PointMeasurement m = measure_point(backend, *prepared, config.measurement);
@@ -154,9 +197,17 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   }
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
+  if (stopped_by != 0) {
+    std::cerr << "note: stopped by " << signal_name(stopped_by) << ": " << not_measured.size()
+              << " points not measured; continue with: roofprobe run --resume " << dir << "\n";
+    machine.missing.push_back("interrupted by " + std::string(signal_name(stopped_by)) + ": " +
+                              std::to_string(not_measured.size()) + " of " + std::to_string(plan.points.size()) +
+                              " points not measured (roofprobe run --resume " + dir + ")");
+    for (const auto& label : not_measured) machine.missing.push_back(label + ": not measured (interrupted)");
+  }
 
   fit_samples(all, machine);
-  machine.complete = failures == 0;
+  machine.complete = failures == 0 && stopped_by == 0;
   machine.provenance["finished"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
   write_machine_file(machine, dir + "/machine.yaml");
 
@@ -169,19 +220,46 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
     std::cerr << "warning: plots not written: " << e.what() << "\n";
   }
   print_summary(std::cout, machine, dir);
+  if (stopped_by != 0) return 128 + stopped_by;
   return failures == 0 ? 0 : 1;
+}
+
+// Continues the run in `dir` with the config it was started with.
+int resume_run(const RunOptions& o) {
+  const std::string& dir = o.resume_dir;
+  for (const char* f : {"run.yaml", "config.yaml", "sweep.csv"})
+    if (!fs::exists(dir + "/" + f))
+      throw InputError(dir + ": cannot resume: no " + f + " (not a roofprobe run directory?)");
+  ResumeState state;
+  state.header = read_machine_file(dir + "/run.yaml");
+  RunConfig config = load_config_file(dir + "/config.yaml");
+  const std::string recorded = state.header.provenance["config_hash"];
+  if (config_hash(config.text) != recorded)
+    throw InputError(dir + "/config.yaml: cannot resume: it changed since the run started");
+  if (!o.config_path.empty() && config_hash(load_config_file(o.config_path).text) != recorded)
+    throw InputError(o.config_path + ": cannot resume: differs from the config " + dir + " was started with");
+  const std::string backend = state.header.provenance["backend"];
+  const BackendConfig* bc = config.backend(backend);
+  if (bc == nullptr || !bc->built)
+    throw InputError(dir + ": cannot resume: backend '" + backend + "' is not available in this build");
+  state.samples = prepare_sweep_for_resume(dir + "/sweep.csv");
+  return run_backend(o, config, *bc, dir, &state);
 }
 
 }  // namespace
 
 int run_command(const RunOptions& o) {
+  install_stop_handlers();
+  if (!o.resume_dir.empty()) return resume_run(o);
   RunConfig config = choose_config(o);
   std::vector<std::string> backends = chosen_backends(o, config);
   int status = 0;
   for (const auto& name : backends) {
     std::string dir = o.out_dir;
     if (!dir.empty() && backends.size() > 1) dir += "/" + name;
-    status |= run_backend(o, config, *config.backend(name), dir);
+    int backend_status = run_backend(o, config, *config.backend(name), dir, nullptr);
+    if (backend_status >= 128) return backend_status;  // interrupted: the next backend waits
+    status = std::max(status, backend_status);
   }
   return status;
 }

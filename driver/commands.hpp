@@ -13,6 +13,7 @@ struct RunOptions {
   std::string out_dir;         // empty: results/<host>/<device>/<UTC time>/
   bool quiet = false;
   int threads = -1;            // CPU threads override (-1: config)
+  std::string resume_dir;      // continue the interrupted run in this directory
   std::string command_line;
 };
 int run_command(const RunOptions& options);

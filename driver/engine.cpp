@@ -112,6 +112,8 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     s.gflops = s.flops / s.seconds / 1e9;
     s.gtxn_s = s.transactions / s.seconds / 1e9;
     s.clock_mhz = m.clock_mhz;
+    s.point_samples = static_cast<int>(m.seconds.size());
+    s.flags = m.converged ? "" : "noisy";
     out.push_back(std::move(s));
   }
   return out;

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out_dir, "Output directory (default results/<host>/<device>/<UTC time>/)");
   run_cmd->add_option("--threads", run.threads, "CPU threads (default: config, 0 = all cores)");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress bar");
+  run_cmd->add_option("--resume", run.resume_dir,
+                      "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
 
   roofprobe::FitOptions fit;
   CLI::App* fit_cmd = app.add_subcommand("fit", "Fit a recorded sweep (or an external bandwidth CSV) into a machine file");

@@ -18,7 +18,7 @@ namespace {
 const char* const kColumns[] = {"rank",   "backend", "probe",        "point",  "sample",
                                 "params", "working_set_bytes",       "seconds", "bytes",
                                 "flops",  "transactions", "gbs",      "gflops", "gtxn_s",
-                                "clock_mhz"};
+                                "clock_mhz", "point_samples", "flags"};
 constexpr int kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::string number(double v) {
@@ -60,7 +60,7 @@ std::string sweep_csv_row(const Sample& s) {
       << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds)
       << ',' << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
       << number(s.gbs) << ',' << number(s.gflops) << ',' << number(s.gtxn_s) << ','
-      << number(s.clock_mhz);
+      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
   return out.str();
 }
 
@@ -136,6 +136,8 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       s.gflops = num(fields[12]);
       s.gtxn_s = num(fields[13]);
       s.clock_mhz = num(fields[14]);
+      s.point_samples = static_cast<int>(num(fields[15]));
+      s.flags = fields[16];
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());
       break;
@@ -143,6 +145,46 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
     samples.push_back(std::move(s));
   }
   return samples;
+}
+
+std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot read the sweep to resume");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    text = buf.str();
+  }
+  // Offsets where each complete line starts; a torn last line (no newline) is left out.
+  std::vector<std::size_t> starts;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;
+    starts.push_back(pos);
+    pos = nl + 1;
+  }
+  std::size_t keep = starts.empty() ? 0 : text.rfind('\n') + 1;
+  auto point_of = [&](std::size_t i) {
+    auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
+    return fields.size() > 3 ? fields[3] : std::string();
+  };
+  // Rows 1.. are samples (row 0 is the header). The last point is whole when it has as many
+  // rows as its point_samples field says; otherwise cut back over its rows.
+  if (starts.size() > 1) {
+    std::string last = point_of(starts.size() - 1);
+    std::size_t i = starts.size() - 1;
+    while (i > 1 && point_of(i - 1) == last) --i;
+    auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
+    std::size_t rows = starts.size() - i;
+    bool whole = fields.size() == static_cast<std::size_t>(kColumnCount) &&
+                 std::atoi(fields[15].c_str()) == static_cast<int>(rows);
+    if (!whole) keep = starts[i];
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+    throw InputError(path + ": cannot truncate for resume: " + std::strerror(errno));
+  if (keep == 0) return {};  // not even the header survived: start the sweep over
+  return read_sweep_csv(path);
 }
 
 }  // namespace roofprobe

@@ -26,6 +26,8 @@ struct Sample {
   double gflops = 0;             // derived: flops / seconds / 1e9
   double gtxn_s = 0;             // derived: transactions / seconds / 1e9
   double clock_mhz = 0;          // measured around the point (0: unknown)
+  int point_samples = 0;         // rows its point has: a resumed run knows the point is whole
+  std::string flags;             // "noisy" (stopped by the timeout, not the noise bound), or empty
 
   double metric(const std::string& name) const;  // "gbs" | "gflops" | "gtxn_s" | "seconds"
 };
@@ -51,5 +53,10 @@ class SweepWriter {
 
 // Reads a sweep.csv; throws InputError naming file and line on malformed rows.
 std::vector<Sample> read_sweep_csv(const std::string& path);
+
+// Readies an interrupted run's sweep.csv for appending: cuts a torn last line (killed
+// mid-write) and the rows of the last point if it has fewer rows than its point_samples (only
+// the last point can be partial: points are appended in order). Returns the samples kept.
+std::vector<Sample> prepare_sweep_for_resume(const std::string& path);
 
 }  // namespace roofprobe

@@ -192,6 +192,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   s.gbs = 80;
   s.gtxn_s = 2.5;
   s.clock_mhz = 2400;
+  s.point_samples = 3;
+  s.flags = "noisy";
   {
     SweepWriter w(path);
     w.append_point({s, s});
@@ -205,6 +207,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   EXPECT_EQ(rows[0].params, s.params);
   EXPECT_DOUBLE_EQ(rows[2].gbs, 80);
   EXPECT_DOUBLE_EQ(rows[1].seconds, 0.0125);
+  EXPECT_EQ(rows[1].point_samples, 3);
+  EXPECT_EQ(rows[1].flags, "noisy");
   // A torn last line (killed mid-write) is dropped, a torn line elsewhere is an error.
   std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mode=read";
   EXPECT_EQ(read_sweep_csv(path).size(), 3u);
@@ -213,8 +217,40 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
     read_sweep_csv(path);
     FAIL() << "torn middle line accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 15 fields"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 17 fields"), std::string::npos) << e.what();
   }
+}
+
+TEST(SweepCsv, ResumeKeepsWholePointsAndCutsPartialOnes) {
+  std::string path = temp_dir() + "/resume.csv";
+  auto write_points = [&](int last_point_rows_written) {
+    fs::remove(path);
+    SweepWriter w(path);
+    for (int point = 0; point < 3; ++point) {
+      std::vector<Sample> rows;
+      for (int i = 0; i < 4; ++i) {
+        Sample s;
+        s.backend = "cpu";
+        s.probe = "bandwidth";
+        s.point = point;
+        s.sample = i;
+        s.params = {{"mode", "read"}};
+        s.point_samples = 4;
+        if (point < 2 || i < last_point_rows_written) rows.push_back(s);
+      }
+      w.append_point(rows);
+    }
+  };
+  write_points(4);
+  EXPECT_EQ(prepare_sweep_for_resume(path).size(), 12u) << "a whole last point is kept";
+  write_points(2);
+  EXPECT_EQ(prepare_sweep_for_resume(path).size(), 8u) << "a partial last point is dropped";
+  write_points(4);
+  std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mo";
+  auto kept = prepare_sweep_for_resume(path);
+  EXPECT_EQ(kept.size(), 12u) << "a torn line is cut, the whole point before it kept";
+  SweepWriter(path).append_point({kept.front()});
+  EXPECT_EQ(read_sweep_csv(path).size(), 13u) << "appending after the cut yields well-formed rows";
 }
 
 }  // namespace

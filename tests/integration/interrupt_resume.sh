@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SIGTERM leaves a valid machine.yaml with complete: false; SIGKILL loses nothing written
+# before it; --resume finishes either run with complete: true and keeps every earlier sample.
+set -uo pipefail
+rp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# distinct points in a sweep.csv
+points() { tail -n +2 "$1" | cut -d, -f4 | sort -un | wc -l; }
+
+interrupt() {  # interrupt SIGNAL DIR: start a quick run and send SIGNAL once it has measured something
+  local sig=$1 dir=$2
+  "$rp" run --quick --backend cpu --out "$dir" -q > "$dir.out" 2> "$dir.err" &
+  local pid=$!
+  for _ in $(seq 100); do
+    sleep 0.2
+    [[ -f $dir/sweep.csv ]] && (( $(wc -l < "$dir/sweep.csv") > 20 )) && break
+  done
+  kill "-$sig" "$pid"
+  wait "$pid"
+}
+
+# --- SIGTERM: a valid, incomplete machine file -------------------------------------------------
+interrupt TERM "$work/term"; rc=$?
+(( rc == 143 )) || fail "SIGTERM exit status $rc, want 143"
+grep -q '^complete: false' "$work/term/machine.yaml" || fail "SIGTERM: machine.yaml not complete: false"
+grep -q 'interrupted by SIGTERM' "$work/term/machine.yaml" || fail "SIGTERM: missing list does not say why"
+"$rp" validate "$work/term/machine.yaml" || fail "SIGTERM: machine.yaml invalid"
+cp "$work/term/sweep.csv" "$work/term.before.csv"
+"$rp" run --resume "$work/term" -q > /dev/null || fail "resume after SIGTERM failed"
+grep -q '^complete: true' "$work/term/machine.yaml" || fail "resume after SIGTERM: not complete"
+cmp -s "$work/term.before.csv" <(head -c "$(stat -c %s "$work/term.before.csv")" "$work/term/sweep.csv") ||
+  fail "resume after SIGTERM rewrote earlier samples"
+total=$(points "$work/term/sweep.csv")
+
+# --- SIGKILL: nothing written before is lost; the torn tail is repaired -------------------------
+interrupt KILL "$work/kill"
+[[ -f $work/kill/machine.yaml ]] && fail "SIGKILL: a machine.yaml appeared (it cannot have been finished)"
+printf '0,cpu,bandwidth,999,0,mode=re' >> "$work/kill/sweep.csv"   # as if killed mid-write
+before_points=$(points "$work/kill/sweep.csv")
+head -n -1 "$work/kill/sweep.csv" | awk -F, 'NR > 1 { print $4 }' | sort -un > "$work/kill.done"
+"$rp" run --resume "$work/kill" -q > /dev/null || fail "resume after SIGKILL failed"
+grep -q '^complete: true' "$work/kill/machine.yaml" || fail "resume after SIGKILL: not complete"
+"$rp" validate "$work/kill/machine.yaml" || fail "resume after SIGKILL: invalid machine.yaml"
+after=$(points "$work/kill/sweep.csv")
+(( after == total )) || fail "resumed sweep has $after points, a full run has $total"
+grep -q ',mode=re$' "$work/kill/sweep.csv" && fail "torn line kept"
+# every point fully recorded before the kill is still there
+comm -23 "$work/kill.done" <(tail -n +2 "$work/kill/sweep.csv" | cut -d, -f4 | sort -un) | grep -q . &&
+  fail "points measured before SIGKILL were lost"
+
+# --- refusals -----------------------------------------------------------------------------------
+printf 'cpu:\n  probes: {flops: {}}\n' > "$work/other.yaml"
+"$rp" run --resume "$work/kill" --config "$work/other.yaml" 2> "$work/refuse.err" && fail "resume with another config accepted"
+grep -q "differs from the config" "$work/refuse.err" || fail "refusal message: $(cat "$work/refuse.err")"
+"$rp" run --resume "$work" 2> "$work/refuse2.err" && fail "resume of a non-run directory accepted"
+grep -q "^error: .*cannot resume: no run.yaml" "$work/refuse2.err" || fail "refusal message: $(cat "$work/refuse2.err")"
+echo "integration.interrupt_resume: ok ($before_points points before SIGKILL, $after after resume)"
