@@ -520,7 +520,8 @@ std::vector<std::string> validate_machine_file(const std::string& path) {
     positive(c.gflops, key + ".gflops");
     if (c.theoretical_gflops < 0) problems.push_back(path + ": " + key + ".theoretical_gflops: negative");
   }
-  if (m.memory.empty() && m.compute.empty())
+  // An interrupted run may have measured too little to fit anything; it says so (complete: false).
+  if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");
   return problems;
 }

@@ -39,7 +39,7 @@ interrupt KILL "$work/kill"
 [[ -f $work/kill/machine.yaml ]] && fail "SIGKILL: a machine.yaml appeared (it cannot have been finished)"
 printf '0,cpu,bandwidth,999,0,mode=re' >> "$work/kill/sweep.csv"   # as if killed mid-write
 before_points=$(points "$work/kill/sweep.csv")
-head -n -1 "$work/kill/sweep.csv" | awk -F, 'NR > 1 { print $4 }' | sort -un > "$work/kill.done"
+head -n -1 "$work/kill/sweep.csv" | awk -F, 'NR > 1 { print $4 }' | sort -u > "$work/kill.done"
 "$rp" run --resume "$work/kill" -q > /dev/null || fail "resume after SIGKILL failed"
 grep -q '^complete: true' "$work/kill/machine.yaml" || fail "resume after SIGKILL: not complete"
 "$rp" validate "$work/kill/machine.yaml" || fail "resume after SIGKILL: invalid machine.yaml"
@@ -47,7 +47,7 @@ after=$(points "$work/kill/sweep.csv")
 (( after == total )) || fail "resumed sweep has $after points, a full run has $total"
 grep -q ',mode=re$' "$work/kill/sweep.csv" && fail "torn line kept"
 # every point fully recorded before the kill is still there
-comm -23 "$work/kill.done" <(tail -n +2 "$work/kill/sweep.csv" | cut -d, -f4 | sort -un) | grep -q . &&
+comm -23 "$work/kill.done" <(tail -n +2 "$work/kill/sweep.csv" | cut -d, -f4 | sort -u) | grep -q . &&
   fail "points measured before SIGKILL were lost"
 
 # --- refusals -----------------------------------------------------------------------------------
