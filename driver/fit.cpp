@@ -1,17 +1,20 @@
 // Fitting: plateaus of a bandwidth-vs-working-set curve -> memory levels; maxima of compute probes
 // -> compute ceilings; external bandwidth CSVs -> memory levels.
 //
-// Plateau detection (find_plateaus), in one paragraph: samples are reduced to one robust value per
-// distinct size (the median), taken to log(rate) so that noise is multiplicative and a step is a
-// ratio, smoothed with a running median of 3 (removes one-size spikes, leaves monotone knees and
-// two-size plateaus untouched), and cut into the optimal piecewise-constant segmentation by
-// dynamic programming with a per-segment penalty scaled by a robust noise estimate (MAD of
-// successive differences). The segments are then classified: near-equal neighbours are merged,
-// the launch-overhead ramp before the fastest segment is dropped, knee points are trimmed off
-// segment edges, short sloped segments between a faster and a slower neighbour (soft knees) are
-// dropped, and levels must decrease. Unlike ERT's fixed histogram rule (>6 points within 5%, 15%
-// gap) this finds a level from two sizes when the data say it is flat, and ignores a knee of any
-// width when the data say it slopes.
+// Plateau detection (find_plateaus) in short. Samples are reduced to one value per distinct size
+// (the median: single-sample outliers vanish) and taken to log(rate), so noise is multiplicative
+// and a step is a ratio. The noise sigma of one size comes from the MAD of successive differences.
+// Dynamic programming then finds the optimal partition of the curve into *levels* (constant runs
+// of >= min_sizes sizes) and *transitions* (monotone runs of any length, fitted by a line: soft
+// knees, the launch ramp, a one-size spike), with penalties scaled by sigma^2. Modelling knees
+// explicitly is what keeps a gradual knee from becoming a staircase of false levels, while a
+// flat run of two sizes (a one-octave far-L2 plateau at 2 points per octave) remains a level.
+// The levels are then cleaned up: sizes within noise of a level join it, levels that are not
+// significantly different (or closer than min_step) merge, a short bump inside a plateau goes,
+// levels before the fastest one are the launch ramp, short levels that are pieces of a knee go
+// (on the straight line between their neighbours, or sloping like the knee around them), and
+// levels must fall with size. Unlike ERT's fixed histogram rule (a level needs > 6 points within
+// 5% and a 15% drop) nothing depends on the sweep's density beyond min_sizes.
 #include "driver/fit.hpp"
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "driver/errors.hpp"
@@ -77,12 +81,18 @@ constexpr double kEdgeStepShare = 0.5;       // inside drop per size vs the smal
 constexpr double kKneeOctaves = 1.5;         // a knee fragment spans at most this (octaves)
 constexpr int kShortLevel = 3;               // sizes; a level this short may be a knee fragment
 
-// All samples of one distinct working-set size.
+// All samples of one distinct working-set size (or, on a very dense sweep, of a few consecutive
+// sizes: x to x_last).
 struct SizeGroup {
-  double x = 0;
+  double x = 0, x_last = 0;
+  int distinct = 1;  // distinct sizes inside
   double median = 0;
   std::vector<double> samples;
 };
+
+// The segmentation is O(n^2) in the number of sizes: a dense external sweep (every 4 KiB up to
+// 1 GiB) is cut into at most this many groups of consecutive sizes.
+constexpr std::size_t kMaxSizeGroups = 1024;
 
 // Sorts by size and groups equal sizes; drops points that cannot be put on a log scale.
 std::vector<SizeGroup> group_by_size(const std::vector<CurvePoint>& points) {
@@ -93,36 +103,38 @@ std::vector<SizeGroup> group_by_size(const std::vector<CurvePoint>& points) {
   std::vector<SizeGroup> groups;
   for (const CurvePoint& p : valid) {
     // Sizes written as text and read back can differ in the last bit; treat them as one size.
-    if (groups.empty() || p.x > groups.back().x * (1 + 1e-9)) groups.push_back({p.x, 0, {}});
+    if (groups.empty() || p.x > groups.back().x * (1 + 1e-9)) groups.push_back({p.x, p.x, 1, 0, {}});
     groups.back().samples.push_back(p.y);
+  }
+  if (groups.size() > kMaxSizeGroups) {
+    const std::size_t per_group = (groups.size() + kMaxSizeGroups - 1) / kMaxSizeGroups;
+    std::vector<SizeGroup> merged;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (i % per_group == 0) {
+        merged.push_back(std::move(groups[i]));
+        continue;
+      }
+      SizeGroup& m = merged.back();
+      m.x_last = groups[i].x;
+      m.distinct += 1;
+      m.samples.insert(m.samples.end(), groups[i].samples.begin(), groups[i].samples.end());
+    }
+    groups = std::move(merged);
   }
   for (SizeGroup& g : groups) g.median = median_of(g.samples);
   return groups;
 }
 
-// Noise of the per-size log rates, from successive differences (a difference of two noisy sizes
-// has variance 2 sigma^2; level steps are few). Start from the median of the differences, robust
-// to the steps, then refine with the RMS of those within 3 standard deviations: ramp and knee
-// steps (up to a fifth of a coarse sweep) stay out, and an RMS is much less noisy than a median
-// of ~70 values. Floored so that noise-free data still gets a sane penalty, capped so that a tiny
-// sweep made of steps does not swallow them.
+// Noise of the per-size log rates: MAD of successive differences (a difference of two noisy
+// sizes has variance 2 sigma^2; the level steps are few, so they do not move the median). Floored
+// so that noise-free data still gets a sane penalty, capped so that a tiny sweep made of steps
+// does not swallow them.
 double noise_sigma(const std::vector<double>& z) {
   constexpr double kFloor = 0.0025, kCap = 0.2;
-  constexpr double kTruncatedVariance = 0.9733;  // variance of a unit normal cut at +-3
   if (z.size() < 2) return kFloor;
   std::vector<double> diffs;
   for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
-  const double diff_to_sigma = 1 / std::sqrt(2.0);
-  double sigma = 1.4826 * median_of(diffs) * diff_to_sigma;
-  for (int pass = 0; pass < 3 && sigma > 0; ++pass) {
-    const double limit = 3 * sigma / diff_to_sigma;
-    double sum_sq = 0;
-    int kept = 0;
-    for (double d : diffs)
-      if (d <= limit) sum_sq += d * d, ++kept;
-    if (kept * 2 < static_cast<int>(diffs.size())) break;
-    sigma = std::sqrt(sum_sq / kept / kTruncatedVariance) * diff_to_sigma;
-  }
+  const double sigma = 1.4826 * median_of(std::move(diffs)) / std::sqrt(2.0);
   return std::clamp(sigma, kFloor, kCap);
 }
 
@@ -311,12 +323,14 @@ bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
   return changed;
 }
 
-// A level faster than both neighbours and shorter than both is a bump (a burst of fast samples,
-// a clock excursion), not a level; left in place it would pass for the end of the launch ramp.
-bool drop_bumps(std::vector<Segment>& segs) {
+// A short fast level inside one plateau (the levels on both sides are the same level) is a bump
+// (a burst of fast samples, a clock excursion), not a level; left in place it would pass for the
+// end of the launch ramp.
+bool drop_bumps(std::vector<Segment>& segs, const Curve& c) {
   for (std::size_t i = 1; i + 1 < segs.size(); ++i) {
     const Segment &prev = segs[i - 1], &g = segs[i], &next = segs[i + 1];
-    if (g.level > prev.level && g.level > next.level && g.sizes() < prev.sizes() && g.sizes() < next.sizes()) {
+    const bool inside_one_plateau = std::fabs(prev.level - next.level) < c.same_level(prev, next);
+    if (inside_one_plateau && g.level > prev.level && g.sizes() < prev.sizes() + next.sizes()) {
       segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(i));
       return true;
     }
@@ -398,10 +412,10 @@ bool enforce_decreasing(std::vector<Segment>& segs) {
 Plateau make_plateau(const Segment& g, const std::vector<SizeGroup>& groups) {
   Plateau p;
   p.x_lo = groups[g.lo].x;
-  p.x_hi = groups[g.hi].x;
-  p.sizes = g.sizes();
+  p.x_hi = groups[g.hi].x_last;
   std::vector<double> per_size, all;
   for (int k = g.lo; k <= g.hi; ++k) {
+    p.sizes += groups[k].distinct;
     per_size.push_back(groups[k].median);
     all.insert(all.end(), groups[k].samples.begin(), groups[k].samples.end());
   }
@@ -428,7 +442,7 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
   refresh_levels(segs, c);
   extend_levels(segs, c);
   merge_similar(segs, c);
-  while (drop_bumps(segs)) merge_similar(segs, c);
+  while (drop_bumps(segs, c)) merge_similar(segs, c);
   drop_ramp(segs);
   // Each step can give the others new neighbours; every change removes a level, so this ends.
   for (bool changed = true; changed;) {
@@ -566,9 +580,11 @@ std::map<std::string, PointSamples> group_by_point(const std::vector<const Sampl
                                                    const std::string& metric) {
   std::map<std::string, PointSamples> points;
   for (const Sample* s : samples) {
+    const double value = s->metric(metric);
+    if (!std::isfinite(value)) continue;  // a failed or zero-time sample carries no rate
     PointSamples& p = points[params_to_string(s->params)];
     p.params = &s->params;
-    p.values.push_back(s->metric(metric));
+    p.values.push_back(value);
   }
   for (auto& [key, p] : points) p.median = median_of(p.values);
   return points;
@@ -665,7 +681,8 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     const Plateau& p = plateaus[i];
     MemoryLevel level = make_level(p, names[i], spec.metric, machine.device);
     level.probe = group.probe;
-    level.params = curve.params_at.at(p.x_lo);
+    auto at = curve.params_at.lower_bound(p.x_lo * (1 - 1e-9));
+    if (at != curve.params_at.end()) level.params = at->second;
     level.params.erase(spec.x_axis);
     std::size_t k = 0;
     for (auto it = series.begin(); it != series.end(); ++it) {
@@ -710,7 +727,8 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     const PointSamples* best = best_point(points);
     if (best == nullptr) continue;
     ComputeCeiling c;
-    c.name = render_name(spec.name_pattern, *best->params, key.empty() ? group.probe : group.probe + "[" + key + "]");
+    const std::string fallback = key.empty() ? group.probe : group.probe + "[" + key + "]";
+    c.name = render_name(spec.name_pattern, *best->params, fallback);
     c.source = "empirical";
     c.gflops = best->median;
     auto theo = machine.device.theoretical_gflops.find(c.name);
@@ -735,10 +753,17 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
       continue;
     }
     for (const FeedSpec& spec : probe->info().feeds) {
-      if (spec.kind == FeedKind::MemoryLevels)
-        fit_memory_levels(group, spec, machine);
-      else
-        fit_compute_ceilings(group, spec, machine);
+      // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
+      // others: it is reported with the levels and ceilings that were fitted.
+      try {
+        if (spec.kind == FeedKind::MemoryLevels)
+          fit_memory_levels(group, spec, machine);
+        else
+          fit_compute_ceilings(group, spec, machine);
+      } catch (const std::exception& e) {
+        machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "), metric '" + spec.metric +
+                                  "': not fitted: " + e.what());
+      }
     }
   }
   std::stable_sort(machine.compute.begin(), machine.compute.end(),
