@@ -90,9 +90,19 @@ PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const Mea
   return m;
 }
 
+std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
+  std::string flags;
+  if (!m.converged) flags = "noisy";
+  constexpr double kSag = 0.9;
+  if (reference_clock_mhz > 0 && m.clock_mhz > 0 && m.clock_mhz < kSag * reference_clock_mhz)
+    flags += (flags.empty() ? "" : "|") + std::string("clock-sag");
+  return flags;
+}
+
 std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend,
                                const std::string& probe, const Params& params, int point_index,
-                               int rank) {
+                               int rank, double reference_clock_mhz) {
+  const std::string flags = point_flags(m, reference_clock_mhz);
   std::vector<Sample> out;
   out.reserve(m.seconds.size());
   for (std::size_t i = 0; i < m.seconds.size(); ++i) {
@@ -113,7 +123,7 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     s.gtxn_s = s.transactions / s.seconds / 1e9;
     s.clock_mhz = m.clock_mhz;
     s.point_samples = static_cast<int>(m.seconds.size());
-    s.flags = m.converged ? "" : "noisy";
+    s.flags = flags;
     out.push_back(std::move(s));
   }
   return out;

@@ -44,9 +44,14 @@ struct PointMeasurement {
 PointMeasurement measure_point(Backend& backend, PreparedPoint& point,
                                const MeasurementSettings& settings);
 
+// Flags of a measured point (sweep.csv `flags`, '|'-separated): "noisy" when it stopped at the
+// time budget above max_noise, "clock-sag" when the clock measured right after it was more than
+// 10% below the run's reference clock (throttling). Empty when clean.
+std::string point_flags(const PointMeasurement& m, double reference_clock_mhz);
+
 // Rows for sweep.csv: rates from the work and each sample's time.
 std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend,
                                const std::string& probe, const Params& params, int point_index,
-                               int rank);
+                               int rank, double reference_clock_mhz = 0);
 
 }  // namespace roofprobe

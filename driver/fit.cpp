@@ -24,6 +24,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <set>
+#include <sstream>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -744,8 +746,56 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
 
 }  // namespace
 
+namespace {
+
+// Samples flagged while measuring (noisy: the point hit its time budget before its spread fell
+// under max_noise) are left out when clean points remain for at least half of the probe's
+// points; otherwise they are all kept, and the machine file says the ceilings rest on noisy data.
+ProbeSamples without_flagged(const ProbeSamples& group, Machine& machine) {
+  std::set<int> points, clean_points;
+  for (const Sample* s : group.samples) {
+    points.insert(s->point);
+    if (s->flags.empty()) clean_points.insert(s->point);
+  }
+  if (clean_points.size() == points.size()) return group;
+  if (2 * clean_points.size() < points.size()) {
+    machine.missing.push_back("probe '" + group.probe + "': " + std::to_string(points.size() - clean_points.size()) +
+                              " of " + std::to_string(points.size()) +
+                              " points are flagged noisy; ceilings include them (too few clean points)");
+    return group;
+  }
+  ProbeSamples clean = group;
+  clean.samples.clear();
+  for (const Sample* s : group.samples)
+    if (s->flags.empty()) clean.samples.push_back(s);
+  return clean;
+}
+
+// A ceiling above the theoretical peak at the measured clock cannot be real: report it as a
+// probable probe bug instead of publishing it. 3% allows for clock drift between the
+// measurement of the clock and of the ceiling.
+void reject_above_theory(Machine& machine) {
+  constexpr double kTolerance = 1.03;
+  auto& compute = machine.compute;
+  for (auto it = compute.begin(); it != compute.end();) {
+    if (it->theoretical_gflops > 0 && it->gflops > kTolerance * it->theoretical_gflops) {
+      std::ostringstream why;
+      why.precision(4);
+      why << it->name << ": rejected: " << it->gflops << " GFLOP/s is above the theoretical "
+          << it->theoretical_gflops << " GFLOP/s at " << it->clock_mhz << " MHz by more than 3% (probable probe bug)";
+      machine.missing.push_back(why.str());
+      it = compute.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace
+
 void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
-  for (const ProbeSamples& group : group_by_probe(samples)) {
+  for (const ProbeSamples& all_samples : group_by_probe(samples)) {
+    const ProbeSamples group = without_flagged(all_samples, machine);
     const Probe* probe = Registry::instance().probe_any_backend(group.probe);
     if (probe == nullptr) {
       machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build; " +
@@ -768,6 +818,7 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
   }
   std::stable_sort(machine.compute.begin(), machine.compute.end(),
                    [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
+  reject_above_theory(machine);
 }
 
 // ---- external bandwidth CSV ------------------------------------------------------------------

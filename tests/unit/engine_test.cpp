@@ -129,6 +129,17 @@ TEST(Engine, GrowsLaunchesPastAFixedOverhead) {
       << "the work must be at least half of each launch";
 }
 
+TEST(Engine, FlagsNoisyPointsAndClockSag) {
+  PointMeasurement m;
+  m.converged = true;
+  m.clock_mhz = 1800;
+  EXPECT_EQ(point_flags(m, 1900), "");
+  EXPECT_EQ(point_flags(m, 2100), "clock-sag");  // 1800 < 0.9 x 2100
+  m.converged = false;
+  EXPECT_EQ(point_flags(m, 2100), "noisy|clock-sag");
+  EXPECT_EQ(point_flags(m, 0), "noisy");  // no reference clock: no sag verdict
+}
+
 TEST(Progress, RendersBarCountsAndEta) {
   EXPECT_EQ(Progress::render(5, 10, 30, "bandwidth", 10),
             "[#####.....]  5/10  0:30 elapsed, ETA 0:30  bandwidth");

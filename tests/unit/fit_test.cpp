@@ -706,6 +706,59 @@ TEST(FitSamples, ComputeCeilingsPerSeries) {
   EXPECT_DOUBLE_EQ(m.compute[0].fraction_of_theoretical, 0);
 }
 
+std::vector<Sample> fp64_fma_points(int flagged_point, double flagged_rate) {
+  std::vector<Sample> samples;
+  int point = 0;
+  for (int fpe : {1, 4, 16, 64}) {
+    for (int k = 0; k < 3; ++k) {
+      Sample s = flops_sample("fp64", "fma", fpe, point == flagged_point ? flagged_rate : 100.0 * fpe / 64, k);
+      s.point = point;
+      if (point == flagged_point) s.flags = "noisy";
+      samples.push_back(s);
+    }
+    ++point;
+  }
+  return samples;
+}
+
+TEST(FitSamples, NoisyPointsAreLeftOutWhenCleanOnesRemain) {
+  register_test_probes();
+  Machine m;
+  fit_samples(fp64_fma_points(1, 500.0), m);  // a noisy point far above the clean peak
+  ASSERT_EQ(m.compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.compute[0].gflops, 100);
+  EXPECT_TRUE(m.missing.empty());
+}
+
+TEST(FitSamples, MostlyNoisyProbeKeepsItsPointsAndSaysSo) {
+  register_test_probes();
+  std::vector<Sample> samples = fp64_fma_points(-1, 0);
+  for (Sample& s : samples)
+    if (s.point < 3) s.flags = "noisy";
+  Machine m;
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.compute[0].gflops, 100);
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_NE(m.missing[0].find("3 of 4 points are flagged noisy"), std::string::npos) << m.missing[0];
+}
+
+TEST(FitSamples, CeilingAboveTheoryIsRejectedAsProbeBug) {
+  register_test_probes();
+  Machine m;
+  m.device.clock_measured_mhz = 2000;
+  m.device.theoretical_gflops = {{"FP64.FMA", 90}};  // measured 100 > 1.03 x 90
+  fit_samples(fp64_fma_points(-1, 0), m);
+  EXPECT_TRUE(m.compute.empty());
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_NE(m.missing[0].find("FP64.FMA: rejected: 100 GFLOP/s is above the theoretical 90"), std::string::npos)
+      << m.missing[0];
+  Machine within;
+  within.device.theoretical_gflops = {{"FP64.FMA", 98}};  // 2% above: clock drift, kept
+  fit_samples(fp64_fma_points(-1, 0), within);
+  EXPECT_EQ(within.compute.size(), 1u);
+}
+
 TEST(FitSamples, UnknownProbeIsReportedMissing) {
   register_test_probes();
   Sample s = bw_sample("read", 4096, 10, 0);
