@@ -2,26 +2,32 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "driver/atomic_file.hpp"
+#include "driver/compare.hpp"
 #include "driver/config.hpp"
 #include "driver/engine.hpp"
 #include "driver/errors.hpp"
+#include "driver/export.hpp"
 #include "driver/fit.hpp"
 #include "driver/machine.hpp"
 #include "driver/plan.hpp"
+#include "driver/points.hpp"
 #include "driver/progress.hpp"
 #include "driver/signals.hpp"
 #include "driver/summary.hpp"
 #include "driver/units.hpp"
 #include "driver/version.hpp"
+#include "plot/compare_overlay.hpp"
 #include "plot/plot.hpp"
 
 namespace fs = std::filesystem;
@@ -191,7 +197,8 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
       ++failures;
       continue;
     }
-    std::vector<Sample> samples = samples_of(m, bc.name, point.probe->info().name, point.params, point.index, 0);
+    std::vector<Sample> samples =
+        samples_of(m, bc.name, point.probe->info().name, point.params, point.index, 0, device.clock_measured_mhz);
     sweep.append_point(samples);
     all.insert(all.end(), samples.begin(), samples.end());
   }
@@ -301,23 +308,56 @@ int fit_command(const FitOptions& o) {
   return 0;
 }
 
-int plot_command(const std::string& machine_file, const std::string& out_dir, const std::string& format) {
-  Machine machine = read_machine_file(machine_file);
-  fs::path dir = fs::path(machine_file).parent_path();
+int plot_command(const PlotCommandOptions& o) {
+  PlotOptions options;
+  options.format = o.format;
+  if (!o.kinds.empty()) options.kinds = parse_plot_kinds(o.kinds);
+  options.fma_ratio = o.fma_ratio;
+  if (!o.points_file.empty()) options.points = read_points_csv(o.points_file);
+  Machine machine = read_machine_file(o.machine_file);
+  fs::path dir = fs::path(o.machine_file).parent_path();
   std::vector<Sample> samples;
   fs::path sweep = dir / "sweep.csv";
   if (fs::exists(sweep)) samples = read_sweep_csv(sweep.string());
-  PlotOptions options;
-  options.out_dir = out_dir.empty() ? (dir / "plots").string() : out_dir;
-  options.format = format;
+  options.out_dir = o.out_dir.empty() ? (dir / "plots").string() : o.out_dir;
   PlotReport report = render_plots(machine, samples, options);
   for (const auto& s : report.skipped) std::cerr << "note: skipped " << s << "\n";
   for (const auto& w : report.written) std::cout << w << "\n";
+  if (report.written.empty())
+    throw InputError(o.machine_file + ": nothing to plot" +
+                     (report.skipped.empty() ? std::string() : " (" + report.skipped.front() + ")"));
   return 0;
 }
 
-int validate_command(const std::string& machine_file) {
+int points_command(const PointsOptions& o) {
+  std::ifstream in(o.ncu_csv, std::ios::binary);
+  if (!in || fs::is_directory(o.ncu_csv)) throw InputError(o.ncu_csv + ": cannot read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  NcuOptions ncu;
+  ncu.dram_level = o.dram_level;
+  ncu.tensor_flops_per_instruction = o.tensor_flops_per_instruction;
+  ncu.full_names = o.full_names;
+  const NcuConversion converted = convert_ncu_csv(text.str(), o.ncu_csv, ncu);
+  for (const auto& note : converted.notes) std::cerr << "note: " << note << "\n";
+  const std::string csv = points_to_csv(converted.points);
+  if (o.out.empty()) {
+    std::cout << csv;
+  } else {
+    write_file_atomically(o.out, csv);
+    std::cerr << o.out << ": " << converted.points.size() << " points\n";
+  }
+  return 0;
+}
+
+int validate_command(const std::string& machine_file, bool strict) {
   std::vector<std::string> problems = validate_machine_file(machine_file);
+  if (problems.empty()) {
+    std::vector<std::string> warnings = physical_warnings(machine_file, read_machine_file(machine_file));
+    if (strict) problems = warnings;
+    else
+      for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  }
   if (problems.empty()) {
     std::cout << machine_file << ": valid " << kMachineSchema << "\n";
     return 0;
@@ -334,6 +374,35 @@ int list_command(const std::string& backend) {
   if (!filter.empty() && Registry::instance().backend(filter) == nullptr)
     throw InputError("--backend " + filter + ": this roofprobe was built without it");
   print_probe_list(std::cout, Registry::instance().probes(filter));
+  return 0;
+}
+
+int export_command(const ExportOptions& o) {
+  // The format is checked before the file is read: a typo is reported as such.
+  const auto& formats = export_formats();
+  if (std::find(formats.begin(), formats.end(), o.format) == formats.end()) export_machine(Machine{}, o.format);
+  const std::string text = export_machine(read_machine_file(o.machine_file), o.format);
+  if (o.out.empty()) {
+    std::cout << text << std::flush;
+    return 0;
+  }
+  fs::path out_parent = fs::path(o.out).parent_path();
+  if (!out_parent.empty()) ensure_writable_directory(out_parent.string());
+  write_file_atomically(o.out, text);
+  return 0;
+}
+
+int compare_command(const CompareOptions& o) {
+  const auto& formats = compare_formats();
+  if (std::find(formats.begin(), formats.end(), o.format) == formats.end())
+    format_compare_table(CompareTable{}, o.format);  // throws, naming the formats
+  const std::vector<Machine> machines = read_compare_inputs(o.files);
+  const CompareTable table = build_compare_table(o.files, machines);
+  const std::string text = format_compare_table(table, o.format);
+  std::string image;
+  if (!o.plot.empty()) image = render_compare_overlay(machines, table.labels, o.plot);  // before printing
+  std::cout << text << std::flush;
+  if (!image.empty()) std::cerr << "wrote " << image << "\n";
   return 0;
 }
 

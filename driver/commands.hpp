@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace roofprobe {
 
@@ -25,8 +26,39 @@ struct FitOptions {
 };
 int fit_command(const FitOptions& options);
 
-int plot_command(const std::string& machine_file, const std::string& out_dir, const std::string& format);
-int validate_command(const std::string& machine_file);
+struct PlotCommandOptions {
+  std::string machine_file;
+  std::string out_dir;         // empty: plots/ beside the machine file
+  std::string format = "png";  // png | svg | pdf
+  std::string kinds;           // comma-separated views; empty: every view with data
+  double fma_ratio = -1;       // FMA fraction for the FMA-mix ceilings; < 0: none
+  std::string points_file;     // application points CSV; empty: none
+};
+int plot_command(const PlotCommandOptions& options);
+
+struct PointsOptions {
+  std::string ncu_csv;         // Nsight Compute CSV export (ncu --csv --page raw)
+  std::string out;             // empty: stdout; otherwise written atomically
+  std::string dram_level = "HBM";
+  double tensor_flops_per_instruction = 512;
+  bool full_names = false;
+};
+int points_command(const PointsOptions& options);
+int validate_command(const std::string& machine_file, bool strict);
 int list_command(const std::string& backend);
+
+struct ExportOptions {
+  std::string machine_file;
+  std::string format;          // ert-json | nersc | rocprof-csv | json (driver/export.hpp)
+  std::string out;             // empty: stdout; otherwise written atomically
+};
+int export_command(const ExportOptions& options);
+
+struct CompareOptions {
+  std::vector<std::string> files;  // two or more; ratios are to the first
+  std::string format = "text";     // text | markdown | csv
+  std::string plot;                // overlay roofline image (.png | .svg | .pdf); empty: none
+};
+int compare_command(const CompareOptions& options);
 
 }  // namespace roofprobe

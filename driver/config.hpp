@@ -2,6 +2,7 @@
 // against the registered probes' axes. Every error names file, line and key.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -48,6 +49,8 @@ struct RunConfig {
 // Parses and validates. `source` names the file in messages. Throws InputError with one line.
 RunConfig parse_config(const std::string& text, const std::string& source);
 RunConfig load_config_file(const std::string& path);
+// Config files larger than this are refused unread (the shipped ones are about 1 KiB).
+inline constexpr std::size_t kMaxConfigFileBytes = 64u << 10;
 // The embedded configs/<name> ("default.yaml", "quick.yaml").
 RunConfig load_embedded_config(const std::string& name);
 const std::map<std::string, std::string>& embedded_files();

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -223,7 +224,13 @@ class Reader {
     throw InputError(out.str());
   }
 
+  // yaml-cpp throws on map[key] when `map` is a scalar: every lookup checks for a mapping first.
+  void need_map(const YAML::Node& map, const std::string& where) const {
+    if (!map.IsMap()) fail(map, where.empty() ? "(top level)" : where.substr(0, where.size() - 1), "expected a mapping");
+  }
+
   YAML::Node need(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    need_map(map, where);
     YAML::Node n = map[key];
     if (!n) fail(map, where + key, "missing");
     return n;
@@ -241,8 +248,29 @@ class Reader {
   }
 
   double opt_number(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    need_map(map, where);
     YAML::Node n = map[key];
     return n ? number(n, where + key) : 0.0;
+  }
+
+  // Counts (cores, lanes, samples): a number that fits an int (casting one that does not is UB).
+  int integer(const YAML::Node& n, const std::string& key) const {
+    double v = number(n, key);
+    if (v < INT_MIN || v > INT_MAX) fail(n, key, "out of range for a count");
+    return static_cast<int>(v);
+  }
+
+  int opt_integer(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    need_map(map, where);
+    YAML::Node n = map[key];
+    return n ? integer(n, where + key) : 0;
+  }
+
+  // Sizes in bytes: >= 0 and below 2^64.
+  std::uint64_t bytes(const YAML::Node& n, const std::string& key) const {
+    double v = number(n, key);
+    if (v < 0 || v >= 18446744073709551616.0) fail(n, key, "expected a size in bytes");
+    return static_cast<std::uint64_t>(v);
   }
 
   std::string text(const YAML::Node& n, const std::string& key) const {
@@ -251,6 +279,7 @@ class Reader {
   }
 
   std::string opt_text(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    need_map(map, where);
     YAML::Node n = map[key];
     return n ? text(n, where + key) : std::string();
   }
@@ -270,7 +299,7 @@ class Reader {
     s.best = opt_number(n, "best", key + ".");
     s.median = opt_number(n, "median", key + ".");
     s.spread = opt_number(n, "spread", key + ".");
-    s.samples = static_cast<int>(opt_number(n, "samples", key + "."));
+    s.samples = opt_integer(n, "samples", key + ".");
     return s;
   }
 
@@ -283,9 +312,9 @@ Wall read_wall(const Reader& r, const YAML::Node& n, const std::string& where, b
   Wall w;
   w.pattern = r.text(r.need(n, "pattern", where + "."), where + ".pattern");
   if (shared)
-    w.conflict_degree = static_cast<int>(r.opt_number(n, "conflict_degree", where + "."));
+    w.conflict_degree = r.opt_integer(n, "conflict_degree", where + ".");
   else
-    w.word_bytes = static_cast<int>(r.opt_number(n, "word_bytes", where + "."));
+    w.word_bytes = r.opt_integer(n, "word_bytes", where + ".");
   w.instruction_intensity = r.number(r.need(n, "instruction_intensity", where + "."), where + ".instruction_intensity");
   w.measured_intensity = r.opt_number(n, "measured", where + ".");
   w.gtxn_s = r.opt_number(n, "gtxn_s", where + ".");
@@ -314,7 +343,7 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
         const std::string where = "instructions.predication[" + std::to_string(m.predication.size()) + "].";
         if (!p.IsMap()) r.fail(p, where, "expected a mapping");
         PredicationPoint point;
-        point.active_lanes = static_cast<int>(r.number(r.need(p, "active_lanes", where), where + "active_lanes"));
+        point.active_lanes = r.integer(r.need(p, "active_lanes", where), where + "active_lanes");
         point.warp_gips = r.opt_number(p, "warp_gips", where);
         point.thread_gips = r.opt_number(p, "thread_gips", where);
         m.predication.push_back(point);
@@ -339,7 +368,7 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       const std::string where = "scaling[" + std::to_string(m.scaling.size()) + "].";
       if (!s.IsMap()) r.fail(s, where, "expected a mapping");
       ScalingPoint p;
-      p.units = static_cast<int>(r.number(r.need(s, "units", where), where + "units"));
+      p.units = r.integer(r.need(s, "units", where), where + "units");
       for (const auto& kv : s)
         if (kv.first.Scalar() != "units") p.ceilings[kv.first.Scalar()] = r.number(kv.second, where + kv.first.Scalar());
       m.scaling.push_back(p);
@@ -347,29 +376,74 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
   }
 }
 
-YAML::Node load_yaml_file(const std::string& path) {
+// The file's bytes, at most kMaxMachineFileBytes of them: yaml-cpp needs about a second per
+// 100k nodes, so an oversized file (or /dev/zero) is refused before it is parsed.
+std::string read_machine_bytes(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a machine file");
+  const std::string too_large = path + ": too large for a machine file (the limit is " +
+                                std::to_string(kMaxMachineFileBytes >> 10) + " KiB)";
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxMachineFileBytes)
+    throw InputError(too_large);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot read");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  std::string text(kMaxMachineFileBytes + 1, '\0');
+  in.read(&text[0], static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw InputError(path + ": cannot read");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxMachineFileBytes) throw InputError(too_large);
+  return text;
+}
+
+std::string at_line(const std::string& name, const YAML::Mark& mark) {
+  return mark.line >= 0 ? name + ":" + std::to_string(mark.line + 1) : name;
+}
+
+YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) {
+  YAML::Node root;
   try {
-    YAML::Node root = YAML::Load(buf.str());
-    if (!root || root.IsNull()) throw InputError(path + ": empty file, expected a machine file");
-    if (!root.IsMap()) throw InputError(path + ": not a machine file (expected a YAML mapping)");
-    return root;
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+    // yaml-cpp stops nesting at a fixed depth with the message "bad file" (DeepRecursion).
+    const bool deep = e.msg == "bad file";
+    throw InputError(at_line(name, e.mark) + ": malformed YAML: " +
+                     (deep ? std::string("nested too deeply") : e.msg));
+  }
+  if (!root || root.IsNull()) throw InputError(name + ": empty file, expected a machine file");
+  if (!root.IsMap()) throw InputError(name + ": not a machine file (expected a YAML mapping)");
+  return root;
+}
+
+Machine read_machine_root(const Reader& r, const YAML::Node& root);
+
+// Runs `f` so that only InputError leaves it, as one printable line: yaml-cpp's own exceptions
+// (a conversion or subscript the checks above missed) become one naming the file and line.
+template <typename F>
+auto one_error_kind(const std::string& name, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    throw InputError(one_line_message(e.what()));
+  } catch (const YAML::Exception& e) {
+    throw InputError(one_line_message(at_line(name, e.mark) + ": " + e.msg));
   }
 }
 
 }  // namespace
 
+Machine read_machine_text(const std::string& text, const std::string& name) {
+  return one_error_kind(name, [&] { return read_machine_root(Reader(name), parse_machine_yaml(text, name)); });
+}
+
 Machine read_machine_file(const std::string& path) {
-  Reader r(path);
-  YAML::Node root = load_yaml_file(path);
+  std::string text = one_error_kind(path, [&] { return read_machine_bytes(path); });
+  return read_machine_text(text, path);
+}
+
+namespace {
+
+Machine read_machine_root(const Reader& r, const YAML::Node& root) {
   Machine m;
   m.schema = r.text(r.need(root, "schema", ""), "schema");
   if (m.schema != kMachineSchema)
@@ -395,24 +469,24 @@ Machine read_machine_file(const std::string& path) {
   d.backend = r.opt_text(dev, "backend", "device.");
   d.name = r.text(r.need(dev, "name", "device."), "device.name");
   d.vendor = r.opt_text(dev, "vendor", "device.");
-  d.compute_units = static_cast<int>(r.opt_number(dev, "compute_units", "device."));
+  d.compute_units = r.opt_integer(dev, "compute_units", "device.");
   d.compute_unit_name = r.opt_text(dev, "compute_unit_name", "device.");
-  d.threads = static_cast<int>(r.opt_number(dev, "threads", "device."));
+  d.threads = r.opt_integer(dev, "threads", "device.");
   if (YAML::Node caches = dev["caches"]) {
     if (!caches.IsSequence()) r.fail(caches, "device.caches", "expected a list");
     for (const auto& c : caches) {
       if (!c.IsMap()) r.fail(c, "device.caches[]", "expected a mapping");
       CacheInfo info;
       info.name = r.text(r.need(c, "level", "device.caches[]."), "device.caches[].level");
-      info.bytes = static_cast<std::uint64_t>(r.number(r.need(c, "bytes", "device.caches[]."), "device.caches[].bytes"));
-      info.instances = static_cast<int>(r.opt_number(c, "instances", "device.caches[]."));
+      info.bytes = r.bytes(r.need(c, "bytes", "device.caches[]."), "device.caches[].bytes");
+      info.instances = r.opt_integer(c, "instances", "device.caches[].");
       if (info.instances <= 0) info.instances = 1;
       d.caches.push_back(info);
     }
   }
   d.memory_name = r.opt_text(dev, "memory_name", "device.");
   if (d.memory_name.empty()) d.memory_name = "DRAM";
-  d.memory_bytes = static_cast<std::uint64_t>(r.opt_number(dev, "memory_bytes", "device."));
+  if (YAML::Node mb = dev["memory_bytes"]) d.memory_bytes = r.bytes(mb, "device.memory_bytes");
   if (YAML::Node clock = dev["clock_mhz"]) {
     if (!clock.IsMap()) r.fail(clock, "device.clock_mhz", "expected a mapping");
     d.clock_max_mhz = r.opt_number(clock, "max", "device.clock_mhz.");
@@ -422,6 +496,7 @@ Machine read_machine_file(const std::string& path) {
   if (YAML::Node theo = dev["theoretical"]) {
     if (!theo.IsSequence()) r.fail(theo, "device.theoretical", "expected a list");
     for (const auto& t : theo) {
+      if (!t.IsMap()) r.fail(t, "device.theoretical[]", "expected a mapping");
       std::string name = r.text(r.need(t, "name", "device.theoretical[]."), "device.theoretical[].name");
       d.theoretical_gflops[name] = r.number(r.need(t, "gflops", "device.theoretical[]."), "device.theoretical[].gflops");
       std::string basis = r.opt_text(t, "basis", "device.theoretical[].");
@@ -489,19 +564,27 @@ Machine read_machine_file(const std::string& path) {
   return m;
 }
 
+}  // namespace
+
 std::vector<std::string> validate_machine_file(const std::string& path) {
+  std::string text;
+  try {
+    text = one_error_kind(path, [&] { return read_machine_bytes(path); });
+  } catch (const InputError& e) {
+    return {e.what()};
+  }
+  return validate_machine_text(text, path);
+}
+
+std::vector<std::string> validate_machine_text(const std::string& text, const std::string& path) {
   std::vector<std::string> problems;
   Machine m;
   try {
-    m = read_machine_file(path);
+    m = read_machine_text(text, path);
   } catch (const InputError& e) {
     problems.push_back(e.what());
     return problems;
   }
-  YAML::Node units = YAML::LoadFile(path)["units"];
-  for (const auto& [k, v] : machine_units())
-    if (!units[k] || units[k].Scalar() != v)
-      problems.push_back(path + ": units." + k + ": expected '" + v + "'");
   auto positive = [&](double v, const std::string& key) {
     if (!(v > 0)) problems.push_back(path + ": " + key + ": must be > 0");
   };
@@ -524,6 +607,38 @@ std::vector<std::string> validate_machine_file(const std::string& path) {
   if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");
   return problems;
+}
+
+std::vector<std::string> physical_warnings(const std::string& path, const Machine& m) {
+  std::vector<std::string> warnings;
+  YAML::Node units = YAML::LoadFile(path)["units"];
+  for (const auto& [k, v] : machine_units())
+    if (!units || !units.IsMap() || !units[k] || !units[k].IsScalar() || units[k].Scalar() != v)
+      warnings.push_back(path + ": units." + k + ": missing or not '" + v + "'");
+  // Levels nearer the cores are at least as fast as farther ones. Published/spec entries are
+  // compared only among themselves' kind, so a reference file's spec and measured rows do not clash.
+  for (std::size_t i = 0; i + 1 < m.memory.size(); ++i)
+    for (std::size_t j = i + 1; j < m.memory.size(); ++j) {
+      const MemoryLevel& near = m.memory[i];
+      const MemoryLevel& far = m.memory[j];
+      if (near.source != far.source || near.level == far.level) continue;
+      if (far.gbs > 1.05 * near.gbs) {
+        std::ostringstream w;
+        w << path << ": memory[" << j << "] (" << far.level << "): " << far.gbs << " GB/s is faster than the nearer memory["
+          << i << "] (" << near.level << ") at " << near.gbs << " GB/s";
+        warnings.push_back(w.str());
+      }
+    }
+  for (std::size_t i = 0; i < m.compute.size(); ++i) {
+    const ComputeCeiling& c = m.compute[i];
+    if (c.theoretical_gflops > 0 && c.gflops > 1.03 * c.theoretical_gflops) {
+      std::ostringstream w;
+      w << path << ": compute[" << i << "] (" << c.name << ").gflops: " << c.gflops << " is above theoretical_gflops "
+        << c.theoretical_gflops << " by more than 3%";
+      warnings.push_back(w.str());
+    }
+  }
+  return warnings;
 }
 
 }  // namespace roofprobe

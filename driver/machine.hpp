@@ -2,6 +2,7 @@
 // provenance. results/README.md is the reference for the format; this is its in-memory form.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -113,8 +114,19 @@ std::string machine_to_yaml(const Machine& m);
 void write_machine_file(const Machine& m, const std::string& path);
 // Reads a machine file; throws roofprobe::InputError ("file:line: ...") on malformed input.
 Machine read_machine_file(const std::string& path);
+// The same on text already in memory; `name` stands for the file in messages. InputError is
+// the only exception it throws (tests/fuzz/machine_fuzz.cpp holds it to that).
+Machine read_machine_text(const std::string& text, const std::string& name);
+// Machine files larger than this are refused unread (generated ones are a few KiB).
+inline constexpr std::size_t kMaxMachineFileBytes = 4u << 20;
 
-// Schema/type/unit/finiteness checks. Returns human-readable problems (empty = valid).
+// Schema/type/finiteness checks. Returns human-readable problems (empty = valid).
 std::vector<std::string> validate_machine_file(const std::string& path);
+
+// Physical consistency of a readable machine file, as warnings with the key path: a nearer
+// memory level slower than a farther one, a ceiling above its theoretical peak, units missing
+// or different from this schema's. `roofprobe validate --strict` treats them as errors.
+std::vector<std::string> physical_warnings(const std::string& path, const Machine& m);
+std::vector<std::string> validate_machine_text(const std::string& text, const std::string& name);
 
 }  // namespace roofprobe

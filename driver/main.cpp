@@ -54,14 +54,59 @@ int main(int argc, char** argv) {
   plot_cmd->add_option("machine", machine_file, "machine.yaml")->required();
   plot_cmd->add_option("--out", plot_out, "Output directory (default: plots/ beside the machine file)");
   plot_cmd->add_option("--format", plot_format, "png | svg | pdf")->capture_default_str();
+  std::string plot_kinds, plot_points;
+  double plot_fma_ratio = -1;
+  plot_cmd->add_option("--kind", plot_kinds,
+                       "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling "
+                       "(default: every view the machine file has data for)");
+  plot_cmd->add_option("--fma-ratio", plot_fma_ratio,
+                       "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1]")
+      ->check(CLI::Range(0.0, 1.0));
+  plot_cmd->add_option("--points", plot_points,
+                       "Overlay application kernels: CSV with kernel,level,intensity,performance[,kind] "
+                       "(kind flop: FLOP/byte and GFLOP/s; instruction: warp instructions/transaction and GIPS)");
+
+  roofprobe::PointsOptions points_options;
+  CLI::App* points_cmd = app.add_subcommand(
+      "points", "Convert an Nsight Compute CSV export into a points file for plot --points");
+  points_cmd->add_option("--ncu-csv", points_options.ncu_csv,
+                         "ncu --csv --page raw export with the roofline metrics (FLOP counts, instructions, "
+                         "L1/shared/L2/DRAM sectors and wavefronts, time)")
+      ->required();
+  points_cmd->add_option("--out", points_options.out, "Points file to write (default: stdout)");
+  points_cmd->add_option("--dram-level", points_options.dram_level, "Level name for the dram__ metrics")
+      ->capture_default_str();
+  points_cmd->add_option("--tensor-flops-per-inst", points_options.tensor_flops_per_instruction,
+                         "FLOPs per tensor-pipe warp instruction (512: V100 HMMA)")
+      ->capture_default_str();
+  points_cmd->add_flag("--full-names", points_options.full_names,
+                       "Keep ncu's full kernel names (return type, template and argument lists)");
 
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check a machine file: schema, types, units, finiteness");
   validate_cmd->add_option("machine", validate_file, "machine.yaml")->required();
+  bool validate_strict = false;
+  validate_cmd->add_flag("--strict", validate_strict, "Physical-consistency warnings are errors");
 
   std::string list_backend = "all";
   CLI::App* list_cmd = app.add_subcommand("list", "List the probes, their axes and backends");
   list_cmd->add_option("--backend", list_backend, "cpu | cuda | all")->capture_default_str();
+
+  roofprobe::ExportOptions export_options;
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a machine file in another tool's format");
+  export_cmd->add_option("machine", export_options.machine_file, "machine.yaml")->required();
+  export_cmd->add_option("--format", export_options.format,
+                         "ert-json (ERT roofline.json) | nersc (NERSC roofline scripts) | rocprof-csv (AMD roofline.csv) | "
+                         "json (the machine file as JSON)")
+      ->required();
+  export_cmd->add_option("--out", export_options.out, "File to write (default: stdout)");
+
+  roofprobe::CompareOptions compare_options;
+  CLI::App* compare_cmd = app.add_subcommand("compare", "Ceilings of several machine files side by side, ratios to the first");
+  compare_cmd->add_option("machines", compare_options.files, "Two or more machine files (e.g. results/reference/*.yaml)")
+      ->required();
+  compare_cmd->add_option("--format", compare_options.format, "text | markdown | csv")->capture_default_str();
+  compare_cmd->add_option("--plot", compare_options.plot, "Also draw their rooflines on one plot (FILE.png | .svg | .pdf)");
 
   try {
     app.parse(argc, argv);
@@ -79,9 +124,14 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) return roofprobe::run_command(run);
     if (*fit_cmd) return roofprobe::fit_command(fit);
-    if (*plot_cmd) return roofprobe::plot_command(machine_file, plot_out, plot_format);
-    if (*validate_cmd) return roofprobe::validate_command(validate_file);
+    if (*plot_cmd)
+      return roofprobe::plot_command(
+          {machine_file, plot_out, plot_format, plot_kinds, plot_fma_ratio, plot_points});
+    if (*points_cmd) return roofprobe::points_command(points_options);
+    if (*validate_cmd) return roofprobe::validate_command(validate_file, validate_strict);
     if (*list_cmd) return roofprobe::list_command(list_backend);
+    if (*export_cmd) return roofprobe::export_command(export_options);
+    if (*compare_cmd) return roofprobe::compare_command(compare_options);
   } catch (const roofprobe::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver/machine.hpp"
+#include "driver/points.hpp"
 #include "driver/sweep.hpp"
 
 namespace roofprobe {
@@ -14,11 +15,20 @@ namespace roofprobe {
 struct PlotOptions {
   std::string out_dir;            // where <view>.<format> and <view>.gp are written
   std::string format = "png";     // png | svg | pdf
+  std::vector<std::string> kinds; // views to draw (plot_view_names()); empty: every view with data
+  double fma_ratio = -1;          // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none
+  std::vector<KernelPoint> points;  // application kernels drawn over the matching views
 };
+
+// Every view, in the order they are drawn: bandwidth, hierarchical, instruction, shared, flops,
+// scaling.
+const std::vector<std::string>& plot_view_names();
+// "a,b" -> {"a", "b"}, checked against plot_view_names(); throws InputError naming the known ones.
+std::vector<std::string> parse_plot_kinds(const std::string& list);
 
 // A generated view: its name, the script, and the data files the script reads (name -> text).
 struct PlotScript {
-  std::string view;               // "bandwidth", "hierarchical"
+  std::string view;               // "bandwidth", "hierarchical", ... (plot_view_names())
   std::string script;             // gnuplot commands; data files referenced by bare name
   std::vector<std::pair<std::string, std::string>> data_files;
 };
@@ -41,6 +51,10 @@ std::string find_gnuplot();
 // one line when gnuplot is absent or fails.
 PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples,
                         const PlotOptions& options);
+
+// Writes one script and its data files into options.out_dir and runs gnuplot on it (format
+// options.format); returns the image path. Same errors as render_plots. (compare --plot)
+std::string render_script(const PlotScript& script, const PlotOptions& options);
 
 // ---- internals shared by plot/*.cpp and tests/unit/plot_test.cpp ---------------------------
 namespace plot_detail {
@@ -105,9 +119,30 @@ std::string series_colour(std::size_t i);
 // The same colour with transparency, for scatter points: "#AARRGGBB" as gnuplot reads it.
 std::string translucent(const std::string& colour, double opacity);
 
+// A key laid out horizontally under the plot area (outside the data): as many columns of the
+// widest title as the plot area's width holds, the plot area's bottom raised to make room for
+// its rows under the axis label.
+struct KeyLayout {
+  int columns = 1;
+  int rows = 0;
+};
+KeyLayout key_layout(const std::vector<std::string>& titles, const Frame& frame);
+double frame_bottom_for_key(int rows);
+// "set key ..." for that layout (or "unset key" when it has no rows).
+std::string key_command(const KeyLayout& layout);
+
 // Like spread_apart, but labels only move up (each stays at or above where it was wanted), for
 // labels that sit just above the line they name and must not cover it.
 std::vector<double> push_apart_upward(const std::vector<double>& wanted, double min_gap);
+
+// Ceiling/intensity label text.
+// Instruction and transaction rates stay in G units (as the instruction-roofline papers write
+// them), three significant digits below 1000: 489.6 -> "490 GIPS", 1045.4 -> "1045 GIPS",
+// 25.93 -> "25.9 GTXN/s".
+std::string format_gips(double gips);
+std::string format_gtxn(double gtxn_s);
+// An intensity tick or label: 4 -> "4", 0.25 -> "1/4", 0.3 -> "0.3".
+std::string intensity_text(double v);
 
 // One view: returns its script, or nothing with `why` set when the machine file lacks what
 // the view needs. Adding a view is writing one of these and listing it in plot.cpp.
@@ -115,11 +150,78 @@ struct ViewInput {
   const Machine& machine;
   const std::vector<Sample>& samples;
   const std::string& format;   // png | svg | pdf (already validated)
+  const PlotOptions& options;  // fma_ratio, points
 };
 using ViewBuilder = bool (*)(const ViewInput& in, PlotScript* out, std::string* why);
 
 bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why);
 bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_instruction_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why);
+
+// ---- the roofline chart the hierarchical, instruction and shared views share ----------------
+// Log-log: diagonal roofs y = rate * x (labelled along themselves), horizontal ceilings
+// (labelled in the right margin), vertical walls (labelled along themselves, under the lowest
+// roof), measured wall positions, and application points (one marker per kernel, one colour
+// per level, a key under the plot).
+
+struct ChartRoof {
+  std::string label;        // "L2: 2.5 TB/s"
+  double rate = 0;          // slope: y = rate * x
+  std::string colour;
+  std::string level;        // memory level name, for the colour of points at that level
+};
+
+struct ChartCeiling {
+  std::string label;        // right-margin label; empty: not labelled
+  double value = 0;
+  std::string colour;
+  std::string style = "lw 2.5";  // gnuplot line style: width, dash type
+  std::string data_file;    // the data file holding its line
+  bool caps_roofs = true;   // roofs end where they meet the highest capping ceiling
+};
+
+struct ChartWall {
+  std::string label;        // "unit stride 4 B: 1/4"
+  double x = 0;             // the theoretical intensity
+  double measured_x = 0;    // 0: not measured
+  double measured_y = 0;    // the rate measured there; 0: unknown (marker on the bottom axis)
+};
+
+struct ChartPoint {
+  std::string kernel, level;
+  double x = 0, y = 0;
+};
+
+struct ChartKeyEntry {
+  std::string title;
+  std::string style;        // "with lines lw 1.5 dt 2 lc rgb '#555555'"
+};
+
+struct RooflineChart {
+  std::string view;                 // file names: <view>.gp, <view>_*.dat
+  std::string title, x_label, y_label;
+  std::string roof_file;            // data file of the roofs
+  std::vector<std::pair<std::string, std::string>> file_headers;  // data file -> first comment line
+  std::vector<ChartRoof> roofs;
+  std::vector<ChartCeiling> ceilings;
+  std::vector<ChartWall> walls;
+  std::vector<ChartPoint> points;
+  std::vector<ChartKeyEntry> key;   // extra key entries (e.g. "theoretical peak")
+  double x_lo_at_most = 1.0 / 64;   // the x range covers at least [x_lo_at_most, x_hi_at_least]
+  double x_hi_at_least = 1024;
+};
+
+// The script and data files of a roofline chart. Needs >= 1 roof and >= 1 ceiling.
+PlotScript render_roofline_chart(const RooflineChart& chart, const std::string& format);
+
+// Points of `kind` (flop | instruction) whose level passes `accept` (nullptr: all), as chart
+// points; a level naming the machine's last level by another name (DRAM, HBM, GDDR) is renamed
+// to it so it takes that roof's colour.
+std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, const std::string& kind,
+                                     const Machine& machine, bool (*accept)(const std::string& level));
 
 }  // namespace plot_detail
 

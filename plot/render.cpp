@@ -230,4 +230,16 @@ PlotReport render_plots(const Machine& machine, const std::vector<Sample>& sampl
   return report;
 }
 
+std::string render_script(const PlotScript& script, const PlotOptions& options) {
+  const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError("cannot create plot directory " + dir.string() + ": " + ec.message());
+  write_text_file(dir / (script.view + ".gp"), script.script);
+  for (const auto& [name, text] : script.data_files) write_text_file(dir / name, text);
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) throw InputError(gnuplot_missing_message(dir));
+  return render_one(gnuplot, script, dir, options.format).string();
+}
+
 }  // namespace roofprobe

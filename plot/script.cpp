@@ -148,6 +148,29 @@ std::string log10_tics(const std::string& axis, double lo, double hi) {
   return "set " + axis + "tics (" + list + ")\n";
 }
 
+KeyLayout key_layout(const std::vector<std::string>& titles, const Frame& frame) {
+  KeyLayout out;
+  if (titles.empty()) return out;
+  std::size_t widest = 0;
+  for (const std::string& t : titles) widest = std::max(widest, t.size());
+  // gnuplot's column: the widest title, the sample (samplen 2) and the gaps around them.
+  const double column_px = (double(widest) + 9) * Frame::kCharPx;
+  out.columns = std::max(1, std::min(int(titles.size()), int(frame.width_px() / column_px)));
+  out.rows = (int(titles.size()) + out.columns - 1) / out.columns;
+  return out;
+}
+
+double frame_bottom_for_key(int rows) {
+  // Tic labels and the axis label take ~64 px under the plot area, each key row 22 px.
+  return std::max(0.11, (12 + rows * 22.0 + 64) / Frame::kHeightPx);
+}
+
+std::string key_command(const KeyLayout& layout) {
+  if (layout.rows == 0) return "unset key\n";
+  return "set key at screen 0.5, screen 0.012 center bottom horizontal maxcols " +
+         std::to_string(layout.columns) + " samplen 2 spacing 1.1\n";
+}
+
 double pow2_floor(double v) { return std::ldexp(1.0, int(std::floor(std::log2(v) + 1e-9))); }
 double pow2_ceil(double v) { return std::ldexp(1.0, int(std::ceil(std::log2(v) - 1e-9))); }
 

@@ -32,6 +32,21 @@ std::string format_compute(double gflops) {
 
 std::string format_size(double bytes) { return format_bytes(bytes); }
 
+namespace {
+std::string g_units(double v, const char* unit) {
+  const double r = round_to_3_significant(v);
+  char buf[64];
+  if (std::fabs(r) >= 100 || r == 0)
+    std::snprintf(buf, sizeof buf, "%.0f %s", std::round(v), unit);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g %s", r, unit);
+  return buf;
+}
+}  // namespace
+
+std::string format_gips(double gips) { return g_units(gips, "GIPS"); }
+std::string format_gtxn(double gtxn_s) { return g_units(gtxn_s, "GTXN/s"); }
+
 std::string one_line(const std::string& text) {
   std::string out = text;
   for (char& c : out)

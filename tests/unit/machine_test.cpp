@@ -177,6 +177,28 @@ TEST(MachineFile, ValidateFlagsNonPositiveRates) {
   EXPECT_NE(problems[0].find("memory[1] (DRAM).gbs: must be > 0"), std::string::npos);
 }
 
+TEST(MachineFile, PhysicalWarnings) {
+  std::string path = temp_dir() + "/phys.yaml";
+  Machine m = sample_machine();
+  write_machine_file(m, path);
+  EXPECT_TRUE(physical_warnings(path, read_machine_file(path)).empty());
+  m.memory[1].gbs = 400;             // DRAM faster than L1
+  m.compute[0].gflops = 90;          // above 78.4 theoretical
+  write_machine_file(m, path);
+  auto warnings = physical_warnings(path, read_machine_file(path));
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("memory[1] (DRAM): 400 GB/s is faster than the nearer memory[0] (L1)"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[1].find("compute[0] (FP64.FMA).gflops: 90 is above theoretical_gflops 78.4"), std::string::npos)
+      << warnings[1];
+  std::string text = machine_to_yaml(sample_machine());
+  text.replace(text.find("bandwidth: GB/s"), 9, "bw");  // units.bandwidth renamed away
+  write(path, text);
+  warnings = physical_warnings(path, read_machine_file(path));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("units.bandwidth: missing"), std::string::npos) << warnings[0];
+}
+
 TEST(SweepCsv, RoundTripAndTornLastLine) {
   std::string path = temp_dir() + "/sweep.csv";
   fs::remove(path);

@@ -1,0 +1,95 @@
+// `roofprobe export`: a machine file in the formats other roofline tools read.
+//
+//   ert-json     Berkeley Lab ERT's roofline.json ({"empirical": {"metadata", "gflops", "gbytes"},
+//                "spec": {...}}), for the plotters that read ERT output
+//   nersc        the whitespace text of the NERSC hierarchical roofline plotting scripts
+//                (memroofs / mem_roof_names / comproofs / comp_roof_names lines)
+//   rocprof-csv  the one-row roofline.csv of AMD's roofline benchmark (rocm-amdgpu-bench), read
+//                by rocprofiler-compute (Omniperf)
+//   json         the machine file itself as JSON (same keys and nesting as the YAML)
+//
+// All text is built in memory (no I/O here); results/README.md documents the mappings.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "driver/machine.hpp"
+
+namespace roofprobe {
+
+// The format names, in the order help and errors list them.
+const std::vector<std::string>& export_formats();
+
+// The machine in `format`. Throws InputError naming the valid formats for an unknown one, and
+// for a machine that the format cannot express (nersc: no memory level or no compute ceiling).
+std::string export_machine(const Machine& machine, const std::string& format);
+
+std::string export_ert_json(const Machine& machine);
+std::string export_nersc(const Machine& machine);
+std::string export_rocprof_csv(const Machine& machine);
+std::string export_json(const Machine& machine);
+
+// ---- what the formats with one number per ceiling take ------------------------------------
+// A reference file may hold a level twice: the published measurement and the spec-sheet value
+// (results/README.md). Tools that take one number per level get the best available value:
+// empirical, else published, else spec (the first entry of that rank when a file repeats one).
+int source_rank(const std::string& source);      // empirical 0, published 1, spec 2, other 3
+bool is_measured(const std::string& source);     // empirical or published
+std::vector<const MemoryLevel*> best_memory_levels(const Machine& machine);     // file order
+std::vector<const ComputeCeiling*> best_compute_ceilings(const Machine& machine);
+// Theoretical peaks by ceiling name: device.theoretical, completed by the compute entries'
+// theoretical_gflops (the larger when both give one). Names sorted.
+std::vector<std::pair<std::string, double>> theoretical_peaks(const Machine& machine);
+// The spec-sheet figure of a memory level (an entry with source: spec), 0 when the file has none.
+double spec_bandwidth(const Machine& machine, const std::string& level);
+
+// ---- JSON text ----------------------------------------------------------------------------
+namespace json {
+
+// A JSON string literal: quotes, backslashes and control characters escaped, valid UTF-8 kept,
+// invalid bytes replaced by U+FFFD so any JSON parser accepts the result.
+std::string quote(const std::string& text);
+// A JSON number for a measured quantity: the shortest text that reads back to the same double,
+// always with a '.' or an exponent (Python's json writes floats that way, and strict readers such
+// as pydantic's do not take 900 for a float); null when not finite.
+std::string real(double value);
+
+// A small ordered JSON document builder (objects keep insertion order).
+class Value {
+ public:
+  enum class Kind { Null, Bool, Integer, Real, String, Array, Object };
+  Value() = default;
+  static Value null() { return Value(); }
+  static Value boolean(bool b);
+  static Value integer(long long i);
+  static Value number(double d);
+  static Value string(std::string s);
+  static Value array();
+  static Value object();
+
+  Value& push(Value v);                        // arrays
+  Value& set(const std::string& key, Value v);  // objects; appends (keys are not deduplicated)
+  Kind kind() const { return kind_; }
+  std::size_t size() const { return items_.size(); }
+
+  // indent 0: one line; otherwise pretty-printed with that many spaces per level.
+  std::string dump(int indent = 0) const;
+
+ private:
+  void write(std::string& out, int indent, int depth) const;
+  Kind kind_ = Kind::Null;
+  bool bool_ = false;
+  long long int_ = 0;
+  double real_ = 0;
+  std::string text_;
+  std::vector<std::pair<std::string, Value>> items_;  // arrays: keys empty
+};
+
+}  // namespace json
+
+// The machine file as a JSON document (what `--format json` prints).
+json::Value machine_to_json(const Machine& machine);
+
+}  // namespace roofprobe

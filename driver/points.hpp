@@ -1,0 +1,67 @@
+// Application kernel points for the roofline views (`roofprobe plot --points FILE.csv`) and their
+// conversion from an Nsight Compute CSV export (`roofprobe points --ncu-csv FILE`).
+//
+// Points file: CSV with a header naming the columns (any order, case-insensitive):
+//   kernel,level,intensity,performance[,kind]
+//   kernel       the kernel's name (quote it when it holds commas)
+//   level        a memory level of the machine file (L1, shared, L2, HBM, DRAM, ...)
+//   intensity    kind flop: FLOP per byte moved at that level;
+//                kind instruction: warp instructions per transaction at that level
+//                (32-byte sectors; 128-byte wavefronts for shared)
+//   performance  kind flop: GFLOP/s; kind instruction: warp GIPS (both 1e9)
+//   kind         flop | instruction (optional column; default flop)
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace roofprobe {
+
+struct KernelPoint {
+  std::string kernel;
+  std::string level;
+  double intensity = 0;
+  double performance = 0;
+  std::string kind = "flop";  // flop | instruction
+};
+
+// Parses a points file's text; `source` names it in errors ("file:line: ..."). Throws InputError.
+std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source);
+// Reads a points file; throws InputError (unreadable, malformed, no points).
+std::vector<KernelPoint> read_points_csv(const std::string& path);
+// The points file text (header kernel,level,intensity,performance,kind).
+std::string points_to_csv(const std::vector<KernelPoint>& points);
+
+// One CSV record split into fields: double-quoted fields may hold commas and doubled quotes.
+std::vector<std::string> split_csv_record(const std::string& line);
+
+struct NcuOptions {
+  std::string dram_level = "HBM";            // the level name the dram__ metrics get
+  double tensor_flops_per_instruction = 512; // FLOPs one tensor-pipe warp instruction does
+  bool full_names = false;                   // keep ncu's full kernel names (return type, args)
+};
+
+struct NcuConversion {
+  std::vector<KernelPoint> points;
+  std::vector<std::string> notes;            // what was assumed or left out, one line each
+};
+
+// Converts an Nsight Compute CSV export into kernel points. Reads both layouts ncu writes:
+// `--page raw` (one row per launch, a metric per column, a units row under the header) and
+// `--page details` (one row per metric: "Metric Name", "Metric Unit", "Metric Value"). Launches
+// of the same kernel are summed. Values may carry thousands separators and scaled units
+// (usecond, Ksector, cycle/nsecond, ...). Throws InputError when nothing can be converted.
+//
+//   FLOPs        sum over d, f, h of add + mul + 2 x fma (smsp__ or sm__
+//                sass_thread_inst_executed_op_<p><op>_pred_on.sum), plus
+//                sm__inst_executed_pipe_tensor.sum x tensor_flops_per_instruction
+//   instructions smsp__inst_executed.sum (warp instructions)
+//   L1           l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum sectors (32 B)
+//   shared       l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum wavefronts (128 B)
+//   L2           lts__t_sectors_op_{read,write,atom,red}.sum sectors (32 B)
+//   dram_level   dram__sectors_{read,write}.sum sectors (32 B)
+//   time         gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second
+NcuConversion convert_ncu_csv(const std::string& text, const std::string& source,
+                              const NcuOptions& options = {});
+
+}  // namespace roofprobe
