@@ -6,6 +6,11 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config git libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
           libbenchmark-dev libopenmpi-dev openmpi-bin libhwloc-dev gnuplot-nox)
+# The `fuzz` preset (tests/fuzz, README "Reliability"): clang with libFuzzer and the sanitizer
+# runtimes, and clang's OpenMP for the CPU probes the config fuzzer links. Debian 12 ships the
+# runtimes in libclang-rt-dev; older Ubuntu has them in clang's own libclang-common-*-dev.
+packages+=(clang libomp-dev)
+if apt-cache show libclang-rt-dev > /dev/null 2>&1; then packages+=(libclang-rt-dev); fi
 # Optional extras: likwid (reference CPU figures for the README comparison).
 [[ ${ROOFPROBE_WITH_LIKWID:-0} == 1 ]] && packages+=(likwid)
 

@@ -19,7 +19,10 @@
 #include "driver/errors.hpp"
 #include "driver/export.hpp"
 #include "driver/fit.hpp"
+#include "driver/fleet.hpp"
+#include "driver/fleet_run.hpp"
 #include "driver/machine.hpp"
+#include "driver/mpi.hpp"
 #include "driver/plan.hpp"
 #include "driver/points.hpp"
 #include "driver/progress.hpp"
@@ -166,6 +169,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
                           {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")},
                           {"host", host_name()},
                           {"backend", bc.name}};
+    for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
     write_run_record(dir, config, machine);
   }
   for (const auto& s : plan.skipped) {
@@ -257,6 +261,20 @@ int resume_run(const RunOptions& o) {
 
 int run_command(const RunOptions& o) {
   install_stop_handlers();
+  if (Comm::world().distributed()) {
+    // Under mpirun/srun: driver/fleet_run.cpp (turns, aggregates, fleet.yaml).
+    if (!o.resume_dir.empty())
+      throw InputError("--resume: resume one rank's directory without the launcher (roofprobe run --resume DIR/rank-R)");
+    return run_fleet(
+        o,
+        [&](RunConfig& config) {
+          config = choose_config(o);
+          return chosen_backends(o, config);
+        },
+        [&](const RunOptions& ro, const RunConfig& config, const std::string& name, const std::string& dir) {
+          return run_backend(ro, config, *config.backend(name), dir, nullptr);
+        });
+  }
   if (!o.resume_dir.empty()) return resume_run(o);
   RunConfig config = choose_config(o);
   std::vector<std::string> backends = chosen_backends(o, config);
@@ -267,6 +285,7 @@ int run_command(const RunOptions& o) {
     int backend_status = run_backend(o, config, *config.backend(name), dir, nullptr);
     if (backend_status >= 128) return backend_status;  // interrupted: the next backend waits
     status = std::max(status, backend_status);
+    if (!dir.empty()) write_single_process_fleet(dir, o.outlier_margin);  // fleet.yaml: this one rank
   }
   return status;
 }
@@ -330,6 +349,7 @@ int plot_command(const PlotCommandOptions& o) {
 }
 
 int points_command(const PointsOptions& o) {
+  if (!fs::exists(o.ncu_csv)) throw InputError(o.ncu_csv + ": no such file");
   std::ifstream in(o.ncu_csv, std::ios::binary);
   if (!in || fs::is_directory(o.ncu_csv)) throw InputError(o.ncu_csv + ": cannot read");
   std::ostringstream text;
@@ -378,9 +398,7 @@ int list_command(const std::string& backend) {
 }
 
 int export_command(const ExportOptions& o) {
-  // The format is checked before the file is read: a typo is reported as such.
-  const auto& formats = export_formats();
-  if (std::find(formats.begin(), formats.end(), o.format) == formats.end()) export_machine(Machine{}, o.format);
+  check_export_format(o.format);  // before the file is read: a typo is reported as such
   const std::string text = export_machine(read_machine_file(o.machine_file), o.format);
   if (o.out.empty()) {
     std::cout << text << std::flush;
@@ -393,9 +411,7 @@ int export_command(const ExportOptions& o) {
 }
 
 int compare_command(const CompareOptions& o) {
-  const auto& formats = compare_formats();
-  if (std::find(formats.begin(), formats.end(), o.format) == formats.end())
-    format_compare_table(CompareTable{}, o.format);  // throws, naming the formats
+  check_compare_format(o.format);
   const std::vector<Machine> machines = read_compare_inputs(o.files);
   const CompareTable table = build_compare_table(o.files, machines);
   const std::string text = format_compare_table(table, o.format);

@@ -2,6 +2,7 @@
 // status and throws InputError / MeasurementError for one-line errors.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ struct RunOptions {
   int threads = -1;            // CPU threads override (-1: config)
   std::string resume_dir;      // continue the interrupted run in this directory
   std::string command_line;
+  // Under an MPI launcher (driver/fleet_run.hpp): outliers are ranks more than this fraction
+  // below the fleet median; a rank waits at most mpi_timeout seconds for another's turn.
+  double outlier_margin = 0.05;
+  double mpi_timeout = 3600;
+  std::map<std::string, std::string> extra_provenance;  // added to the machine file's provenance
 };
 int run_command(const RunOptions& options);
 

@@ -5,8 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <functional>
-#include <map>
 
 #include "driver/errors.hpp"
 #include "driver/export.hpp"
@@ -186,7 +184,9 @@ std::string short_number(double v) {
 // Full precision for CSV: the shortest text that reads back to the same double.
 std::string exact_number(double v) {
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  const double a = std::fabs(v);
+  const auto r = a >= 1e-6 && a < 1e15 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                                       : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
@@ -378,11 +378,17 @@ std::string format_csv(const CompareTable& t) {
 
 }  // namespace
 
+void check_compare_format(const std::string& format) {
+  const auto& formats = compare_formats();
+  if (std::find(formats.begin(), formats.end(), format) == formats.end())
+    throw InputError("unknown compare format '" + format + "' (use text, markdown or csv)");
+}
+
 std::string format_compare_table(const CompareTable& table, const std::string& format) {
+  check_compare_format(format);
   if (format == "text") return format_text(table);
   if (format == "markdown") return format_markdown(table);
-  if (format == "csv") return format_csv(table);
-  throw InputError("unknown compare format '" + format + "' (use text, markdown or csv)");
+  return format_csv(table);
 }
 
 }  // namespace roofprobe

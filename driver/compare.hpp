@@ -32,6 +32,8 @@ struct CompareTable {
 
 // The formats compare prints: text, markdown, csv.
 const std::vector<std::string>& compare_formats();
+// Throws InputError (one line, naming the valid formats) unless `format` is one of them.
+void check_compare_format(const std::string& format);
 
 // Rows, in this order (each a union over the files, in the order names first appear):
 //  device: compute units, max clock, memory size

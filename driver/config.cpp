@@ -27,7 +27,7 @@ class Reporter {
     out << ": ";
     if (!key.empty()) out << key << ": ";
     out << msg;
-    throw InputError(out.str());
+    throw InputError(one_line_message(out.str()));  // a quoted value may hold "\0" or "\n"
   }
   const std::string& source() const { return source_; }
 
@@ -262,7 +262,7 @@ RunConfig parse_config_unchecked(const std::string& text, const std::string& sou
   } catch (const YAML::ParserException& e) {
     // yaml-cpp stops nesting at a fixed depth with the message "bad file" (DeepRecursion).
     throw InputError(at_line(source, e.mark) + ": malformed YAML: " +
-                     (e.msg == "bad file" ? std::string("nested too deeply") : e.msg));
+                     (e.msg == "bad file" ? std::string("nested too deeply") : one_line_message(e.msg)));
   }
   if (!root || root.IsNull()) throw InputError(source + ": empty configuration");
   if (!root.IsMap()) r.fail(root, "", "the configuration must be a mapping (measurement:, cpu:, cuda:)");

@@ -205,10 +205,11 @@ std::string nersc_safe(const std::string& text) {
   return out;
 }
 
+// The shortest text that reads back to the same value, without an exponent ("1513000").
 std::string plain_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
+  std::string text = json::real(v);
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
 }
 
 template <typename T, typename Value>
@@ -377,16 +378,21 @@ std::string export_rocprof_csv(const Machine& m) {
 
 // ---- dispatch ------------------------------------------------------------------------------
 
-std::string export_machine(const Machine& machine, const std::string& format) {
-  if (format == "ert-json") return export_ert_json(machine);
-  if (format == "nersc") return export_nersc(machine);
-  if (format == "rocprof-csv") return export_rocprof_csv(machine);
-  if (format == "json") return export_json(machine);
-  std::string list;
+void check_export_format(const std::string& format) {
   const auto& formats = export_formats();
+  if (std::find(formats.begin(), formats.end(), format) != formats.end()) return;
+  std::string list;
   for (std::size_t i = 0; i < formats.size(); ++i)
     list += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i];
   throw InputError("unknown export format '" + format + "' (use " + list + ")");
+}
+
+std::string export_machine(const Machine& machine, const std::string& format) {
+  check_export_format(format);
+  if (format == "ert-json") return export_ert_json(machine);
+  if (format == "nersc") return export_nersc(machine);
+  if (format == "rocprof-csv") return export_rocprof_csv(machine);
+  return export_json(machine);
 }
 
 }  // namespace roofprobe

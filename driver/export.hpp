@@ -22,6 +22,9 @@ namespace roofprobe {
 // The format names, in the order help and errors list them.
 const std::vector<std::string>& export_formats();
 
+// Throws InputError (one line, naming the valid formats) unless `format` is one of them.
+void check_export_format(const std::string& format);
+
 // The machine in `format`. Throws InputError naming the valid formats for an unknown one, and
 // for a machine that the format cannot express (nersc: no memory level or no compute ceiling).
 std::string export_machine(const Machine& machine, const std::string& format);

@@ -77,8 +77,11 @@ std::string quote(const std::string& text) {
 std::string real(double value) {
   if (!std::isfinite(value)) return "null";
   if (value == 0) return "0.0";  // also -0.0
+  // Shortest round trip; plain digits (no exponent) for the range rates and sizes live in.
   char buf[64];
-  const auto result = std::to_chars(buf, buf + sizeof buf, value);
+  const double a = std::fabs(value);
+  const auto result = a >= 1e-6 && a < 1e15 ? std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed)
+                                            : std::to_chars(buf, buf + sizeof buf, value);
   std::string text(buf, result.ptr);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;

@@ -221,7 +221,7 @@ class Reader {
     out << path_;
     if (at.IsDefined() && at.Mark().line >= 0) out << ':' << at.Mark().line + 1;
     out << ": " << key << ": " << msg;
-    throw InputError(out.str());
+    throw InputError(one_line_message(out.str()));  // a quoted value may hold "\0" or "\n"
   }
 
   // yaml-cpp throws on map[key] when `map` is a scalar: every lookup checks for a mapping first.
@@ -408,7 +408,7 @@ YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) 
     // yaml-cpp stops nesting at a fixed depth with the message "bad file" (DeepRecursion).
     const bool deep = e.msg == "bad file";
     throw InputError(at_line(name, e.mark) + ": malformed YAML: " +
-                     (deep ? std::string("nested too deeply") : e.msg));
+                     (deep ? std::string("nested too deeply") : one_line_message(e.msg)));
   }
   if (!root || root.IsNull()) throw InputError(name + ": empty file, expected a machine file");
   if (!root.IsMap()) throw InputError(name + ": not a machine file (expected a YAML mapping)");

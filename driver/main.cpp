@@ -6,6 +6,7 @@
 
 #include "driver/commands.hpp"
 #include "driver/errors.hpp"
+#include "driver/fleet.hpp"
 #include "driver/version.hpp"
 
 namespace {
@@ -42,6 +43,14 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress bar");
   run_cmd->add_option("--resume", run.resume_dir,
                       "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
+  run_cmd->add_option("--outlier-margin", run.outlier_margin,
+                      "fleet.yaml: a rank more than this fraction below the fleet median on a ceiling is an outlier")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  run_cmd->add_option("--mpi-timeout", run.mpi_timeout,
+                      "Under mpirun/srun: seconds a rank waits for another rank's turn before ending the job")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   roofprobe::FitOptions fit;
   CLI::App* fit_cmd = app.add_subcommand("fit", "Fit a recorded sweep (or an external bandwidth CSV) into a machine file");
@@ -81,6 +90,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   points_cmd->add_flag("--full-names", points_options.full_names,
                        "Keep ncu's full kernel names (return type, template and argument lists)");
+
+  std::string fleet_dir;
+  double fleet_margin = roofprobe::kDefaultOutlierMargin;
+  CLI::App* fleet_cmd = app.add_subcommand(
+      "fleet", "Rebuild DIR/fleet.yaml (per-rank ceilings, median/min/max, outliers) from DIR/rank-*/machine.yaml");
+  fleet_cmd->add_option("dir", fleet_dir, "Output directory of an MPI run (or of a single run)")->required();
+  fleet_cmd->add_option("--outlier-margin", fleet_margin, "Outlier: more than this fraction below the fleet median")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
 
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check a machine file: schema, types, units, finiteness");
@@ -129,6 +147,7 @@ int main(int argc, char** argv) {
           {machine_file, plot_out, plot_format, plot_kinds, plot_fma_ratio, plot_points});
     if (*points_cmd) return roofprobe::points_command(points_options);
     if (*validate_cmd) return roofprobe::validate_command(validate_file, validate_strict);
+    if (*fleet_cmd) return roofprobe::fleet_command(fleet_dir, fleet_margin);
     if (*list_cmd) return roofprobe::list_command(list_backend);
     if (*export_cmd) return roofprobe::export_command(export_options);
     if (*compare_cmd) return roofprobe::compare_command(compare_options);

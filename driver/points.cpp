@@ -342,7 +342,8 @@ std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::st
       have_header = true;
       continue;
     }
-    const int needed = std::max({kernel_col, level_col, intensity_col, performance_col, kind_col}) + 1;
+    // The optional kind may be left off a row's end (it defaults to flop).
+    const int needed = std::max({kernel_col, level_col, intensity_col, performance_col}) + 1;
     if (int(fields.size()) < needed)
       throw InputError(where() + "expected " + std::to_string(needed) + " fields, found " +
                        std::to_string(fields.size()));
@@ -359,7 +360,7 @@ std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::st
     };
     p.intensity = positive(intensity_col, "intensity");
     p.performance = positive(performance_col, "performance");
-    if (kind_col >= 0) {
+    if (kind_col >= 0 && kind_col < int(fields.size())) {
       const std::string kind = lower(trim(fields[kind_col]));
       if (!kind.empty()) p.kind = kind;
       if (p.kind != "flop" && p.kind != "instruction")

@@ -143,6 +143,9 @@ std::string format_gips(double gips);
 std::string format_gtxn(double gtxn_s);
 // An intensity tick or label: 4 -> "4", 0.25 -> "1/4", 0.3 -> "0.3".
 std::string intensity_text(double v);
+// A ceiling's name as labels show it: "HBM", or "HBM (spec)" for a value that was not measured
+// (source spec or published, as in results/reference/).
+std::string sourced_name(const std::string& name, const std::string& source);
 
 // One view: returns its script, or nothing with `why` set when the machine file lacks what
 // the view needs. Adding a view is writing one of these and listing it in plot.cpp.
@@ -193,6 +196,7 @@ struct ChartWall {
 struct ChartPoint {
   std::string kernel, level;
   double x = 0, y = 0;
+  std::size_t marker = 0;   // the kernel's place in the points file: its marker in every view
 };
 
 struct ChartKeyEntry {
@@ -218,7 +222,7 @@ struct RooflineChart {
 PlotScript render_roofline_chart(const RooflineChart& chart, const std::string& format);
 
 // Points of `kind` (flop | instruction) whose level passes `accept` (nullptr: all), as chart
-// points; a level naming the machine's last level by another name (DRAM, HBM, GDDR) is renamed
+// points, each kernel keeping one marker across views; a level naming the machine's last level by another name (DRAM, HBM, GDDR) is renamed
 // to it so it takes that roof's colour.
 std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, const std::string& kind,
                                      const Machine& machine, bool (*accept)(const std::string& level));

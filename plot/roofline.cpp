@@ -18,7 +18,7 @@ constexpr const char* kWallColour = "#4d4d4d";
 constexpr const char* kKernelMarkerColour = "#333333";
 // Marker shapes for kernels (filled first); the open diamond (12) marks measured walls.
 constexpr int kKernelMarkers[] = {7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 14, 1, 2, 3};
-constexpr std::size_t kKeyTitleChars = 40;
+constexpr std::size_t kKeyTitleChars = 32;
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -158,8 +158,10 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
     const double end = r.x.to_px(peak / roof.rate) * cs + r.y.to_px(peak) * sn;
     auto u_at = [&](double a) { return a * cs - across * sn - lift * sn; };  // text baseline x
     double along = start;
-    for (bool moved = true; moved;) {
-      moved = false;
+    // Each move goes right past an obstacle, so a few rounds settle it; the cap guards against
+    // rounding sending it back and forth.
+    for (int round = 0; round < 64; ++round) {
+      bool moved = false;
       for (const Placed& p : placed) {
         const bool same_band = std::fabs(p.across - across) < Frame::kLinePx + 2;
         const bool overlap = along < p.along + p.length + Frame::kCharPx &&
@@ -172,10 +174,11 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
       for (double w : wall_px) {
         const double lo = u_at(along) - half_height - pad, hi = u_at(along + length) + half_height + pad;
         if (w > lo && w < hi) {
-          along = (w + pad + half_height + across * sn + lift * sn) / cs;
+          along = (w + pad + half_height + 1 + across * sn + lift * sn) / cs;
           moved = true;
         }
       }
+      if (!moved) break;
     }
     if (along + length > end - Frame::kCharPx && along != start) {
       *fits = false;
@@ -234,12 +237,13 @@ std::string key_title(const std::string& text) {
 
 struct PointGroup {
   std::string kernel, level;
-  std::size_t kernel_index = 0, level_index = 0;
+  std::size_t marker = 0, level_index = 0;
   std::vector<std::pair<double, double>> xy;
 };
 
 struct Overlay {
   std::vector<std::string> kernels, levels;
+  std::vector<std::size_t> kernel_markers;
   std::vector<std::string> level_colours;
   std::vector<PointGroup> groups;
 };
@@ -250,18 +254,21 @@ Overlay make_overlay(const RooflineChart& c) {
   std::size_t extra_colours = 0;
   for (const ChartPoint& p : c.points) {
     auto [k, new_kernel] = kernel_index.emplace(p.kernel, o.kernels.size());
-    if (new_kernel) o.kernels.push_back(p.kernel);
+    if (new_kernel) {
+      o.kernels.push_back(p.kernel);
+      o.kernel_markers.push_back(p.marker);
+    }
     auto [l, new_level] = level_index.emplace(lower(p.level), o.levels.size());
     if (new_level) {
       o.levels.push_back(p.level);
       std::string colour;
       for (const ChartRoof& roof : c.roofs)
-        if (lower(roof.level) == lower(p.level)) colour = roof.colour;
+        if (colour.empty() && lower(roof.level) == lower(p.level)) colour = roof.colour;
       if (colour.empty()) colour = series_colour(c.roofs.size() + extra_colours++);
       o.level_colours.push_back(colour);
     }
     auto [g, new_group] = group_index.emplace(p.kernel + "\n" + lower(p.level), o.groups.size());
-    if (new_group) o.groups.push_back({p.kernel, p.level, k->second, l->second, {}});
+    if (new_group) o.groups.push_back({p.kernel, p.level, o.kernel_markers[k->second], l->second, {}});
     o.groups[g->second].xy.push_back({p.x, p.y});
   }
   return o;
@@ -278,7 +285,7 @@ std::vector<ChartKeyEntry> key_entries(const RooflineChart& c, const Overlay& o)
   if (std::any_of(c.walls.begin(), c.walls.end(), [](const ChartWall& w) { return finite_positive(w.measured_x); }))
     out.push_back({"measured wall position", std::string("with points pt 12 ps 1.8 lw 2 lc rgb '") + kWallColour + "'"});
   for (std::size_t k = 0; k < o.kernels.size(); ++k)
-    out.push_back({key_title(o.kernels[k]), "with points pt " + std::to_string(kernel_marker(k)) +
+    out.push_back({key_title(o.kernels[k]), "with points pt " + std::to_string(kernel_marker(o.kernel_markers[k])) +
                                                 " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
   for (std::size_t l = 0; l < o.levels.size(); ++l)
     out.push_back({"at " + key_title(o.levels[l]), "with points pt 7 ps 1.5 lc rgb '" + o.level_colours[l] + "'"});
@@ -316,7 +323,7 @@ std::string plot_command(const RooflineChart& c, const Overlay& o, const std::ve
                     kWallColour + "' notitle");
   for (std::size_t g = 0; g < o.groups.size(); ++g)
     parts.push_back(gnuplot_string(c.view + "_points.dat") + " index " + std::to_string(g) + " with points pt " +
-                    std::to_string(kernel_marker(o.groups[g].kernel_index)) + " ps 1.5 lc rgb '" +
+                    std::to_string(kernel_marker(o.groups[g].marker)) + " ps 1.5 lc rgb '" +
                     o.level_colours[o.groups[g].level_index] + "' notitle");
   for (const ChartKeyEntry& e : key) parts.push_back("NaN " + e.style + " title " + gnuplot_string(e.title));
   std::string s = "plot ";
@@ -345,7 +352,9 @@ std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, con
   for (const MemoryLevel& l : machine.memory) names.insert(lower(l.level));
   const std::string last = machine.memory.empty() ? std::string() : machine.memory.back().level;
   std::vector<ChartPoint> out;
+  std::map<std::string, std::size_t> markers;  // over the whole file, so a kernel looks alike everywhere
   for (const KernelPoint& p : points) {
+    const std::size_t marker = markers.emplace(p.kernel, markers.size()).first->second;
     if (p.kind != kind || (accept && !accept(p.level))) continue;
     if (!finite_positive(p.intensity) || !finite_positive(p.performance)) continue;
     std::string level = p.level;
@@ -355,7 +364,7 @@ std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, con
       const std::string last_lower = lower(last);
       if (last_lower == "dram" || last_lower == "hbm" || last_lower.rfind("gddr", 0) == 0) level = last;
     }
-    out.push_back({p.kernel, level, p.intensity, p.performance});
+    out.push_back({p.kernel, level, p.intensity, p.performance, marker});
   }
   return out;
 }
@@ -387,7 +396,7 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
       break;
     }
     r.x.lo /= 2;
-    r.y.lo /= 2;
+    r.y.lo = std::min(r.y.lo, slowest(c) * r.x.lo / 1.5);
   }
   if (!c.walls.empty()) labels += wall_labels(c, r);
 

@@ -44,6 +44,10 @@ std::string g_units(double v, const char* unit) {
 }
 }  // namespace
 
+std::string sourced_name(const std::string& name, const std::string& source) {
+  return source.empty() || source == "empirical" ? name : name + " (" + source + ")";
+}
+
 std::string format_gips(double gips) { return g_units(gips, "GIPS"); }
 std::string format_gtxn(double gtxn_s) { return g_units(gtxn_s, "GTXN/s"); }
 

@@ -47,7 +47,7 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   for (const MemoryLevel& level : in.machine.memory) {
     if (!finite_positive(level.gbs)) continue;
     const std::string name = level.level.empty() ? "level" : level.level;
-    chart.roofs.push_back({name + ": " + format_bandwidth(level.gbs), level.gbs,
+    chart.roofs.push_back({sourced_name(name, level.source) + ": " + format_bandwidth(level.gbs), level.gbs,
                            series_colour(chart.roofs.size()), name});
   }
 
@@ -58,7 +58,7 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
     if (!finite_positive(c.gflops)) continue;
     const std::string name = c.name.empty() ? "compute" : c.name;
     const std::string colour = ceiling_colour(measured.size());
-    measured.push_back({name + ": " + format_compute(c.gflops), c.gflops, colour, "lw 2.5",
+    measured.push_back({sourced_name(name, c.source) + ": " + format_compute(c.gflops), c.gflops, colour, "lw 2.5",
                         "hierarchical_compute.dat", true});
     if (finite_positive(c.theoretical_gflops))
       theoretical.push_back({"", c.theoretical_gflops, colour, "lw 1.5 dt 2", "hierarchical_theoretical.dat", false});
@@ -78,6 +78,8 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   chart.ceilings.insert(chart.ceilings.end(), theoretical.begin(), theoretical.end());
   chart.ceilings.insert(chart.ceilings.end(), mixes.begin(), mixes.end());
   if (!theoretical.empty()) chart.key.push_back({"theoretical peak", "with lines lw 1.5 dt 2 lc rgb '#555555'"});
+  if (!mixes.empty())
+    chart.key.push_back({"FMA mix a=" + num(a), "with lines lw 2 dt 3 lc rgb '#555555'"});
   chart.points = chart_points(in.options.points, "flop", in.machine, nullptr);
 
   *out = render_roofline_chart(chart, in.format);

@@ -35,7 +35,9 @@ bool warp_gips_ceilings(const Machine& m, std::vector<ChartCeiling>* out, std::s
   }
   const InstructionCeiling& w = *m.warp_gips;
   if (finite_positive(w.measured_gips))
-    out->push_back({"measured peak: " + format_gips(w.measured_gips), w.measured_gips, "#000000", "lw 2.5",
+    out->push_back({sourced_name("measured peak", w.source == "spec" ? std::string() : w.source) + ": " +
+                        format_gips(w.measured_gips),
+                    w.measured_gips, "#000000", "lw 2.5",
                     "", true});
   if (finite_positive(w.theoretical_gips))
     out->push_back({"theoretical peak: " + format_gips(w.theoretical_gips), w.theoretical_gips, "#555555",
@@ -87,7 +89,7 @@ bool build_instruction_view(const ViewInput& in, PlotScript* out, std::string* w
   for (const MemoryLevel& level : in.machine.memory) {
     if (is_shared(level.level) || !finite_positive(level.gtxn_s)) continue;
     const std::string name = level.level.empty() ? "level" : level.level;
-    chart.roofs.push_back({name + ": " + format_gtxn(level.gtxn_s), level.gtxn_s,
+    chart.roofs.push_back({sourced_name(name, level.source) + ": " + format_gtxn(level.gtxn_s), level.gtxn_s,
                            series_colour(chart.roofs.size()), name});
   }
   if (chart.roofs.empty()) {
@@ -97,14 +99,14 @@ bool build_instruction_view(const ViewInput& in, PlotScript* out, std::string* w
 
   // The walls are fixed by the definitions; the machine file adds where they were measured.
   const std::vector<Wall>& measured = in.machine.global_walls;
-  chart.walls = {wall_at("stride-8, 4 B words: 1/32", 1.0 / 32, measured),
-                 wall_at("unit stride, 8 B words: 1/8", 1.0 / 8, measured),
-                 wall_at("unit stride, 4 B words: 1/4", 1.0 / 4, measured),
+  chart.walls = {wall_at("stride-8 (4 B): 1/32", 1.0 / 32, measured),
+                 wall_at("unit stride (8 B): 1/8", 1.0 / 8, measured),
+                 wall_at("unit stride (4 B): 1/4", 1.0 / 4, measured),
                  wall_at("stride-0: 1", 1.0, measured)};
   for (const Wall& w : measured) {
     if (!finite_positive(w.instruction_intensity) || known(chart.walls, w.instruction_intensity)) continue;
-    const std::string label = (w.pattern.empty() ? std::string("wall") : w.pattern) + ", " +
-                              std::to_string(w.word_bytes) + " B words: " + intensity_text(w.instruction_intensity);
+    const std::string label = (w.pattern.empty() ? std::string("wall") : w.pattern) + " (" +
+                              std::to_string(w.word_bytes) + " B): " + intensity_text(w.instruction_intensity);
     chart.walls.push_back(wall_at(label, w.instruction_intensity, measured));
   }
   std::sort(chart.walls.begin(), chart.walls.end(), [](const ChartWall& a, const ChartWall& b) { return a.x < b.x; });
@@ -122,7 +124,8 @@ bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why) {
   for (ChartCeiling& c : chart.ceilings) c.data_file = "shared_peak.dat";
   for (const MemoryLevel& level : in.machine.memory)
     if (is_shared(level.level) && finite_positive(level.gtxn_s)) {
-      chart.roofs.push_back({level.level + ": " + format_gtxn(level.gtxn_s), level.gtxn_s, series_colour(1),
+      chart.roofs.push_back({sourced_name(level.level, level.source) + ": " + format_gtxn(level.gtxn_s), level.gtxn_s,
+                             series_colour(1),
                              level.level});
       break;
     }
@@ -132,8 +135,8 @@ bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why) {
   }
 
   const std::vector<Wall>& measured = in.machine.shared_walls;
-  chart.walls = {wall_at("32-way bank conflict: 1/32", 1.0 / 32, measured),
-                 wall_at("no bank conflict: 1", 1.0, measured)};
+  chart.walls = {wall_at("32-way conflict: 1/32", 1.0 / 32, measured),
+                 wall_at("no conflict: 1", 1.0, measured)};
   for (const Wall& w : measured) {
     if (!finite_positive(w.instruction_intensity) || known(chart.walls, w.instruction_intensity)) continue;
     const std::string label = w.conflict_degree > 1

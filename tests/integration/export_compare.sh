@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Exports and comparison end to end on results/reference/: every reference validates; every
+# reference exports in every format (stdout and --out give the same bytes) and each export is
+# read back the way its consumer reads it (python3, when present); compare prints two references
+# in each format and draws the overlay (when gnuplot is present); bad input gives one-line errors.
+set -uo pipefail
+rp=$1 work=$2 src=$3
+refs=("$src"/results/reference/*.yaml)
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures+1)); }
+ok() { echo "ok   $*"; }
+
+(( ${#refs[@]} >= 7 )) || fail "expected at least 7 reference files, found ${#refs[@]}"
+
+# ---- every reference validates --------------------------------------------------------------
+for f in "${refs[@]}"; do
+  if out=$("$rp" validate --strict "$f" 2>&1); then ok "validate $(basename "$f")"; else fail "validate $f: $out"; fi
+done
+
+# ---- every reference in every format ----------------------------------------------------------
+formats=(ert-json nersc rocprof-csv json)
+ext() { case $1 in ert-json|json) echo json ;; nersc) echo txt ;; rocprof-csv) echo csv ;; esac; }
+for f in "${refs[@]}"; do
+  name=$(basename "$f" .yaml)
+  for fmt in "${formats[@]}"; do
+    out="$work/$name.$fmt.$(ext "$fmt")"
+    if ! "$rp" export "$f" --format "$fmt" > "$out.stdout" 2> "$out.stderr"; then
+      fail "export $name $fmt: $(cat "$out.stderr")"; continue
+    fi
+    if ! "$rp" export "$f" --format "$fmt" --out "$out" 2> "$out.stderr"; then
+      fail "export $name $fmt --out: $(cat "$out.stderr")"; continue
+    fi
+    cmp -s "$out" "$out.stdout" || fail "export $name $fmt: --out and stdout differ"
+    [[ -s $out ]] || fail "export $name $fmt: empty"
+  done
+done
+ls "$work"/.*.tmp* > /dev/null 2>&1 && fail "export --out left a temporary file"
+
+# ---- read back as the consumers read them -----------------------------------------------------
+if command -v python3 > /dev/null; then
+  if python3 - "$work" "${refs[@]}" <<'PY'
+import csv, glob, json, os, sys
+work, refs = sys.argv[1], sys.argv[2:]
+problems = []
+def check(cond, what):
+    if not cond: problems.append(what)
+
+for ref in refs:
+    name = os.path.basename(ref)[:-5]
+    # ert-json: ERT's roofline.json layout; [name, float] pairs, highest first.
+    with open(os.path.join(work, name + ".ert-json.json"), encoding="utf-8") as f:
+        ert = json.load(f)
+    check(set(ert) == {"empirical", "spec"}, name + ": ert top-level keys")
+    emp = ert["empirical"]
+    check(isinstance(emp.get("metadata"), dict), name + ": empirical.metadata")
+    for section in (emp, ert["spec"]):
+        for key in ("gflops", "gbytes"):
+            data = section[key]["data"]
+            check(isinstance(section[key].get("metadata"), dict), name + ": " + key + ".metadata")
+            check(all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is float
+                      for p in data), name + ": " + key + " pairs must be [str, float]")
+            values = [p[1] for p in data]
+            check(values == sorted(values, reverse=True), name + ": " + key + " not highest first")
+    check(len(ert["spec"]["gflops"]["data"]) > 0, name + ": spec gflops empty")
+    check(len(ert["spec"]["gbytes"]["data"]) > 0, name + ": spec gbytes empty")
+    # The same constraints through pydantic's strict mode, when it is installed.
+    try:
+        import pydantic
+        from typing import Any
+        class Metrics(pydantic.BaseModel):
+            data: list[tuple[str, float]]
+            metadata: dict[str, Any]
+        class Empirical(pydantic.BaseModel):
+            metadata: dict[str, Any]
+            gflops: Metrics
+            gbytes: Metrics
+        class Ert(pydantic.BaseModel):
+            model_config = pydantic.ConfigDict(strict=True)
+            empirical: Empirical
+            spec: dict[str, Any]
+        with open(os.path.join(work, name + ".ert-json.json"), encoding="utf-8") as f:
+            Ert.model_validate_json(f.read())
+    except ImportError:
+        pass
+
+    # nersc: lines picked by substring, values float(), names split on single quotes.
+    found = {}
+    with open(os.path.join(work, name + ".nersc.txt"), encoding="utf-8") as f:
+        for line in f:
+            for key in ("memroofs", "mem_roof_names", "comproofs", "comp_roof_names", "AI_HBM", "AI_L2", "AI_L1",
+                        "FLOPS", "labels"):
+                if key in line:
+                    found.setdefault(key, []).append(line)
+    check(sorted(found) == ["comp_roof_names", "comproofs", "mem_roof_names", "memroofs"], name + ": nersc keys " + str(sorted(found)))
+    mem = [float(a) for a in found["memroofs"][0].split()[1:]]
+    comp = [float(a) for a in found["comproofs"][0].split()[1:]]
+    mem_names = [a for a in found["mem_roof_names"][0].strip().split("'") if a not in (" ", "")][1:]
+    comp_names = [a for a in found["comp_roof_names"][0].strip().split("'") if a not in (" ", "")][1:]
+    check(len(mem) == len(mem_names) and len(mem) > 0, name + ": nersc memroofs/names")
+    check(len(comp) == len(comp_names) and len(comp) > 0, name + ": nersc comproofs/names")
+    check(mem == sorted(mem, reverse=True) and comp == sorted(comp, reverse=True), name + ": nersc order")
+
+    # rocprof-csv: first column dropped, columns keyed by header, one row, every value a float.
+    with open(os.path.join(work, name + ".rocprof-csv.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    check(len(rows) == 2, name + ": rocprof rows")
+    header, row = rows[0][1:], rows[1][1:]
+    check(len(header) == len(row) == 63, name + ": rocprof columns")
+    data = {k: float(v) for k, v in zip(header, row)}
+    check(data["HBMBw"] > 0 and data["FP32Flops"] > 0 and data["FP64Flops"] > 0, name + ": rocprof HBM/FP32/FP64")
+    check(data["HBMBwLow"] <= data["HBMBw"] <= data["hbmBwHigh"], name + ": rocprof Low/High")
+
+    # json: the machine file, parsed by any JSON reader.
+    with open(os.path.join(work, name + ".json.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    check(m["schema"] == "roofprobe.machine/1" and isinstance(m["memory"], list) and
+          all("citation" in e for e in m["memory"] + m["compute"]), name + ": json machine file")
+    try:
+        import yaml
+        with open(ref, encoding="utf-8") as f:
+            y = yaml.safe_load(f)
+        check(m["device"]["name"] == y["device"]["name"] and len(m["memory"]) == len(y["memory"]) and
+              [c["gflops"] for c in m["compute"]] == [float(c["gflops"]) for c in y["compute"]], name + ": json vs yaml")
+    except ImportError:
+        pass
+
+for p in problems:
+    print("  " + p)
+sys.exit(1 if problems else 0)
+PY
+  then ok "exports read back as ERT, the NERSC script, rocprofiler-compute and JSON read them"
+  else fail "exports read back"; fi
+else
+  echo "note: python3 not found: exports not read back with a JSON/CSV reader"
+fi
+
+# ---- compare two references in each format ---------------------------------------------------
+v100=$src/results/reference/v100-sxm2.yaml h100=$src/results/reference/h100-sxm.yaml
+for fmt in text markdown csv; do
+  out="$work/compare.$fmt"
+  if ! "$rp" compare "$v100" "$h100" --format "$fmt" > "$out" 2> "$out.stderr"; then
+    fail "compare --format $fmt: $(cat "$out.stderr")"; continue
+  fi
+  grep -q "V100 SXM2" "$out" && grep -q "H100 SXM5" "$out" || { fail "compare $fmt: device names missing"; continue; }
+  grep -q "FP64.FMA" "$out" || { fail "compare $fmt: FP64.FMA row missing"; continue; }
+  ok "compare --format $fmt ($(wc -l < "$out") lines)"
+done
+# Ratios to the first file: H100 HBM spec 3350 / V100 published 828.758 = 4.04.
+grep -q "4.04x" "$work/compare.text" || fail "compare text: HBM ratio 4.04x missing"
+# V100's L1 is published, H100 has none: shown as missing.
+grep -E "^  L1 \[GB/s\] +14336 \[p\] +- +-$" "$work/compare.text" > /dev/null || fail "compare text: missing L1 not shown as -"
+grep -q "^memory bandwidth,L1,GB/s,14336,published,,missing,$" "$work/compare.csv" || fail "compare csv: missing L1"
+if command -v python3 > /dev/null; then
+  python3 -c "import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); sys.exit(0 if len({len(r) for r in rows})==1 else 1)" \
+    "$work/compare.csv" || fail "compare csv: ragged rows"
+fi
+"$rp" compare "${refs[@]}" > "$work/compare.all" 2>&1 || fail "compare of all references: $(tail -1 "$work/compare.all")"
+
+if command -v gnuplot > /dev/null || [[ -n ${ROOFPROBE_GNUPLOT:-} ]]; then
+  if "$rp" compare "$v100" "$h100" --plot "$work/plot/compare.png" > /dev/null 2> "$work/plot.stderr" &&
+     [[ $(head -c 8 "$work/plot/compare.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
+    ok "compare --plot wrote a PNG"
+  else
+    fail "compare --plot: $(cat "$work/plot.stderr")"
+  fi
+else
+  echo "note: gnuplot not found: compare --plot not rendered"
+fi
+
+# ---- bad input: one line "error: ...", non-zero exit ------------------------------------------
+expect_error() {  # expect_error NAME PATTERN -- ARGS...
+  local name=$1 pattern=$2; shift 3
+  local out="$work/err.$name"
+  "$@" > "$out.stdout" 2> "$out.stderr"
+  local rc=$?
+  if (( rc == 0 )); then fail "$name: exit 0"; return; fi
+  if [[ $(grep -c . "$out.stderr") != 1 ]] || ! grep -q "^error: " "$out.stderr"; then
+    fail "$name: stderr: $(cat "$out.stderr")"; return
+  fi
+  grep -q -- "$pattern" "$out.stderr" || { fail "$name: want '$pattern' in: $(cat "$out.stderr")"; return; }
+  [[ -s $out.stdout ]] && { fail "$name: wrote to stdout"; return; }
+  ok "$name: $(cat "$out.stderr")"
+}
+expect_error unknown_format "use ert-json, nersc, rocprof-csv or json" -- "$rp" export "$v100" --format xml
+expect_error unreadable_export "no such file" -- "$rp" export "$work/none.yaml" --format json
+expect_error export_no_format "format" -- "$rp" export "$v100"
+expect_error one_file "at least two" -- "$rp" compare "$v100"
+expect_error compare_format "use text, markdown or csv" -- "$rp" compare "$v100" "$h100" --format html
+sed 's#^schema: roofprobe.machine/1#schema: roofprobe.machine/2#' "$h100" > "$work/other-schema.yaml"
+expect_error other_schema "other-schema.yaml.*roofprobe.machine/2" -- "$rp" compare "$v100" "$work/other-schema.yaml"
+expect_error plot_extension "must end in .png, .svg or .pdf" -- "$rp" compare "$v100" "$h100" --plot "$work/x.jpg"
+expect_error no_gnuplot "gnuplot not found" -- env ROOFPROBE_GNUPLOT="$work/no-gnuplot" "$rp" compare "$v100" "$h100" --plot "$work/ng/x.png"
+[[ -e $work/ng/x.png ]] && fail "no_gnuplot: an image was written"
+touch "$work/afile"
+expect_error unwritable_out "afile" -- "$rp" export "$v100" --format json --out "$work/afile/sub/x.json"
+
+(( failures == 0 )) && echo "integration.export_compare: all ok" || { echo "$failures failures"; exit 1; }

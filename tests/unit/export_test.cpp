@@ -1,0 +1,401 @@
+// Exporters, each checked against what its consumer reads: ERT's roofline.json layout, the NERSC
+// plotting script's line parser, the header and row of AMD's roofline.csv, and the machine file
+// as JSON (same structure as the YAML).
+#include <gtest/gtest.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "driver/errors.hpp"
+#include "driver/export.hpp"
+
+namespace roofprobe {
+namespace {
+
+MemoryLevel level(const std::string& name, double gbs, const std::string& source = "empirical") {
+  MemoryLevel l;
+  l.level = name;
+  l.gbs = gbs;
+  l.gtxn_s = gbs / 32;
+  l.source = source;
+  l.probe = "bandwidth";
+  if (source == "empirical") l.stats = {gbs * 1.04, gbs, 0.08, 40};
+  return l;
+}
+
+ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical, const std::string& source = "empirical") {
+  ComputeCeiling c;
+  c.name = name;
+  c.gflops = gflops;
+  c.theoretical_gflops = theoretical;
+  c.fraction_of_theoretical = theoretical > 0 ? gflops / theoretical : 0;
+  c.source = source;
+  c.probe = "flops";
+  if (source == "empirical") c.stats = {gflops * 1.01, gflops, 0.02, 9};
+  return c;
+}
+
+// A measured GPU whose memory list is deliberately not in bandwidth order (shared before L1).
+Machine gpu_machine() {
+  Machine m;
+  m.provenance = {{"tool", "roofprobe"}, {"version", "0.1.0"}, {"host", "node01"}};
+  m.device.kind = "gpu";
+  m.device.backend = "cuda";
+  m.device.name = "Test GPU";
+  m.device.vendor = "NVIDIA";
+  m.device.compute_units = 80;
+  m.device.compute_unit_name = "multiprocessors";
+  m.device.memory_name = "HBM";
+  m.device.clock_measured_mhz = 1530;
+  m.device.theoretical_gflops = {{"FP64.FMA", 7833.6}, {"FP32.FMA", 15667.2}};
+  m.device.theoretical_basis = {{"FP64.FMA", "80 SMs x 32 x 2 x 1.53 GHz"}};
+  m.memory = {level("shared", 12000), level("L1", 13500), level("L2", 2900), level("HBM", 830),
+              level("HBM", 900, "spec")};
+  m.memory.back().citation = "datasheet";
+  m.compute = {ceiling("FP64.FMA", 7000, 7833.6), ceiling("FP32.FMA", 14000, 15667.2),
+               ceiling("FP64.noFMA", 3500, 3916.8), ceiling("TENSOR.FP16.FP32", 100000, 125000)};
+  m.compute.back().instructions_gips = 195.3;
+  m.compute.back().flops_per_instruction = 512;
+  return m;
+}
+
+std::vector<std::pair<std::string, double>> pairs(const YAML::Node& data) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& item : data) {
+    EXPECT_TRUE(item.IsSequence());
+    EXPECT_EQ(item.size(), 2u);
+    out.emplace_back(item[0].as<std::string>(), item[1].as<double>());
+  }
+  return out;
+}
+
+// ---- ert-json ------------------------------------------------------------------------------
+
+TEST(ExportErtJson, HasErtsLayoutWithPeakFirstAndFastestLevelFirst) {
+  const std::string text = export_ert_json(gpu_machine());
+  const YAML::Node root = YAML::Load(text);
+  ASSERT_TRUE(root["empirical"].IsMap());
+  ASSERT_TRUE(root["spec"].IsMap());
+  const YAML::Node emp = root["empirical"];
+  EXPECT_TRUE(emp["metadata"].IsMap());
+  for (const char* key : {"gflops", "gbytes"}) {
+    EXPECT_TRUE(emp[key]["data"].IsSequence()) << key;
+    EXPECT_TRUE(emp[key]["metadata"].IsMap()) << key;  // strict readers require it
+    EXPECT_TRUE(root["spec"][key]["data"].IsSequence()) << key;
+  }
+  // ERT's plot takes gflops data[0] as the peak and gbytes data[0] as the fastest roof.
+  const auto gflops = pairs(emp["gflops"]["data"]);
+  ASSERT_EQ(gflops.size(), 4u);
+  EXPECT_EQ(gflops[0], (std::pair<std::string, double>{"TENSOR.FP16.FP32", 100000}));
+  for (std::size_t i = 1; i < gflops.size(); ++i) EXPECT_GE(gflops[i - 1].second, gflops[i].second);
+  const auto gbytes = pairs(emp["gbytes"]["data"]);
+  ASSERT_EQ(gbytes.size(), 4u);  // the spec HBM entry is not empirical
+  EXPECT_EQ(gbytes[0].first, "L1");
+  EXPECT_EQ(gbytes[1].first, "shared");
+  EXPECT_EQ(gbytes[3], (std::pair<std::string, double>{"HBM", 830}));  // GB/s, not GiB/s
+  // spec: the theoretical peaks and the spec-sheet bandwidth.
+  const auto spec_gflops = pairs(root["spec"]["gflops"]["data"]);
+  ASSERT_FALSE(spec_gflops.empty());
+  EXPECT_EQ(spec_gflops[0], (std::pair<std::string, double>{"TENSOR.FP16.FP32", 125000}));
+  const auto spec_gbytes = pairs(root["spec"]["gbytes"]["data"]);
+  ASSERT_EQ(spec_gbytes.size(), 1u);
+  EXPECT_EQ(spec_gbytes[0], (std::pair<std::string, double>{"HBM", 900}));
+  EXPECT_EQ(emp["metadata"]["DEVICE"].as<std::string>(), "Test GPU");
+  EXPECT_EQ(emp["metadata"]["HOSTNAME"].as<std::string>(), "node01");
+}
+
+TEST(ExportErtJson, NumbersAreFloatsLikePythonsJsonDump) {
+  // ERT writes float(...) values; strict readers reject 900 where they expect a float.
+  const std::string text = export_ert_json(gpu_machine());
+  EXPECT_NE(text.find("\"HBM\",\n               830.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("900.0"), std::string::npos);
+  // json.dump(indent=3): three spaces per level.
+  EXPECT_EQ(text.rfind("{\n   \"empirical\": {\n      \"metadata\": {", 0), 0u) << text.substr(0, 80);
+}
+
+TEST(ExportErtJson, PublishedCountsAsMeasuredSpecDoesNot) {
+  Machine m = gpu_machine();
+  m.memory = {level("L2", 3000, "published"), level("HBM", 3350, "spec")};
+  m.compute = {ceiling("FP64.FMA", 34000, 34000, "spec")};
+  const YAML::Node root = YAML::Load(export_ert_json(m));
+  const auto gbytes = pairs(root["empirical"]["gbytes"]["data"]);
+  ASSERT_EQ(gbytes.size(), 1u);
+  EXPECT_EQ(gbytes[0].first, "L2");
+  EXPECT_EQ(root["empirical"]["gflops"]["data"].size(), 0u);
+  EXPECT_EQ(pairs(root["spec"]["gbytes"]["data"]).at(0).second, 3350);
+}
+
+TEST(ExportJsonText, OddDeviceNamesAreEscaped) {
+  Machine m = gpu_machine();
+  m.device.name = std::string("GPU \"x\" \\ tab\there\nnew\x01 caf\xC3\xA9 bad\xFF end");
+  for (const std::string& text : {export_ert_json(m), export_json(m)}) {
+    // No raw control character inside strings: the only one in the text is the line break.
+    for (char c : text) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c);
+    const YAML::Node root = YAML::Load(text);
+    const std::string name = root["empirical"] ? root["empirical"]["metadata"]["DEVICE"].as<std::string>()
+                                               : root["device"]["name"].as<std::string>();
+    EXPECT_EQ(name, std::string("GPU \"x\" \\ tab\there\nnew\x01 caf\xC3\xA9 bad\xEF\xBF\xBD end"));
+  }
+  EXPECT_EQ(json::quote("a\"b\\c\n\x1f"), "\"a\\\"b\\\\c\\n\\u001f\"");
+}
+
+TEST(ExportJsonText, Numbers) {
+  EXPECT_EQ(json::real(900), "900.0");
+  EXPECT_EQ(json::real(0.1), "0.1");
+  EXPECT_EQ(json::real(2996.77), "2996.77");
+  EXPECT_EQ(json::real(0), "0.0");
+  EXPECT_EQ(json::real(1e300), "1e+300");
+  EXPECT_EQ(json::real(std::nan("")), "null");
+  EXPECT_EQ(json::real(INFINITY), "null");
+  EXPECT_EQ(json::Value::array().dump(3), "[]");
+  EXPECT_EQ(json::Value::object().set("a", json::Value::integer(3)).dump(), "{\"a\": 3}");
+}
+
+// ---- json ----------------------------------------------------------------------------------
+
+// Same keys in the same order, same nesting, same scalars (numbers within the YAML's 6 digits).
+void expect_same(const YAML::Node& json, const YAML::Node& yaml, const std::string& where) {
+  ASSERT_EQ(json.Type(), yaml.Type()) << where;
+  if (yaml.IsMap()) {
+    ASSERT_EQ(json.size(), yaml.size()) << where;
+    auto j = json.begin();
+    for (auto y = yaml.begin(); y != yaml.end(); ++y, ++j) {
+      ASSERT_EQ(j->first.as<std::string>(), y->first.as<std::string>()) << where;
+      expect_same(j->second, y->second, where + "." + y->first.as<std::string>());
+    }
+  } else if (yaml.IsSequence()) {
+    ASSERT_EQ(json.size(), yaml.size()) << where;
+    for (std::size_t i = 0; i < yaml.size(); ++i) expect_same(json[i], yaml[i], where + "[" + std::to_string(i) + "]");
+  } else if (yaml.IsScalar()) {
+    double a = 0, b = 0;
+    if (YAML::convert<double>::decode(yaml, b) && YAML::convert<double>::decode(json, a))
+      EXPECT_NEAR(a, b, 1e-5 * std::max(1.0, std::fabs(b))) << where;
+    else
+      EXPECT_EQ(json.Scalar(), yaml.Scalar()) << where;
+  }
+}
+
+TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
+  Machine m = gpu_machine();
+  m.missing = {"flops precision=fp16: not supported"};
+  m.complete = false;
+  m.device.caches = {{"L1", 131072, 80}, {"L2", 6291456, 1}};
+  m.device.extra = {{"compute_capability", "7.0"}};
+  m.memory[0].params = {{"mode", "read"}};
+  m.memory[0].by_series = {{"mode=copy", 9000}};
+  m.memory[0].working_set_lo = 4096;
+  m.memory[0].working_set_hi = 65536;
+  m.compute[0].params = {{"flops_per_element", "1024"}};
+  m.compute[0].citation = "a paper";
+  InstructionCeiling w;
+  w.measured_gips = 480.5;
+  w.theoretical_gips = 489.6;
+  w.clock_mhz = 1530;
+  w.stats = {481, 480.5, 0.01, 7};
+  w.probe = "instructions";
+  m.warp_gips = w;
+  m.predication = {{32, 480, 480}, {8, 470, 117.5}};
+  m.global_walls = {{"stride-0", 4, 0, 1.0, 0.98, 120}, {"stride-8", 4, 0, 1.0 / 32, 0, 0}};
+  m.shared_walls = {{"conflict-32", 0, 32, 1.0 / 32, 0.031, 10}};
+  m.scaling = {{1, {{"HBM", 25.5}}}, {80, {{"HBM", 850}, {"FP64.FMA", 7600}}}};
+
+  const std::string text = export_json(m);
+  expect_same(YAML::Load(text), YAML::Load(machine_to_yaml(m)), "");
+  // Types a script relies on: counts are integers, flags booleans, rates numbers.
+  EXPECT_NE(text.find("\"samples\": 40"), std::string::npos);
+  EXPECT_NE(text.find("\"complete\": false"), std::string::npos);
+  EXPECT_NE(text.find("\"compute_units\": 80"), std::string::npos);
+  EXPECT_NE(text.find("\"flops_per_element\": \"1024\""), std::string::npos);  // params stay text
+}
+
+// ---- nersc ---------------------------------------------------------------------------------
+
+// Reads the text the way plot_roofline_hierarchical.py does: a line is taken for every key it
+// contains (substring match), values split on whitespace, names split on single quotes.
+struct NerscFile {
+  std::vector<double> memroofs, comproofs;
+  std::vector<std::string> mem_names, comp_names;
+  int other_key_lines = 0;
+};
+
+NerscFile parse_like_nersc(const std::string& text) {
+  NerscFile f;
+  std::istringstream in(text);
+  std::string line;
+  auto numbers = [](const std::string& l) {
+    std::istringstream words(l);
+    std::string w;
+    words >> w;  // the key
+    std::vector<double> out;
+    while (words >> w) out.push_back(std::stod(w));  // float(a): throws on a non-number
+    return out;
+  };
+  auto names = [](const std::string& l) {
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : l) {
+      if (c == '\'') {
+        parts.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    parts.push_back(cur);
+    std::vector<std::string> kept;
+    for (const auto& p : parts)
+      if (p != " " && !p.empty()) kept.push_back(p);
+    kept.erase(kept.begin());  // the key
+    return kept;
+  };
+  while (std::getline(in, line)) {
+    if (line.find("memroofs") != std::string::npos) f.memroofs = numbers(line);
+    if (line.find("mem_roof_names") != std::string::npos) f.mem_names = names(line);
+    if (line.find("comproofs") != std::string::npos) f.comproofs = numbers(line);
+    if (line.find("comp_roof_names") != std::string::npos) f.comp_names = names(line);
+    for (const char* other : {"AI_HBM", "AI_L2", "AI_L1", "FLOPS", "labels"})
+      if (line.find(other) != std::string::npos) ++f.other_key_lines;
+  }
+  return f;
+}
+
+TEST(ExportNersc, ParsesAsTheNerscScriptReadsIt) {
+  const NerscFile f = parse_like_nersc(export_nersc(gpu_machine()));
+  EXPECT_EQ(f.memroofs, (std::vector<double>{13500, 12000, 2900, 830}));
+  EXPECT_EQ(f.mem_names, (std::vector<std::string>{"L1", "shared", "L2", "HBM"}));
+  EXPECT_EQ(f.comproofs, (std::vector<double>{100000, 14000, 7000, 3500}));
+  EXPECT_EQ(f.comp_names, (std::vector<std::string>{"TENSOR.FP16.FP32", "FP32.FMA", "FP64.FMA", "FP64.noFMA"}));
+  EXPECT_EQ(f.other_key_lines, 0);
+}
+
+TEST(ExportNersc, OddNamesCannotBreakTheParser) {
+  Machine m = gpu_machine();
+  m.device.name = "FLOPS labels 'quoted' #1";
+  m.memory = {level("L2 'far'", 5000), level("DRAM", 100, "spec")};
+  m.compute = {ceiling("FLOPS.labels", 1000, 0), ceiling("AI_L1", 500, 0)};
+  const std::string text = export_nersc(m);
+  const NerscFile f = parse_like_nersc(text);
+  EXPECT_EQ(f.other_key_lines, 0) << text;
+  ASSERT_EQ(f.mem_names.size(), 2u) << text;
+  EXPECT_EQ(f.mem_names[0], "L2 _far_");
+  EXPECT_EQ(f.mem_names[1], "DRAM (spec)");  // a spec-sheet value says so
+  ASSERT_EQ(f.comp_names.size(), 2u);
+  EXPECT_EQ(f.comp_names[0], "F_LOPS.l_abels");
+  EXPECT_EQ(f.comproofs, (std::vector<double>{1000, 500}));
+}
+
+TEST(ExportNersc, NeedsARoofAndACeiling) {
+  Machine m = gpu_machine();
+  m.compute.clear();
+  EXPECT_THROW(export_nersc(m), InputError);
+  m = gpu_machine();
+  m.memory.clear();
+  EXPECT_THROW(export_machine(m, "nersc"), InputError);
+}
+
+// ---- rocprof-csv ---------------------------------------------------------------------------
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+TEST(ExportRocprofCsv, HeaderIsAmdsAndRowIsKeyedByIt) {
+  const std::string text = export_rocprof_csv(gpu_machine());
+  std::istringstream in(text);
+  std::string header, row, extra;
+  ASSERT_TRUE(std::getline(in, header));
+  ASSERT_TRUE(std::getline(in, row));
+  EXPECT_FALSE(std::getline(in, extra));  // one GPU, one row
+  // The header rocm-amdgpu-bench writes (rocprofiler-compute keys the columns by these names).
+  EXPECT_EQ(header,
+            "device,HBMBw,HBMBwLow,hbmBwHigh,MALLBw,MALLBwLow,MALLBwHigh,L2Bw,L2BwLow,L2BwHigh,L1Bw,L1BwLow,L1BwHigh,"
+            "LDSBw,LDSBwLow,LDSBwHigh,FP8Flops,FP8FlopsLow,FP8FlopsHigh,FP16Flops,FP16FlopsLow,FP16FlopsHigh,BF16Flops,"
+            "BF16FlopsLow,BF16FlopsHigh,FP32Flops,FP32FlopsLow,FP32FlopsHigh,FP64Flops,FP64FlopsLow,FP64FlopsHigh,I8Ops,"
+            "I8OpsLow,I8OpsHigh,I32Ops,I32OpsLow,I32OpsHigh,I64Ops,I64OpsLow,I64OpsHigh,MFMAF4Flops,MFMAF4FlopsLow,"
+            "MFMAF4FlopsHigh,MFMAF6Flops,MFMAF6FlopsLow,MFMAF6FlopsHigh,MFMAF8Flops,MFMAF8FlopsLow,MFMAF8FlopsHigh,"
+            "MFMAF16Flops,MFMAF16FlopsLow,MFMAF16FlopsHigh,MFMABF16Flops,MFMABF16FlopsLow,MFMABF16FlopsHigh,"
+            "MFMAF32Flops,MFMAF32FlopsLow,MFMAF32FlopsHigh,MFMAF64Flops,MFMAF64FlopsLow,MFMAF64FlopsHigh,MFMAI8Ops,"
+            "MFMAI8OpsLow,MFMAI8OpsHigh");
+  const std::vector<std::string> names = split_csv(header), values = split_csv(row);
+  ASSERT_EQ(names.size(), values.size());
+  EXPECT_EQ(values[0], "0");  // the device index, dropped by the reader
+  std::map<std::string, double> v;
+  for (std::size_t i = 1; i < names.size(); ++i) v[names[i]] = std::stod(values[i]);
+  EXPECT_DOUBLE_EQ(v["HBMBw"], 830);    // measured, not the spec 900
+  EXPECT_DOUBLE_EQ(v["L2Bw"], 2900);
+  EXPECT_DOUBLE_EQ(v["L1Bw"], 13500);
+  EXPECT_DOUBLE_EQ(v["LDSBw"], 12000);  // shared memory is AMD's LDS
+  EXPECT_DOUBLE_EQ(v["MALLBw"], 0);     // not measured: 0, as the benchmark writes it
+  EXPECT_DOUBLE_EQ(v["FP64Flops"], 7000);
+  EXPECT_DOUBLE_EQ(v["FP32Flops"], 14000);
+  EXPECT_DOUBLE_EQ(v["MFMAF16Flops"], 100000);  // tensor cores are AMD's matrix cores
+  EXPECT_DOUBLE_EQ(v["MFMAF64Flops"], 0);
+  // Low/High: the lowest and highest sample (best - spread x median, best).
+  EXPECT_NEAR(v["HBMBwLow"], 830 * 1.04 - 0.08 * 830, 1e-3);
+  EXPECT_NEAR(v["hbmBwHigh"], 830 * 1.04, 1e-3);
+  EXPECT_LE(v["FP64FlopsLow"], v["FP64Flops"]);
+  EXPECT_GE(v["FP64FlopsHigh"], v["FP64Flops"]);
+}
+
+TEST(ExportRocprofCsv, CpuDramIsTheHbmColumnAndSpecValuesHaveNoSpread) {
+  Machine m = gpu_machine();
+  m.device.kind = "cpu";
+  m.device.memory_name = "DRAM";
+  m.memory = {level("L1", 200), level("L3", 90), level("DRAM", 20, "spec")};
+  m.compute = {ceiling("FP64.FMA", 95, 97.6), ceiling("FP64.noFMA", 48, 48.8)};
+  const std::string text = export_rocprof_csv(m);
+  const std::string header = text.substr(0, text.find('\n'));
+  const std::string row = text.substr(text.find('\n') + 1);
+  const std::vector<std::string> names = split_csv(header), values = split_csv(row.substr(0, row.size() - 1));
+  std::map<std::string, std::string> v;
+  for (std::size_t i = 0; i < names.size(); ++i) v[names[i]] = values[i];
+  EXPECT_EQ(v["HBMBw"], "20");
+  EXPECT_EQ(v["HBMBwLow"], "20");
+  EXPECT_EQ(v["hbmBwHigh"], "20");
+  EXPECT_EQ(v["FP64Flops"], "95");  // the FMA peak; noFMA has no column
+  EXPECT_EQ(v["L2Bw"], "0");
+}
+
+// ---- dispatch ------------------------------------------------------------------------------
+
+TEST(Export, UnknownFormatNamesTheValidOnes) {
+  try {
+    export_machine(gpu_machine(), "xml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'xml'"), std::string::npos);
+    for (const std::string& f : export_formats()) EXPECT_NE(what.find(f), std::string::npos) << f;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  for (const std::string& f : export_formats()) EXPECT_FALSE(export_machine(gpu_machine(), f).empty()) << f;
+}
+
+TEST(Export, BestValuePerLevelPrefersMeasurements) {
+  Machine m;
+  m.memory = {level("HBM", 900, "spec"), level("L2", 3000, "published"), level("HBM", 830, "published"),
+              level("HBM", 845)};
+  const auto best = best_memory_levels(m);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0]->level, "HBM");
+  EXPECT_EQ(best[0]->gbs, 845);  // empirical beats published beats spec
+  EXPECT_EQ(best[1]->level, "L2");
+  EXPECT_EQ(spec_bandwidth(m, "HBM"), 900);
+  EXPECT_EQ(spec_bandwidth(m, "L2"), 0);
+}
+
+}  // namespace
+}  // namespace roofprobe

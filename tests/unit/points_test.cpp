@@ -1,0 +1,277 @@
+// Application points: the points file (plot --points) and the Nsight Compute conversion
+// (roofprobe points --ncu-csv), checked number by number against the fixture's counters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+#include "driver/errors.hpp"
+#include "driver/points.hpp"
+
+namespace roofprobe {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/" + name, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const KernelPoint& find(const std::vector<KernelPoint>& points, const std::string& kernel, const std::string& level,
+                        const std::string& kind) {
+  for (const KernelPoint& p : points)
+    if (p.kernel == kernel && p.level == level && p.kind == kind) return p;
+  throw std::runtime_error("no point " + kernel + " @ " + level + " (" + kind + ")");
+}
+
+bool has(const std::vector<KernelPoint>& points, const std::string& kernel, const std::string& level,
+         const std::string& kind) {
+  for (const KernelPoint& p : points)
+    if (p.kernel == kernel && p.level == level && p.kind == kind) return true;
+  return false;
+}
+
+void expect_rel(double got, double want, double rel = 1e-12) { EXPECT_NEAR(got, want, rel * std::fabs(want)); }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+// ---- the points file --------------------------------------------------------------------------
+
+TEST(PointsFile, ReadsColumnsByNameWithOptionalKind) {
+  const auto points = parse_points_csv(
+      "# kernels of the solver\n"
+      "Performance,Kernel,Intensity,Level,Kind\n"
+      "1150,daxpy,0.0833,L1,flop\n"
+      "\n"
+      "310,\"dgemm<128, 64>\",3.2,L1,instruction\n"
+      "68,daxpy,0.0833,HBM\n",  // kind left off: flop
+      "k.csv");
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].kernel, "daxpy");
+  EXPECT_EQ(points[0].level, "L1");
+  EXPECT_DOUBLE_EQ(points[0].intensity, 0.0833);
+  EXPECT_DOUBLE_EQ(points[0].performance, 1150);
+  EXPECT_EQ(points[0].kind, "flop");
+  EXPECT_EQ(points[1].kernel, "dgemm<128, 64>");
+  EXPECT_EQ(points[1].kind, "instruction");
+  EXPECT_EQ(points[2].kind, "flop");
+
+  // Without a kind column every point is a FLOP point.
+  const auto plain = parse_points_csv("kernel,level,intensity,performance\nk,L2,2,30\n", "p.csv");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].kind, "flop");
+}
+
+TEST(PointsFile, RoundTripsThroughItsWriter) {
+  const std::vector<KernelPoint> points = {{"a \"quoted\", name", "L2", 0.125, 1234.5, "flop"},
+                                           {"b", "shared", 3, 77.25, "instruction"}};
+  const std::string text = points_to_csv(points);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "kernel,level,intensity,performance,kind");
+  const auto back = parse_points_csv(text, "rt.csv");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].kernel, points[0].kernel);
+  EXPECT_DOUBLE_EQ(back[0].intensity, 0.125);
+  EXPECT_DOUBLE_EQ(back[0].performance, 1234.5);
+  EXPECT_EQ(back[1].kind, "instruction");
+}
+
+TEST(PointsFile, BadInputNamesFileAndLine) {
+  EXPECT_NE(error_of([] { parse_points_csv("daxpy,L1,0.1,100\n", "p.csv"); }).find("p.csv:1: the header has no 'kernel'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity\nk,L1,1\n", "p.csv"); }).find("'performance'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1,fast,1\n", "p.csv"); })
+                .find("p.csv:2: intensity must be a positive number, got 'fast'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1,1,-5\n", "p.csv"); })
+                .find("performance must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance,kind\nk,L1,1,5,bytes\n", "p.csv"); })
+                .find("kind must be flop or instruction"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1\n", "p.csv"); })
+                .find("p.csv:2: expected 4 fields, found 2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\n", "p.csv"); }).find("no points"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_points_csv("", "p.csv"); }).find("empty points file"), std::string::npos);
+  EXPECT_NE(error_of([] { read_points_csv("/nonexistent/points.csv"); }).find("no such file"), std::string::npos);
+}
+
+TEST(PointsFile, SplitsQuotedCsvRecords) {
+  EXPECT_EQ(split_csv_record(R"("a, b","c ""d""",,e)"), (std::vector<std::string>{"a, b", "c \"d\"", "", "e"}));
+  EXPECT_EQ(split_csv_record(""), (std::vector<std::string>{""}));
+}
+
+// ---- Nsight Compute: the raw page -------------------------------------------------------------
+//
+// tests/unit/fixtures/ncu_raw_v100.csv: ncu --csv --page raw on a V100, four launches of three
+// kernels (daxpy twice), ncu's own lines and the program's output before the header, the units
+// row under it, thousands separators, and scaled units (usecond, Ksector).
+
+class NcuRaw : public ::testing::Test {
+ protected:
+  void SetUp() override { result = convert_ncu_csv(fixture("ncu_raw_v100.csv"), "ncu_raw_v100.csv"); }
+  NcuConversion result;
+};
+
+TEST_F(NcuRaw, LaunchesOfOneKernelAreSummed) {
+  // daxpy, per launch: 1,048,576 DFMA thread instructions (2 FLOPs each), 10 us, 131,072 warp
+  // instructions; L1 524,288 + 262,144 sectors; L2 393.216 Ksector + 262,144; DRAM 262,144 +
+  // 131,072. Two launches.
+  const double flops = 2 * (2.0 * 1048576), seconds = 2 * 10e-6, inst = 2 * 131072.0;
+  const double l1 = 2 * (524288.0 + 262144), l2 = 2 * (393216.0 + 262144), dram = 2 * (262144.0 + 131072);
+  const auto& p = result.points;
+  expect_rel(find(p, "daxpy_kernel", "L1", "flop").intensity, flops / (l1 * 32));
+  expect_rel(find(p, "daxpy_kernel", "L1", "flop").intensity, 1.0 / 12);
+  expect_rel(find(p, "daxpy_kernel", "L2", "flop").intensity, flops / (l2 * 32));
+  expect_rel(find(p, "daxpy_kernel", "L2", "flop").intensity, 0.1);
+  expect_rel(find(p, "daxpy_kernel", "HBM", "flop").intensity, flops / (dram * 32));
+  expect_rel(find(p, "daxpy_kernel", "HBM", "flop").performance, flops / seconds / 1e9);
+  expect_rel(find(p, "daxpy_kernel", "HBM", "flop").performance, 209.7152);
+  // Instruction points: warp instructions per 32-byte transaction, warp GIPS.
+  expect_rel(find(p, "daxpy_kernel", "L1", "instruction").intensity, inst / l1);
+  expect_rel(find(p, "daxpy_kernel", "L2", "instruction").intensity, 0.2);
+  expect_rel(find(p, "daxpy_kernel", "HBM", "instruction").intensity, 1.0 / 3);
+  expect_rel(find(p, "daxpy_kernel", "HBM", "instruction").performance, 13.1072);
+  // No shared-memory wavefronts: no shared points.
+  EXPECT_FALSE(has(p, "daxpy_kernel", "shared", "flop"));
+  EXPECT_FALSE(has(p, "daxpy_kernel", "shared", "instruction"));
+}
+
+TEST_F(NcuRaw, FlopsAddMulAndTwiceFmaSharedWavefrontsAnd128ByteTransactions) {
+  // dgemm: 16,777,216 DADD + 2 x 1,073,741,824 DFMA in 2,500 us; 33,554,432 warp instructions;
+  // L1 67,108,864 + 1,048,576 sectors; shared 8,388,608 + 1,048,576 wavefronts (128 B);
+  // L2 4,194.304 Ksector + 1,048,576; DRAM 2,097,152 + 1,048,576.
+  const double flops = 16777216.0 + 2 * 1073741824.0, seconds = 2500e-6, inst = 33554432.0;
+  const double l1 = 67108864.0 + 1048576, shared = 8388608.0 + 1048576, l2 = 4194304.0 + 1048576,
+               dram = 2097152.0 + 1048576;
+  const std::string k = "dgemm_tile<128, 64>";  // no return type, no argument list
+  const auto& p = result.points;
+  expect_rel(find(p, k, "L1", "flop").intensity, flops / (l1 * 32));
+  expect_rel(find(p, k, "shared", "flop").intensity, flops / (shared * 128));
+  expect_rel(find(p, k, "L2", "flop").intensity, flops / (l2 * 32));
+  expect_rel(find(p, k, "L2", "flop").intensity, 12.9);
+  expect_rel(find(p, k, "HBM", "flop").intensity, 21.5);
+  expect_rel(find(p, k, "L1", "flop").performance, flops / seconds / 1e9);
+  expect_rel(find(p, k, "shared", "instruction").intensity, inst / shared);
+  expect_rel(find(p, k, "L2", "instruction").intensity, 6.4);
+  expect_rel(find(p, k, "HBM", "instruction").performance, inst / seconds / 1e9);
+}
+
+TEST_F(NcuRaw, TensorInstructionsCountTheirFlops) {
+  // 1,000,000 tensor-pipe instructions x 512 FLOPs in 500 us = 1024 GFLOP/s.
+  const auto& p = find(result.points, "ampere_h16816gemm_128x128_ldg8_stages_64x3_tn", "L2", "flop");
+  expect_rel(p.performance, 1024);
+  expect_rel(p.intensity, 512e6 / ((1048576.0 + 524288) * 32));
+  bool noted = false;
+  for (const std::string& n : result.notes) noted |= n.find("512 FLOPs") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  NcuOptions wmma;
+  wmma.tensor_flops_per_instruction = 1024;
+  const auto doubled = convert_ncu_csv(fixture("ncu_raw_v100.csv"), "f", wmma);
+  expect_rel(find(doubled.points, "ampere_h16816gemm_128x128_ldg8_stages_64x3_tn", "L2", "flop").performance, 2048);
+}
+
+TEST_F(NcuRaw, OrderAndCountOfPoints) {
+  // 3 kernels; daxpy 3 levels x 2 kinds, dgemm and the tensor GEMM 4 levels x 2 kinds.
+  ASSERT_EQ(result.points.size(), 6u + 8 + 8);
+  EXPECT_EQ(result.points[0].kernel, "daxpy_kernel");
+  EXPECT_EQ(result.points[0].level, "L1");
+  EXPECT_EQ(result.points[0].kind, "flop");
+  EXPECT_EQ(result.points[3].kind, "instruction");
+  EXPECT_EQ(result.points[6].kernel, "dgemm_tile<128, 64>");
+  // The written file reads back as the same points.
+  const auto back = parse_points_csv(points_to_csv(result.points), "out.csv");
+  ASSERT_EQ(back.size(), result.points.size());
+  EXPECT_EQ(back[6].kernel, "dgemm_tile<128, 64>");
+  expect_rel(back[6].intensity, result.points[6].intensity, 1e-7);
+}
+
+TEST_F(NcuRaw, OptionsNameTheDramLevelAndKeepFullNames) {
+  NcuOptions o;
+  o.dram_level = "GDDR6X";
+  o.full_names = true;
+  const auto r = convert_ncu_csv(fixture("ncu_raw_v100.csv"), "f", o);
+  EXPECT_TRUE(has(r.points, "void daxpy_kernel(double, double const*, double*, int)", "GDDR6X", "flop"));
+  EXPECT_FALSE(has(r.points, "daxpy_kernel", "HBM", "flop"));
+}
+
+// ---- Nsight Compute: other layouts and units ----------------------------------------------------
+
+TEST(Ncu, DetailsPageWithCyclesForTime) {
+  // --page details: one row per metric. No gpu__time_duration: time = cycles / (cycles/s).
+  const std::string text =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
+      "\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"sm__cycles_elapsed.avg\",\"cycle\",\"1,530,000\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"sm__cycles_elapsed.avg.per_second\",\"cycle/usecond\",\"1,530.00\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"sm__sass_thread_inst_executed_op_ffma_pred_on.sum\",\"inst\",\"3,000,000\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"sm__sass_thread_inst_executed_op_fadd_pred_on.sum\",\"Minst\",\"1.5\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"dram__sectors_read.sum\",\"Ksector\",\"93.75\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"dram__sectors_write.sum\",\"sector\",\"n/a\"\n";
+  const NcuConversion r = convert_ncu_csv(text, "details.csv");
+  // 1.53e6 cycles at 1.53e9 cycles/s = 1 ms; 2 x 3e6 + 1.5e6 FLOPs; 93,750 sectors = 3 MB.
+  ASSERT_EQ(r.points.size(), 1u);  // sm__ FLOP names accepted; no instructions: no instruction point
+  expect_rel(r.points[0].performance, 7.5e6 / 1e-3 / 1e9);
+  expect_rel(r.points[0].intensity, 7.5e6 / (93750.0 * 32));
+  EXPECT_EQ(r.points[0].kernel, "k");
+  EXPECT_EQ(r.points[0].level, "HBM");
+  bool noted = false;
+  for (const std::string& n : r.notes) noted |= n.find("smsp__inst_executed.sum") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(Ncu, KernelsWithoutTimeAreSkippedWithANote) {
+  const std::string text =
+      "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"gpu__time_duration.sum\"\n"
+      "\"\",\"\",\"inst\",\"sector\",\"nsecond\"\n"
+      "\"0\",\"timed\",\"1,000\",\"500\",\"2,000\"\n"
+      "\"1\",\"untimed\",\"1,000\",\"500\",\"\"\n";
+  const NcuConversion r = convert_ncu_csv(text, "t.csv");
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].kernel, "timed");
+  EXPECT_EQ(r.points[0].kind, "instruction");
+  expect_rel(r.points[0].intensity, 2);
+  expect_rel(r.points[0].performance, 1000 / 2e-6 / 1e9);
+  bool noted = false;
+  for (const std::string& n : r.notes) noted |= n.find("skipped kernel 'untimed': no time") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(Ncu, InputThatIsNotAnExportIsAnError) {
+  EXPECT_NE(error_of([] { convert_ncu_csv("kernel,level\nk,L1\n", "x.csv"); }).find("not an Nsight Compute CSV"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { convert_ncu_csv("\"ID\",\"Kernel Name\"\n", "x.csv"); }).find("no kernel launches"),
+            std::string::npos);
+  // Launches but none of the counters: nothing to convert.
+  EXPECT_NE(error_of([] {
+              convert_ncu_csv("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n\"0\",\"k\",\"5\"\n",
+                              "x.csv");
+            }).find("no kernel points"),
+            std::string::npos);
+  NcuOptions bad;
+  bad.tensor_flops_per_instruction = -1;
+  EXPECT_THROW(convert_ncu_csv(fixture("ncu_raw_v100.csv"), "f", bad), InputError);
+}
+
+}  // namespace
+}  // namespace roofprobe
