@@ -75,8 +75,6 @@ BENCHMARK(BM_FindPlateaus)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMicrosecond
 }  // namespace roofprobe
 
 int main(int argc, char** argv) {
-  setenv("OMP_PROC_BIND", "close", 0);
-  setenv("OMP_PLACES", "cores", 0);
   benchmark::Initialize(&argc, argv);
   try {
     roofprobe::register_probe_points("cpu");

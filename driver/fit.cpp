@@ -677,9 +677,20 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   for (auto it = series.begin(); it != series.end(); ++it)
     if (it != primary) others.push_back(series_curve(it->second, spec));
 
-  const std::vector<std::string> names =
-      name_levels(plateaus, machine.device.caches, machine.device.memory_name);
+  std::vector<std::string> names = name_levels(plateaus, machine.device.caches, machine.device.memory_name);
+  // Past the last cache there is no further level: plateaus there before the last are the
+  // drawn-out transition into memory (a victim L3 still hitting part of the set), so memory
+  // is the plateau at the largest working sets. Cache duplicates (a GPU's near and far L2
+  // partitions) stay.
+  const std::string& memory = machine.device.memory_name;
+  auto is_memory = [&](const std::string& n) { return n == memory || n.rfind(memory + ".", 0) == 0; };
+  std::vector<bool> keep(plateaus.size(), true);
+  if (!machine.device.caches.empty())
+    for (std::size_t i = 0; i + 1 < plateaus.size(); ++i)
+      if (is_memory(names[i])) keep[i] = false;
+  if (!names.empty() && is_memory(names.back())) names.back() = memory;
   for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    if (!keep[i]) continue;
     const Plateau& p = plateaus[i];
     MemoryLevel level = make_level(p, names[i], spec.metric, machine.device);
     level.probe = group.probe;

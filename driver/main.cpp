@@ -17,17 +17,9 @@ std::string joined_command_line(int argc, char** argv) {
   return out;
 }
 
-// Threads stay on their cores so first-touched data stays near them; set before the OpenMP
-// runtime starts, and only where the user has not chosen.
-void default_thread_binding() {
-  setenv("OMP_PROC_BIND", "close", 0);
-  setenv("OMP_PLACES", "cores", 0);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  default_thread_binding();
   CLI::App app{"roofprobe: empirical roofline characterization (memory levels, compute ceilings)"};
   app.set_version_flag("--version", std::string("roofprobe ") + roofprobe::kVersion + " (" + roofprobe::kGitRevision + ")");
   app.require_subcommand(1);

@@ -3,12 +3,14 @@
 // at that clock, and times launches with the monotonic clock.
 #include <hwloc.h>
 #include <omp.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -123,6 +125,55 @@ double chain_clock_mhz(double seconds) {
 #endif
 }
 
+// One CPU per core that this process may run on (first hardware thread of each core), in
+// topology order. Read once: pinning the calling thread later narrows what the process sees.
+const std::vector<unsigned>& allowed_core_cpus() {
+  static const std::vector<unsigned> cpus = [] {
+    std::vector<unsigned> out;
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    hwloc_topology_load(topo);
+    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0) hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
+    const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    for (int c = 0; c < cores; ++c) {
+      hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c);
+      hwloc_bitmap_t usable = hwloc_bitmap_alloc();
+      hwloc_bitmap_and(usable, core->cpuset, allowed);
+      int first = hwloc_bitmap_first(usable);
+      if (first >= 0) out.push_back(static_cast<unsigned>(first));
+      hwloc_bitmap_free(usable);
+    }
+    hwloc_bitmap_free(allowed);
+    hwloc_topology_destroy(topo);
+    return out;
+  }();
+  return cpus;
+}
+
+// Pins OpenMP thread t to the t-th allowed core, so first-touched data stays beside the thread
+// that streams it and no two threads share a core. libgomp reads OMP_PROC_BIND/OMP_PLACES when
+// it loads, before main() could set them, so the pinning is done here, explicitly; a user who
+// set either variable keeps the runtime's own binding. Returns a description for the machine file.
+std::string pin_threads(int threads) {
+  if (std::getenv("OMP_PROC_BIND") != nullptr || std::getenv("OMP_PLACES") != nullptr)
+    return "OpenMP runtime (OMP_PROC_BIND/OMP_PLACES set by the user)";
+  const std::vector<unsigned>& cpus = allowed_core_cpus();
+  if (cpus.empty()) return "none (no cores found)";
+  std::string pinned;
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[static_cast<std::size_t>(t) % cpus.size()], &one);
+    sched_setaffinity(0, sizeof one, &one);  // 0: the calling thread
+  }
+  for (int t = 0; t < threads; ++t)
+    pinned += (t ? "," : "") + std::to_string(cpus[static_cast<std::size_t>(t) % cpus.size()]);
+  return "thread t on cpu " + pinned + " (one per core, pinned by roofprobe)";
+}
+
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
@@ -131,6 +182,7 @@ class CpuBackend final : public Backend {
   DeviceInfo describe(int threads) override {
     Topology t = read_topology();
     threads_ = threads > 0 ? threads : t.cores;
+    const std::string binding = pin_threads(threads_);  // before anything is measured
     DeviceInfo d;
     d.backend = "cpu";
     d.kind = "cpu";
@@ -148,9 +200,8 @@ class CpuBackend final : public Backend {
     d.extra["simd_bytes"] = std::to_string(kSimdBytes);
     d.extra["hardware_fma"] = kHardwareFma ? "yes" : "no";
     d.extra["cores_total"] = std::to_string(t.cores);
+    d.extra["thread_binding"] = binding;
     d.extra["openmp_threads"] = std::to_string(threads_);
-    if (const char* bind = std::getenv("OMP_PROC_BIND")) d.extra["omp_proc_bind"] = bind;
-    if (const char* places = std::getenv("OMP_PLACES")) d.extra["omp_places"] = places;
     add_theoretical_peaks(d);
     return d;
   }

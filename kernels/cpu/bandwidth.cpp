@@ -34,15 +34,20 @@ inline V load(const double* p) {
 }
 inline void store(double* p, V v) { std::memcpy(p, &v, sizeof(V)); }
 
-double read_pass(const double* data, Range r) {
+// All passes of one launch: the accumulators live across passes and are reduced once, so small
+// (L1) chunks are not dominated by a horizontal sum per pass.
+double read_passes(const double* data, Range r, std::int64_t reps) {
   V acc[kAccumulators] = {};
+  double tail = 0;
   const std::size_t full_end = r.begin + (r.size() / kBlock) * kBlock;
-  for (std::size_t i = r.begin; i < full_end; i += kBlock)
-    for (int j = 0; j < kAccumulators; ++j) acc[j] += load(data + i + j * kLanesF64);
-  double sum = 0;
+  for (std::int64_t rep = 0; rep < reps; ++rep) {
+    for (std::size_t i = r.begin; i < full_end; i += kBlock)
+      for (int j = 0; j < kAccumulators; ++j) acc[j] += load(data + i + j * kLanesF64);
+    for (std::size_t i = full_end; i < r.end; ++i) tail += data[i];
+  }
+  double sum = tail;
   for (int j = 0; j < kAccumulators; ++j)
     for (int l = 0; l < kLanesF64; ++l) sum += acc[j][l];
-  for (std::size_t i = full_end; i < r.end; ++i) sum += data[i];
   return sum;
 }
 
@@ -98,17 +103,18 @@ class BandwidthPoint final : public PreparedPoint {
     {
       const int t = omp_get_thread_num();
       const Range r = chunk_of(n, omp_get_num_threads(), t, kLineElements<double>);
-      double sum = 0;
-      for (std::int64_t rep = 0; rep < reps; ++rep) {
-        switch (mode) {
-          case Mode::Read: sum += read_pass(a, r); break;
-          case Mode::Rmw: rmw_pass(a, r); break;
-          case Mode::Copy:
-            if ((done + rep) % 2 == 0) copy_pass(a, b, r); else copy_pass(b, a, r);
-            break;
+      if (mode == Mode::Read) {
+        sums[t] = read_passes(a, r, reps);  // the launch's result, checked by verify()
+      } else {
+        for (std::int64_t rep = 0; rep < reps; ++rep) {
+          if (mode == Mode::Rmw)
+            rmw_pass(a, r);
+          else if ((done + rep) % 2 == 0)
+            copy_pass(a, b, r);
+          else
+            copy_pass(b, a, r);
         }
       }
-      sums[t] = sum;  // read mode: the launch's result, checked by verify()
     }
     total_reps_ += reps_;
   }

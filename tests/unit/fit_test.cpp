@@ -759,6 +759,31 @@ TEST(FitSamples, CeilingAboveTheoryIsRejectedAsProbeBug) {
   EXPECT_EQ(within.compute.size(), 1u);
 }
 
+TEST(FitSamples, MemoryIsThePlateauAtTheLargestSizes) {
+  // Past the last cache (1 MiB) a first plateau at 60 GB/s (partial hits) and memory at 20:
+  // one memory level, the last, named DRAM without a suffix.
+  register_test_probes();
+  std::vector<Sample> samples;
+  int point = 0;
+  for (double x : geometric_sizes(4 * KiB, 1 * GiB, 2)) {
+    const double rate = x <= 1 * MiB ? 200 : x <= 16 * MiB ? 60 : 20;
+    for (int k = 0; k < 3; ++k) {
+      Sample s = bw_sample("read", x, rate, k);
+      s.point = point;
+      samples.push_back(s);
+    }
+    ++point;
+  }
+  Machine m;
+  m.device.caches = {{"L2", 1 << 20, 1}};
+  m.device.memory_name = "DRAM";
+  fit_samples(samples, m);
+  ASSERT_EQ(m.memory.size(), 2u);
+  EXPECT_EQ(m.memory[0].level, "L2");
+  EXPECT_EQ(m.memory[1].level, "DRAM");
+  EXPECT_NEAR(m.memory[1].gbs, 20, 0.01);
+}
+
 TEST(FitSamples, UnknownProbeIsReportedMissing) {
   register_test_probes();
   Sample s = bw_sample("read", 4096, 10, 0);
