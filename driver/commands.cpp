@@ -26,6 +26,7 @@
 #include "driver/plan.hpp"
 #include "driver/points.hpp"
 #include "driver/progress.hpp"
+#include "driver/run_identity.hpp"
 #include "driver/signals.hpp"
 #include "driver/summary.hpp"
 #include "driver/units.hpp"
@@ -38,33 +39,6 @@ namespace fs = std::filesystem;
 namespace roofprobe {
 
 namespace {
-
-std::string utc_now(const char* format) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
-  return buf;
-}
-
-// A directory-name-safe form of a device name: "AMD EPYC 7B13" -> "AMD-EPYC-7B13".
-std::string slug(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    if (keep) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "device" : out;
-}
 
 RunConfig choose_config(const RunOptions& o) {
   if (o.config_path.empty()) return load_embedded_config(o.quick ? "quick.yaml" : "default.yaml");
@@ -139,7 +113,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
 
   std::string dir = out_dir;
   if (dir.empty())
-    dir = "results/" + slug(host_name()) + "/" + slug(device.name) + "/" + utc_now("%Y%m%dT%H%M%SZ");
+    dir = "results/" + slug(host_name(), "host") + "/" + slug(device.name, "device") + "/" + utc_now(kUtcCompact);
   ensure_writable_directory(dir);
 
   Machine machine;
@@ -149,7 +123,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (resume != nullptr) {
     check_same_device(dir, resume->header.device, device);
     machine.provenance = resume->header.provenance;
-    machine.provenance["resumed"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    machine.provenance["resumed"] = utc_now();
     machine.provenance["resume_command"] = o.command_line;
     all = resume->samples;
     for (const Sample& s : all) {
@@ -166,7 +140,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
                           {"command", o.command_line},
                           {"config", config.source},
                           {"config_hash", config_hash(config.text)},
-                          {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+                          {"started", utc_now()},
                           {"host", host_name()},
                           {"backend", bc.name}};
     for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
@@ -219,7 +193,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
 
   fit_samples(all, machine);
   machine.complete = failures == 0 && stopped_by == 0;
-  machine.provenance["finished"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  machine.provenance["finished"] = utc_now();
   write_machine_file(machine, dir + "/machine.yaml");
 
   PlotOptions plot_options;
@@ -296,7 +270,7 @@ int fit_command(const FitOptions& o) {
     throw InputError("fit: give either SWEEP.csv or --bandwidth-csv FILE");
   Machine machine;
   machine.provenance = {{"tool", "roofprobe"}, {"version", kVersion}, {"git", kGitRevision},
-                        {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}, {"host", host_name()}};
+                        {"started", utc_now()}, {"host", host_name()}};
   if (!o.bandwidth_csv.empty()) {
     machine.device.kind = "cpu";
     machine.device.name = "external sweep";
@@ -319,7 +293,7 @@ int fit_command(const FitOptions& o) {
     machine.provenance["refit_from"] = o.sweep_csv;
     fit_samples(samples, machine);
   }
-  machine.provenance["finished"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  machine.provenance["finished"] = utc_now();
   fs::path out_parent = fs::path(o.out).parent_path();
   if (!out_parent.empty()) ensure_writable_directory(out_parent.string());
   write_machine_file(machine, o.out);

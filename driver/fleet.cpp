@@ -13,6 +13,7 @@
 
 #include "driver/atomic_file.hpp"
 #include "driver/errors.hpp"
+#include "driver/run_identity.hpp"
 #include "driver/units.hpp"
 
 namespace fs = std::filesystem;
@@ -43,15 +44,6 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 void emit_rates(YAML::Emitter& out, const std::map<std::string, double>& rates) {
   out << YAML::Flow << YAML::BeginMap;
   for (const auto& [k, v] : rates) out << YAML::Key << k << YAML::Value << v;
@@ -78,18 +70,23 @@ FleetRank fleet_rank_from_machine(const Machine& m, int rank, const std::string&
   for (const MemoryLevel& level : m.memory)
     if (level.source == "empirical" && level.gbs > 0) r.ceilings[level.level] = level.gbs;
   for (const ComputeCeiling& c : m.compute)
-    if (c.source == "empirical" && c.gflops > 0) r.ceilings[c.name] = c.gflops;
+    if (c.source == "empirical" && c.gflops > 0) {
+      r.ceilings[c.name] = c.gflops;
+      r.compute.insert(c.name);
+    }
   return r;
 }
 
 std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, double margin) {
-  // Memory levels (named L<n>, DRAM, HBM, ...) and compute ceilings (with a '.') keep apart.
+  // Memory levels (L1, L2.b, DRAM, HBM, ...) first, then compute ceilings; by name within each.
   std::vector<std::string> names;
-  std::set<std::string> seen;
-  for (const FleetRank& r : ranks)
+  std::set<std::string> seen, compute;
+  for (const FleetRank& r : ranks) {
+    compute.insert(r.compute.begin(), r.compute.end());
     for (const auto& [name, value] : r.ceilings)
       if (seen.insert(name).second) names.push_back(name);
-  auto is_compute = [](const std::string& n) { return n.find('.') != std::string::npos; };
+  }
+  auto is_compute = [&](const std::string& n) { return compute.count(n) > 0; };
   std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
     if (is_compute(a) != is_compute(b)) return !is_compute(a);
     return a < b;

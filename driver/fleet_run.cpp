@@ -15,6 +15,7 @@
 #include "driver/mpi.hpp"
 #include "driver/mpi_binding.hpp"
 #include "driver/signals.hpp"
+#include "driver/run_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,26 +28,6 @@ constexpr double kShortTimeout = 120;
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
-std::string slug_text(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    if (keep) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "host" : out;
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -251,7 +232,7 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
 
   std::string base = o.out_dir;
   if (base.empty()) {
-    std::string proposal = c.rank() == 0 ? "results/" + slug_text(c.host()) + "/fleet-" + utc_stamp() : "";
+    std::string proposal = c.rank() == 0 ? "results/" + slug(c.host(), "host") + "/fleet-" + utc_now(kUtcCompact) : "";
     base = c.allgather(proposal, "output directory", kShortTimeout)[0];
   }
 
