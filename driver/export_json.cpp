@@ -258,7 +258,7 @@ json::Value machine_to_json(const Machine& m) {
     e.set("level", Value::string(l.level))
         .set("source", Value::string(l.source))
         .set("gbs", Value::number(l.gbs))
-        .set("transaction_bytes", Value::integer(32))
+        .set("transaction_bytes", Value::integer(transaction_bytes(l)))
         .set("gtxn_s", Value::number(l.gtxn_s))
         .set(per_unit, Value::number(l.bytes_per_clk_per_unit))
         .set("working_set_bytes", Value::array()

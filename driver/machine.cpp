@@ -164,8 +164,7 @@ std::string machine_to_yaml(const Machine& m) {
     out << YAML::Key << "level" << YAML::Value << l.level;
     out << YAML::Key << "source" << YAML::Value << l.source;
     out << YAML::Key << "gbs" << YAML::Value << l.gbs;
-    // Shared memory moves 128-byte wavefronts; every other level 32-byte sectors.
-    out << YAML::Key << "transaction_bytes" << YAML::Value << (l.level == "shared" ? 128 : 32);
+    out << YAML::Key << "transaction_bytes" << YAML::Value << transaction_bytes(l);
     out << YAML::Key << "gtxn_s" << YAML::Value << l.gtxn_s;
     out << YAML::Key << per_unit_key(m.device) << YAML::Value << l.bytes_per_clk_per_unit;
     out << YAML::Key << "working_set_bytes" << YAML::Value << YAML::Flow << YAML::BeginSeq

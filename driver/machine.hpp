@@ -37,6 +37,10 @@ struct MemoryLevel {
   std::string citation;              // reference files: where a published/spec value comes from
 };
 
+// Bytes of one transaction at a level: shared memory moves 128-byte wavefronts, every other
+// level 32-byte sectors (ARCHITECTURE.md, definitions).
+inline int transaction_bytes(const MemoryLevel& level) { return level.level == "shared" ? 128 : 32; }
+
 struct ComputeCeiling {
   std::string name;                  // FP64.FMA, FP32.noFMA, ...
   std::string source = "empirical";
