@@ -6,6 +6,7 @@
 
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct FleetRank {
   std::string machine;                     // path relative to the fleet directory
   bool complete = true;
   std::map<std::string, double> ceilings;  // "DRAM" -> GB/s, "FP64.FMA" -> GFLOP/s
+  std::set<std::string> compute;           // which of them are compute ceilings (the rest: memory levels)
 };
 
 struct FleetOutlier {

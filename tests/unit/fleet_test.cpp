@@ -93,6 +93,16 @@ TEST(Fleet, EvenCountMedianAndSingleRank) {
   EXPECT_TRUE(one[0].outliers.empty());
 }
 
+TEST(Fleet, MemoryLevelWithADotIsStillMemory) {
+  Machine m = synthetic_machine("a", 10, 1, 1, 0, 1);
+  m.memory[0].level = "L2.b";  // the fitter names a second plateau of one cache level so
+  auto c = fleet_ceilings({fleet_rank_from_machine(m, 0, "x")}, 0.05);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[1].name, "L2.b");
+  EXPECT_EQ(c[1].unit, "GB/s");
+  EXPECT_EQ(c[2].unit, "GFLOP/s");
+}
+
 TEST(Fleet, CollectFromDirectoryWithMissingRank) {
   fs::path dir = fresh_dir("collect");
   const double dram[] = {100, 80, 101, 99};
