@@ -143,7 +143,7 @@ void emit_instructions_walls_scaling(YAML::Emitter& out, const Machine& m) {
 
 std::string machine_to_yaml(const Machine& m) {
   YAML::Emitter out;
-  out.SetDoublePrecision(6);
+  out.SetDoublePrecision(10);  // byte sizes up to 1e10 stay exact
   out << YAML::BeginMap;
   out << YAML::Key << "schema" << YAML::Value << m.schema;
   out << YAML::Key << "complete" << YAML::Value << m.complete;
@@ -506,6 +506,8 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
 
   if (YAML::Node units = root["units"]) {
     if (!units.IsMap()) r.fail(units, "units", "expected a mapping");
+    for (const auto& kv : units)
+      if (kv.first.IsScalar() && kv.second.IsScalar()) m.units_as_read[kv.first.Scalar()] = kv.second.Scalar();
   } else {
     r.fail(root, "units", "missing");
   }
@@ -611,10 +613,11 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
 
 std::vector<std::string> physical_warnings(const std::string& path, const Machine& m) {
   std::vector<std::string> warnings;
-  YAML::Node units = YAML::LoadFile(path)["units"];
-  for (const auto& [k, v] : machine_units())
-    if (!units || !units.IsMap() || !units[k] || !units[k].IsScalar() || units[k].Scalar() != v)
+  for (const auto& [k, v] : machine_units()) {
+    auto it = m.units_as_read.find(k);
+    if (it == m.units_as_read.end() || it->second != v)
       warnings.push_back(path + ": units." + k + ": missing or not '" + v + "'");
+  }
   // Levels nearer the cores are at least as fast as farther ones. Published/spec entries are
   // compared only among themselves' kind, so a reference file's spec and measured rows do not clash.
   for (std::size_t i = 0; i + 1 < m.memory.size(); ++i)

@@ -99,6 +99,9 @@ struct Machine {
   std::vector<std::string> missing;                  // probes/ceilings not measured, with why
   std::map<std::string, std::string> provenance;     // tool, version, git, command, config, started, finished, host
   DeviceInfo device;
+  // The file's `units:` as read (validate compares them with machine_units()); the writer
+  // always writes machine_units().
+  std::map<std::string, std::string> units_as_read;
   std::vector<MemoryLevel> memory;                   // nearest level first
   std::vector<ComputeCeiling> compute;
   std::optional<InstructionCeiling> warp_gips;       // instructions.warp_gips
