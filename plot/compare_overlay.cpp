@@ -16,8 +16,6 @@ namespace {
 
 using namespace plot_detail;
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
   return s;

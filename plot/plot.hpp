@@ -59,6 +59,10 @@ std::string render_script(const PlotScript& script, const PlotOptions& options);
 // ---- internals shared by plot/*.cpp and tests/unit/plot_test.cpp ---------------------------
 namespace plot_detail {
 
+// A rate or size that can be drawn on a log axis.
+bool finite_positive(double v);
+std::string lower(std::string s);
+
 // Label text: three significant digits, the unit prefix that keeps the mantissa below 1000.
 std::string format_bandwidth(double gbs);       // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"
 std::string format_compute(double gflops);      // 98.26 -> "98.3 GFLOP/s", 1234 -> "1.23 TFLOP/s"

@@ -20,13 +20,6 @@ constexpr const char* kKernelMarkerColour = "#333333";
 constexpr int kKernelMarkers[] = {7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 14, 1, 2, 3};
 constexpr std::size_t kKeyTitleChars = 32;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
 struct Ranges {
   LogAxis x, y;
 };

@@ -1,5 +1,6 @@
 // Label text and label placement shared by the views.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -9,6 +10,13 @@
 
 namespace roofprobe {
 namespace plot_detail {
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 namespace {
 

@@ -30,8 +30,6 @@ struct CacheMark {
   double bytes = 0;
 };
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
 // The probes that fed the memory levels. The view draws their samples without knowing probe
 // names; with no levels to ask, a sample qualifies by shape (a size, a bandwidth, no FLOPs).
 std::set<std::string> memory_probes(const Machine& m) {

@@ -15,8 +15,6 @@ namespace plot_detail {
 
 namespace {
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
 struct Point {
   double x = 0, y = 0;
 };

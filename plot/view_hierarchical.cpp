@@ -13,8 +13,6 @@ namespace plot_detail {
 
 namespace {
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
 // Darker than the memory colours so ceilings and roofs never look alike.
 std::string ceiling_colour(std::size_t i) {
   static const char* colours[] = {"#000000", "#8E1B1B", "#5B2C83", "#3D5A1E",

@@ -15,13 +15,6 @@ namespace plot_detail {
 
 namespace {
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool is_shared(const std::string& level) { return lower(level) == "shared"; }
 bool is_not_shared(const std::string& level) { return !is_shared(level); }
 

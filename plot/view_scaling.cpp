@@ -15,13 +15,6 @@ namespace plot_detail {
 
 namespace {
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 struct Series {
   std::string name;
   bool bandwidth = false;   // GB/s (right axis when compute is drawn too)
