@@ -31,11 +31,11 @@ double round_to_3_significant(double v) {
 }  // namespace
 
 std::string format_bandwidth(double gbs) {
-  return format_rate_g(round_to_3_significant(gbs), "B/s");
+  return format_rate_g(gbs, "B/s");  // rounds to 3 significant digits before the prefix
 }
 
 std::string format_compute(double gflops) {
-  return format_rate_g(round_to_3_significant(gflops), "FLOP/s");
+  return format_rate_g(gflops, "FLOP/s");
 }
 
 std::string format_size(double bytes) { return format_bytes(bytes); }
