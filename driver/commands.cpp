@@ -29,6 +29,7 @@
 #include "driver/run_identity.hpp"
 #include "driver/signals.hpp"
 #include "driver/summary.hpp"
+#include "driver/sweep_runner.hpp"
 #include "driver/units.hpp"
 #include "driver/version.hpp"
 #include "plot/compare_overlay.hpp"
@@ -94,10 +95,6 @@ void check_same_device(const std::string& dir, const DeviceInfo& before, const D
                      std::to_string(now.threads) + " threads)");
 }
 
-std::string points_label(const PlanPoint& point) {
-  return point.probe->info().name + " " + params_to_string(point.params);
-}
-
 struct ResumeState {
   Machine header;                 // run.yaml of the interrupted run
   std::vector<Sample> samples;    // complete points already measured
@@ -153,33 +150,19 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
 
   SweepWriter sweep(dir + "/sweep.csv");
   Progress progress(static_cast<int>(plan.points.size()), !o.quiet);
-  int failures = 0;
-  int stopped_by = 0;
-  std::vector<std::string> not_measured;
-  for (const PlanPoint& point : plan.points) {
-    if (done.count(point.index)) continue;
-    if (stopped_by == 0) stopped_by = stop_requested();
-    if (stopped_by != 0) {
-      not_measured.push_back(points_label(point));
-      continue;
-    }
-    std::string label = points_label(point);
-    progress.update(point.index, label);
-    std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
-    PointMeasurement m = measure_point(backend, *prepared, config.measurement);
-    if (!m.check.ok) {
-      progress.finish();
-      std::cerr << "error: verification failed: " << label << ": " << m.check.detail
-                << " (samples discarded)\n";
-      machine.missing.push_back(label + ": verification failed: " + m.check.detail);
-      ++failures;
-      continue;
-    }
-    std::vector<Sample> samples =
-        samples_of(m, bc.name, point.probe->info().name, point.params, point.index, 0, device.clock_measured_mhz);
-    sweep.append_point(samples);
-    all.insert(all.end(), samples.begin(), samples.end());
-  }
+  SweepHooks hooks;
+  hooks.stop_requested = [] { return stop_requested(); };
+  hooks.progress = [&](int done_points, const std::string& label) { progress.update(done_points, label); };
+  hooks.report = [&](const std::string& line) {
+    progress.finish();
+    std::cerr << line << "\n";
+  };
+  SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
+  all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
+  machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
+  const int failures = outcome.failures + (outcome.device_lost ? 1 : 0);
+  const int stopped_by = outcome.stopped_by;
+  const std::vector<std::string>& not_measured = outcome.not_measured;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
   if (stopped_by != 0) {

@@ -118,10 +118,15 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     s.bytes = m.work.bytes();
     s.flops = m.work.flops;
     s.transactions = m.work.transactions;
+    s.warp_instructions = m.work.warp_instructions;
+    s.shared_wavefronts = m.work.shared_wavefronts;
     s.gbs = s.bytes / s.seconds / 1e9;
     s.gflops = s.flops / s.seconds / 1e9;
     s.gtxn_s = s.transactions / s.seconds / 1e9;
-    s.clock_mhz = m.clock_mhz;
+    s.gips = s.warp_instructions / s.seconds / 1e9;
+    s.shared_gtxn_s = s.shared_wavefronts / s.seconds / 1e9;
+    // A clock probe's launch lasts a known number of cycles: its clock is that over the time.
+    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6 : m.clock_mhz;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
     out.push_back(std::move(s));

@@ -599,6 +599,13 @@ const PointSamples* best_point(const std::map<std::string, PointSamples>& points
   return best;
 }
 
+// A sample of the point with these parameters (its work counts are the point's).
+const Sample* first_sample_of(const std::vector<const Sample*>& samples, const Params& params) {
+  for (const Sample* s : samples)
+    if (s->params == params) return s;
+  return nullptr;
+}
+
 // One series as a curve over the size axis. Where a size has several points (axes that are
 // neither the size nor a series axis, e.g. an occupancy sweep), the best point is the one the
 // hardware can reach, so its samples represent that size; repetitions are kept as samples.
@@ -714,8 +721,11 @@ std::string name_token(const std::string& value) {
   return out;
 }
 
-// "{precision}.{form}" with each {axis} replaced by its rendered value; unknown axes stay as written.
-std::string render_name(const std::string& pattern, const Params& params, const std::string& fallback) {
+// "{precision}.{form}" with each {axis} replaced by its rendered value (upper-cased for ceiling
+// names, as written for wall patterns: "stride-8", "conflict-broadcast"); unknown axes stay as
+// written.
+std::string render_name(const std::string& pattern, const Params& params, const std::string& fallback,
+                        bool upper = true) {
   if (pattern.empty()) return fallback;
   std::string out;
   for (std::size_t pos = 0; pos < pattern.size();) {
@@ -728,7 +738,8 @@ std::string render_name(const std::string& pattern, const Params& params, const 
     out += pattern.substr(pos, open - pos);
     const std::string axis = pattern.substr(open + 1, close - open - 1);
     auto it = params.find(axis);
-    out += it != params.end() ? name_token(it->second) : pattern.substr(open, close - open + 1);
+    out += it != params.end() ? (upper ? name_token(it->second) : it->second)
+                              : pattern.substr(open, close - open + 1);
     pos = close + 1;
   }
   return out;
@@ -751,8 +762,179 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.stats = compute_stats(best->values);
     c.probe = group.probe;
     c.params = *best->params;
+    // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
+    // same point's rate in warp instructions, and the FLOPs one instruction does.
+    const Sample* first = first_sample_of(samples, *best->params);
+    if (first != nullptr && first->warp_instructions > 0 && first->flops > 0) {
+      c.flops_per_instruction = first->flops / first->warp_instructions;
+      c.instructions_gips = c.gflops / c.flops_per_instruction;
+    }
     machine.compute.push_back(std::move(c));
   }
+}
+
+// ---- instruction-roofline feeds -------------------------------------------------------------
+
+// Warp instructions per clock the device can issue: SMs x schedulers (one instruction per
+// scheduler per clock; ARCHITECTURE.md). 0 when the device does not say how many schedulers.
+double theoretical_warp_gips(const DeviceInfo& device) {
+  auto it = device.extra.find("schedulers_per_sm");
+  if (it == device.extra.end() || device.compute_units <= 0 || device.clock_measured_mhz <= 0) return 0;
+  double schedulers = 0;
+  try {
+    schedulers = std::stod(it->second);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  return device.compute_units * schedulers * device.clock_measured_mhz * 1e-3;
+}
+
+void fit_warp_gips(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  const auto points = group_by_point(group.samples, spec.metric);
+  const PointSamples* best = best_point(points);
+  if (best == nullptr) return;
+  InstructionCeiling w;
+  w.measured_gips = best->median;
+  w.theoretical_gips = theoretical_warp_gips(machine.device);
+  w.clock_mhz = machine.device.clock_measured_mhz;
+  w.stats = compute_stats(best->values);
+  w.probe = group.probe;
+  // Two probes may feed warp GIPS; the machine keeps the highest.
+  if (!machine.warp_gips || machine.warp_gips->measured_gips < w.measured_gips) machine.warp_gips = w;
+}
+
+// Integer value of `axis` in a point's parameters; nullopt when absent or not an integer.
+std::optional<int> int_param(const Params& params, const std::string& axis) {
+  if (params.count(axis) == 0) return std::nullopt;
+  try {
+    return static_cast<int>(param_int(params, axis));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void fit_predication(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  std::map<int, std::vector<const Sample*>> by_lanes;
+  for (const Sample* s : group.samples)
+    if (auto lanes = int_param(s->params, spec.x_axis)) by_lanes[*lanes].push_back(s);
+  std::vector<PredicationPoint> table;
+  for (const auto& [lanes, samples] : by_lanes) {
+    const PointSamples* best = best_point(group_by_point(samples, spec.metric));
+    if (best == nullptr) continue;
+    PredicationPoint p;
+    p.active_lanes = lanes;
+    p.warp_gips = best->median;
+    p.thread_gips = best->median * lanes / 32.0;  // thread instructions / 32, per ARCHITECTURE.md
+    table.push_back(p);
+  }
+  // Most active lanes first, as the instruction roofline lists them.
+  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return a.active_lanes > b.active_lanes; });
+  if (!table.empty()) machine.predication = std::move(table);
+}
+
+void fit_walls(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  const bool shared = spec.wall_set == "shared";
+  if (!shared && spec.wall_set != "global")
+    throw std::invalid_argument("wall_set '" + spec.wall_set + "' is not global or shared");
+  std::vector<Wall>& walls = shared ? machine.shared_walls : machine.global_walls;
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    const PointSamples* best = best_point(group_by_point(samples, spec.metric));
+    if (best == nullptr) continue;
+    const Sample* first = first_sample_of(samples, *best->params);
+    const double per = shared ? first->shared_wavefronts : first->transactions;
+    if (!(per > 0) || !(first->warp_instructions > 0)) continue;  // nothing counted: no wall
+    Wall w;
+    w.pattern = render_name(spec.name_pattern, *best->params, key, /*upper=*/false);
+    if (auto bytes = int_param(*best->params, "word_bytes")) w.word_bytes = *bytes;
+    if (shared) w.conflict_degree = int_param(*best->params, "conflict_degree").value_or(0);
+    // Warp instructions per transaction from the probe's accounting (its address model counts
+    // the sectors or wavefronts of each request); the rates are what the device did with them.
+    w.instruction_intensity = first->warp_instructions / per;
+    w.gtxn_s = best->median;
+    const PointSamples* by_gips = best_point(group_by_point(samples, "gips"));
+    w.warp_gips = by_gips != nullptr ? by_gips->median : 0;
+    w.measured_intensity = w.gtxn_s > 0 ? w.warp_gips / w.gtxn_s : 0;
+    walls.push_back(std::move(w));
+  }
+  // Highest intensity first: stride-0 / broadcast, then the wider and wider patterns.
+  std::stable_sort(walls.begin(), walls.end(),
+                   [](const Wall& a, const Wall& b) { return a.instruction_intensity > b.instruction_intensity; });
+}
+
+void fit_scaling(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    std::map<int, std::vector<const Sample*>> by_units;
+    bool has_flops = false;
+    for (const Sample* s : samples) {
+      has_flops = has_flops || s->flops > 0;
+      if (auto units = int_param(s->params, spec.x_axis))
+        by_units[*units > 0 ? *units : machine.device.compute_units].push_back(s);  // 0: all of them
+    }
+    const std::string metric = !spec.metric.empty() ? spec.metric : has_flops ? "gflops" : "gbs";
+    for (const auto& [units, at] : by_units) {
+      const PointSamples* best = best_point(group_by_point(at, metric));
+      if (best == nullptr) continue;
+      auto it = std::find_if(machine.scaling.begin(), machine.scaling.end(),
+                             [&](const ScalingPoint& p) { return p.units == units; });
+      if (it == machine.scaling.end()) {
+        machine.scaling.push_back({units, {}});
+        it = machine.scaling.end() - 1;
+      }
+      it->ceilings[render_name(spec.name_pattern, *best->params, key)] = best->median;
+    }
+  }
+  std::sort(machine.scaling.begin(), machine.scaling.end(),
+            [](const ScalingPoint& a, const ScalingPoint& b) { return a.units < b.units; });
+}
+
+void fit_clocks(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    std::vector<double> mhz;
+    for (const Sample* s : samples)
+      if (s->clock_mhz > 0 && std::isfinite(s->clock_mhz)) mhz.push_back(s->clock_mhz);
+    if (mhz.empty()) continue;
+    ClockReading c;
+    c.load = render_name(spec.name_pattern, samples.front()->params, key.empty() ? "load" : key, /*upper=*/false);
+    c.median_mhz = median_of(mhz);
+    c.min_mhz = *std::min_element(mhz.begin(), mhz.end());
+    c.max_mhz = *std::max_element(mhz.begin(), mhz.end());
+    c.samples = static_cast<int>(mhz.size());
+    c.probe = group.probe;
+    machine.clocks.push_back(std::move(c));
+  }
+}
+
+// One memory level with a fixed name (shared memory, the host link) from the best point of the
+// primary series; the other series' bests go to by_series.
+void fit_named_level(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  if (spec.level_name.empty()) throw std::invalid_argument("a NamedLevel feed needs level_name");
+  const Series series = split_series(group.samples, spec.series_axes);
+  const std::string wanted = canonical_series(spec.primary_series);
+  auto primary = series.begin();
+  if (!spec.primary_series.empty())
+    primary = std::find_if(series.begin(), series.end(), [&](const auto& s) { return s.first == wanted; });
+  if (primary == series.end()) {
+    machine.missing.push_back("level '" + spec.level_name + "' of probe '" + group.probe +
+                              "': no samples of the primary series '" + spec.primary_series + "'");
+    return;
+  }
+  const PointSamples* best = best_point(group_by_point(primary->second, spec.metric));
+  if (best == nullptr) return;
+  Plateau p;
+  p.value = best->median;
+  p.stats = compute_stats(best->values);
+  p.sizes = 1;
+  const Sample* first = first_sample_of(primary->second, *best->params);
+  p.x_lo = p.x_hi = first != nullptr ? first->working_set_bytes : 0;
+  MemoryLevel level = make_level(p, spec.level_name, spec.metric, machine.device);
+  if (spec.level_name == "shared") level.gtxn_s = level.gbs / 128;  // wavefronts, not sectors
+  level.probe = group.probe;
+  level.params = *best->params;
+  for (const auto& [key, samples] : series) {
+    if (key == primary->first) continue;
+    if (const PointSamples* b = best_point(group_by_point(samples, spec.metric))) level.by_series[key] = b->median;
+  }
+  machine.memory.push_back(std::move(level));
 }
 
 }  // namespace
@@ -782,6 +964,18 @@ ProbeSamples without_flagged(const ProbeSamples& group, Machine& machine) {
   return clean;
 }
 
+// Nearest level first: levels from different probes arrive in probe order, so shared memory
+// (beside L1 on NVIDIA GPUs) goes right after L1 and the host link ("system") last.
+void order_memory_levels(Machine& machine) {
+  auto rank = [](const MemoryLevel& l) {
+    if (l.level == "system") return 3;
+    if (l.level == "shared" || l.level == "L1" || l.level.rfind("L1.", 0) == 0) return l.level == "shared" ? 1 : 0;
+    return 2;
+  };
+  std::stable_sort(machine.memory.begin(), machine.memory.end(),
+                   [&](const MemoryLevel& a, const MemoryLevel& b) { return rank(a) < rank(b); });
+}
+
 // A ceiling above the theoretical peak at the measured clock cannot be real: report it as a
 // probable probe bug instead of publishing it. 3% allows for clock drift between the
 // measurement of the clock and of the ceiling.
@@ -800,6 +994,16 @@ void reject_above_theory(Machine& machine) {
       ++it;
     }
   }
+  if (machine.warp_gips && machine.warp_gips->theoretical_gips > 0 &&
+      machine.warp_gips->measured_gips > kTolerance * machine.warp_gips->theoretical_gips) {
+    std::ostringstream why;
+    why.precision(4);
+    why << "instructions.warp_gips: rejected: " << machine.warp_gips->measured_gips
+        << " GIPS is above the theoretical " << machine.warp_gips->theoretical_gips
+        << " GIPS by more than 3% (probable probe bug)";
+    machine.missing.push_back(why.str());
+    machine.warp_gips.reset();
+  }
 }
 
 }  // namespace
@@ -817,10 +1021,16 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
       // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
       // others: it is reported with the levels and ceilings that were fitted.
       try {
-        if (spec.kind == FeedKind::MemoryLevels)
-          fit_memory_levels(group, spec, machine);
-        else
-          fit_compute_ceilings(group, spec, machine);
+        switch (spec.kind) {
+          case FeedKind::MemoryLevels: fit_memory_levels(group, spec, machine); break;
+          case FeedKind::ComputeCeiling: fit_compute_ceilings(group, spec, machine); break;
+          case FeedKind::NamedLevel: fit_named_level(group, spec, machine); break;
+          case FeedKind::WarpGips: fit_warp_gips(group, spec, machine); break;
+          case FeedKind::Predication: fit_predication(group, spec, machine); break;
+          case FeedKind::Walls: fit_walls(group, spec, machine); break;
+          case FeedKind::Scaling: fit_scaling(group, spec, machine); break;
+          case FeedKind::Clock: fit_clocks(group, spec, machine); break;
+        }
       } catch (const std::exception& e) {
         machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "), metric '" + spec.metric +
                                   "': not fitted: " + e.what());
@@ -829,6 +1039,7 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
   }
   std::stable_sort(machine.compute.begin(), machine.compute.end(),
                    [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
+  order_memory_levels(machine);
   reject_above_theory(machine);
 }
 

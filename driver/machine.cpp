@@ -91,6 +91,7 @@ void emit_wall(YAML::Emitter& out, const Wall& w, bool shared) {
   out << YAML::Key << "instruction_intensity" << YAML::Value << w.instruction_intensity;
   out << YAML::Key << "measured" << YAML::Value << w.measured_intensity;
   out << YAML::Key << "gtxn_s" << YAML::Value << w.gtxn_s;
+  if (w.warp_gips > 0) out << YAML::Key << "warp_gips" << YAML::Value << w.warp_gips;
   out << YAML::EndMap;
 }
 
@@ -135,6 +136,15 @@ void emit_instructions_walls_scaling(YAML::Emitter& out, const Machine& m) {
       for (const auto& [k, v] : p.ceilings) out << YAML::Key << k << YAML::Value << v;
       out << YAML::EndMap;
     }
+    out << YAML::EndSeq;
+  }
+  if (!m.clocks.empty()) {
+    out << YAML::Key << "clocks" << YAML::Value << YAML::BeginSeq;
+    for (const auto& c : m.clocks)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "load" << YAML::Value << c.load << YAML::Key
+          << "median_mhz" << YAML::Value << c.median_mhz << YAML::Key << "min_mhz" << YAML::Value << c.min_mhz
+          << YAML::Key << "max_mhz" << YAML::Value << c.max_mhz << YAML::Key << "samples" << YAML::Value
+          << c.samples << YAML::Key << "probe" << YAML::Value << c.probe << YAML::EndMap;
     out << YAML::EndSeq;
   }
 }
@@ -318,6 +328,7 @@ Wall read_wall(const Reader& r, const YAML::Node& n, const std::string& where, b
   w.instruction_intensity = r.number(r.need(n, "instruction_intensity", where + "."), where + ".instruction_intensity");
   w.measured_intensity = r.opt_number(n, "measured", where + ".");
   w.gtxn_s = r.opt_number(n, "gtxn_s", where + ".");
+  w.warp_gips = r.opt_number(n, "warp_gips", where + ".");
   return w;
 }
 
@@ -372,6 +383,21 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       for (const auto& kv : s)
         if (kv.first.Scalar() != "units") p.ceilings[kv.first.Scalar()] = r.number(kv.second, where + kv.first.Scalar());
       m.scaling.push_back(p);
+    }
+  }
+  if (YAML::Node clocks = root["clocks"]) {
+    if (!clocks.IsSequence()) r.fail(clocks, "clocks", "expected a list");
+    for (const auto& n : clocks) {
+      const std::string where = "clocks[" + std::to_string(m.clocks.size()) + "].";
+      if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+      ClockReading c;
+      c.load = r.text(r.need(n, "load", where), where + "load");
+      c.median_mhz = r.number(r.need(n, "median_mhz", where), where + "median_mhz");
+      c.min_mhz = r.opt_number(n, "min_mhz", where);
+      c.max_mhz = r.opt_number(n, "max_mhz", where);
+      c.samples = r.opt_integer(n, "samples", where);
+      c.probe = r.opt_text(n, "probe", where);
+      m.clocks.push_back(c);
     }
   }
 }

@@ -85,6 +85,17 @@ struct Wall {
   double instruction_intensity = 0;  // theoretical: 1, 1/4, 1/8, 1/32 ...
   double measured_intensity = 0;     // 0 when not measured
   double gtxn_s = 0;                 // transaction rate measured at this pattern (0 if none)
+  double warp_gips = 0;              // warp-instruction rate measured at this pattern (0 if none)
+};
+
+// The SM (core) clock measured by a clock probe under one load ("idle", "fp32_fma").
+struct ClockReading {
+  std::string load;
+  double median_mhz = 0;
+  double min_mhz = 0;
+  double max_mhz = 0;
+  int samples = 0;
+  std::string probe;
 };
 
 // Ceilings measured with the grid (or the threads) restricted to `units` SMs (cores).
@@ -109,6 +120,7 @@ struct Machine {
   std::vector<Wall> global_walls;                    // walls.global
   std::vector<Wall> shared_walls;                    // walls.shared
   std::vector<ScalingPoint> scaling;
+  std::vector<ClockReading> clocks;
 };
 
 // The `units:` block every machine file carries (decimal prefixes).

@@ -15,11 +15,19 @@
 namespace roofprobe {
 
 namespace {
-const char* const kColumns[] = {"rank",   "backend", "probe",        "point",  "sample",
-                                "params", "working_set_bytes",       "seconds", "bytes",
-                                "flops",  "transactions", "gbs",      "gflops", "gtxn_s",
-                                "clock_mhz", "point_samples", "flags"};
-constexpr int kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
+// Column order of sweep.csv; Col names their indexes so reader and writer cannot drift apart.
+const char* const kColumns[] = {"rank",       "backend",           "probe",        "point",
+                                "sample",     "params",            "working_set_bytes",
+                                "seconds",    "bytes",             "flops",        "transactions",
+                                "warp_instructions", "shared_wavefronts", "gbs",   "gflops",
+                                "gtxn_s",     "gips",              "shared_gtxn_s", "clock_mhz",
+                                "point_samples", "flags"};
+enum Col {
+  kRank, kBackend, kProbe, kPoint, kSample, kParams, kWorkingSet, kSeconds, kBytes, kFlops,
+  kTransactions, kWarpInstructions, kSharedWavefronts, kGbs, kGflops, kGtxnS, kGips,
+  kSharedGtxnS, kClockMhz, kPointSamples, kFlags, kColumnCount
+};
+static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
 std::string number(double v) {
   char buf[64];
@@ -41,6 +49,9 @@ double Sample::metric(const std::string& name) const {
   if (name == "gbs") return gbs;
   if (name == "gflops") return gflops;
   if (name == "gtxn_s") return gtxn_s;
+  if (name == "gips") return gips;
+  if (name == "shared_gtxn_s") return shared_gtxn_s;
+  if (name == "clock_mhz") return clock_mhz;
   if (name == "seconds") return seconds;
   throw std::invalid_argument("unknown metric '" + name + "'");
 }
@@ -59,8 +70,9 @@ std::string sweep_csv_row(const Sample& s) {
   out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
       << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds)
       << ',' << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
-      << number(s.gbs) << ',' << number(s.gflops) << ',' << number(s.gtxn_s) << ','
-      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
+      << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs)
+      << ',' << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ','
+      << number(s.shared_gtxn_s) << ',' << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
   return out.str();
 }
 
@@ -121,23 +133,27 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
         if (pos != f.size() || !std::isfinite(v)) throw std::invalid_argument(f);
         return v;
       };
-      s.rank = static_cast<int>(num(fields[0]));
-      s.backend = fields[1];
-      s.probe = fields[2];
-      s.point = static_cast<int>(num(fields[3]));
-      s.sample = static_cast<int>(num(fields[4]));
-      s.params = params_from_string(fields[5]);
-      s.working_set_bytes = num(fields[6]);
-      s.seconds = num(fields[7]);
-      s.bytes = num(fields[8]);
-      s.flops = num(fields[9]);
-      s.transactions = num(fields[10]);
-      s.gbs = num(fields[11]);
-      s.gflops = num(fields[12]);
-      s.gtxn_s = num(fields[13]);
-      s.clock_mhz = num(fields[14]);
-      s.point_samples = static_cast<int>(num(fields[15]));
-      s.flags = fields[16];
+      s.rank = static_cast<int>(num(fields[kRank]));
+      s.backend = fields[kBackend];
+      s.probe = fields[kProbe];
+      s.point = static_cast<int>(num(fields[kPoint]));
+      s.sample = static_cast<int>(num(fields[kSample]));
+      s.params = params_from_string(fields[kParams]);
+      s.working_set_bytes = num(fields[kWorkingSet]);
+      s.seconds = num(fields[kSeconds]);
+      s.bytes = num(fields[kBytes]);
+      s.flops = num(fields[kFlops]);
+      s.transactions = num(fields[kTransactions]);
+      s.warp_instructions = num(fields[kWarpInstructions]);
+      s.shared_wavefronts = num(fields[kSharedWavefronts]);
+      s.gbs = num(fields[kGbs]);
+      s.gflops = num(fields[kGflops]);
+      s.gtxn_s = num(fields[kGtxnS]);
+      s.gips = num(fields[kGips]);
+      s.shared_gtxn_s = num(fields[kSharedGtxnS]);
+      s.clock_mhz = num(fields[kClockMhz]);
+      s.point_samples = static_cast<int>(num(fields[kPointSamples]));
+      s.flags = fields[kFlags];
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());
       break;
@@ -167,7 +183,7 @@ std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
   std::size_t keep = starts.empty() ? 0 : text.rfind('\n') + 1;
   auto point_of = [&](std::size_t i) {
     auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
-    return fields.size() > 3 ? fields[3] : std::string();
+    return fields.size() > kPoint ? fields[kPoint] : std::string();
   };
   // Rows 1.. are samples (row 0 is the header). The last point is whole when it has as many
   // rows as its point_samples field says; otherwise cut back over its rows.
@@ -178,7 +194,7 @@ std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
     auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
     std::size_t rows = starts.size() - i;
     bool whole = fields.size() == static_cast<std::size_t>(kColumnCount) &&
-                 std::atoi(fields[15].c_str()) == static_cast<int>(rows);
+                 std::atoi(fields[kPointSamples].c_str()) == static_cast<int>(rows);
     if (!whole) keep = starts[i];
   }
   if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)

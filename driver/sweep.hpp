@@ -21,15 +21,22 @@ struct Sample {
   double seconds = 0;
   double bytes = 0;
   double flops = 0;
-  double transactions = 0;
+  double transactions = 0;       // 32-byte sectors
+  double warp_instructions = 0;  // GPU warp instructions the probe counts (0: not counted)
+  double shared_wavefronts = 0;  // 128-byte shared-memory wavefronts
   double gbs = 0;                // derived: bytes / seconds / 1e9
   double gflops = 0;             // derived: flops / seconds / 1e9
   double gtxn_s = 0;             // derived: transactions / seconds / 1e9
-  double clock_mhz = 0;          // measured around the point (0: unknown)
+  double gips = 0;               // derived: warp_instructions / seconds / 1e9
+  double shared_gtxn_s = 0;      // derived: shared_wavefronts / seconds / 1e9
+  // The SM/core clock: for a probe that declares Work::clock_cycles, cycles / seconds of this
+  // sample; otherwise measured by the backend right after the point (0: unknown).
+  double clock_mhz = 0;
   int point_samples = 0;         // rows its point has: a resumed run knows the point is whole
   std::string flags;             // "noisy" (stopped by the timeout, not the noise bound), or empty
 
-  double metric(const std::string& name) const;  // "gbs" | "gflops" | "gtxn_s" | "seconds"
+  // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
+  double metric(const std::string& name) const;
 };
 
 // The header line, without newline.

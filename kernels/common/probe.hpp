@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,11 @@ struct Work {
   double flops = 0;
   double transactions = 0;        // 32-byte sectors (global/L2/HBM), per ARCHITECTURE.md
   double shared_wavefronts = 0;   // 128-byte shared-memory wavefronts
-  double warp_instructions = 0;   // GPU: warp instructions; CPU: 0 (not counted)
+  double warp_instructions = 0;   // GPU: warp instructions (all classes); CPU: 0 (not counted)
   double working_set_bytes = 0;   // bytes the launch cycles through (all arrays, all workers)
+  // SM clock cycles one launch lasts, fixed by the kernel (it spins on clock64() for this many
+  // cycles): the engine then derives each sample's clock as cycles / seconds. 0: not a clock probe.
+  double clock_cycles = 0;
   double bytes() const { return bytes_read + bytes_written; }
 };
 
@@ -63,9 +67,24 @@ struct Check {
 };
 
 // How the fitter turns a probe's samples into ceilings.
+// Metrics (sweep.csv columns) a feed may name: gbs, gflops, gtxn_s (32-byte sectors/s, 1e9),
+// gips (warp instructions/s, 1e9), shared_gtxn_s (128-byte shared wavefronts/s, 1e9),
+// clock_mhz, seconds.
 enum class FeedKind {
   MemoryLevels,    // plateaus of `metric` over `x_axis` -> memory levels (L1, L2, ..., DRAM)
-  ComputeCeiling,  // maximum of `metric` per series -> one compute ceiling per series
+  ComputeCeiling,  // maximum of `metric` per series -> one compute ceiling per series; where the
+                   // samples count warp instructions (tensor MMAs), the ceiling also carries
+                   // instructions_gips and flops_per_instruction
+  NamedLevel,      // best point of the primary series -> one memory level named `level_name`
+                   // ("shared", "system"); the other series' bests are its by_series
+  WarpGips,        // best `gips` point -> instructions.warp_gips (theory: SMs x schedulers x clock)
+  Predication,     // best `gips` per value of `x_axis` (active lanes) -> instructions.predication
+  Walls,           // per series, the best point -> one wall of `wall_set` ("global" | "shared"):
+                   // pattern name from `name_pattern`, intensity = warp instructions per
+                   // transaction (shared: per wavefront) from the probe's accounting
+  Scaling,         // per value of `x_axis` (SMs used) and series: best `metric` -> scaling[],
+                   // the series named by `name_pattern` ("HBM", "FP64.FMA")
+  Clock,           // per series: the samples' clock_mhz -> clocks[] (named by `name_pattern`)
 };
 
 struct FeedSpec {
@@ -79,6 +98,8 @@ struct FeedSpec {
   // ComputeCeiling: ceiling name from the series' parameters, e.g. "{precision}.{form}" with
   // upper-casing applied -> "FP64.FMA".
   std::string name_pattern;
+  std::string level_name;  // NamedLevel: the memory level's name
+  std::string wall_set;    // Walls: "global" | "shared"
 };
 
 // Facts about the device a backend runs on; written to the machine file's `device:` section and
@@ -142,6 +163,11 @@ class Probe {
   // Bytes the point will allocate, for checks against device memory before anything runs.
   virtual std::uint64_t footprint_bytes(const Params&) const = 0;
   virtual std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const = 0;
+  // Theoretical peaks of the ceilings this probe feeds, at dev.clock_measured_mhz, added to
+  // dev.theoretical_gflops / theoretical_basis under the ceiling's name ("FP16.FMA",
+  // "TENSOR.FP16.FP32"). The backend calls it for each of its probes at the end of describe(),
+  // so a probe that knows its peak needs no edit elsewhere. Unknown: add nothing.
+  virtual void add_theoretical_peaks(DeviceInfo& dev) const { (void)dev; }
 };
 
 // A backend owns a device: it describes it and times launches with the device's own clock.
@@ -157,6 +183,27 @@ class Backend {
   virtual double time_launch(PreparedPoint& point) = 0;
   // Clock measured right now, MHz (0 if the backend cannot measure it).
   virtual double measure_clock_mhz() = 0;
+  // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
+  virtual bool recover() { return false; }
+};
+
+// ---- device faults ----------------------------------------------------------------------------
+// Thrown by backends and probes (cuda_support.hpp maps CUDA errors onto them) so the driver can
+// tell a point that does not fit from a device that is broken, and react to each.
+
+// The point's buffers do not fit in device memory: the sweep of this probe stops at the largest
+// size that fits (larger points are skipped with the reason), the run goes on.
+class DeviceOutOfMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A sticky device error (illegal address, launch failure, ...): the device context is unusable.
+// The probe ends; the backend tries Backend::recover() before the next probe, and the run stops,
+// keeping everything measured, when that fails.
+class DeviceFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // ---- registry -------------------------------------------------------------------------------

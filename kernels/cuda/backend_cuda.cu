@@ -155,6 +155,8 @@ class CudaBackend final : public Backend {
 
     info.clock_measured_mhz = measure_clock_mhz();
     add_theoretical_peaks(info, arch, cc);
+    // Each probe adds the peaks only it knows (FP16/BF16/INT32, tensor shapes, ...).
+    for (const Probe* probe : Registry::instance().probes("cuda")) probe->add_theoretical_peaks(info);
     return info;
   }
 
@@ -193,6 +195,24 @@ class CudaBackend final : public Backend {
     long long counted = 0;
     RP_CUDA_CHECK(cudaMemcpy(&counted, elapsed.get(), sizeof counted, cudaMemcpyDeviceToHost));
     return seconds > 0 ? static_cast<double>(counted) / seconds * 1e-6 : 0.0;
+  }
+
+  // After a sticky error the context is gone: destroy it (cudaDeviceReset) and prove the device
+  // works again with an allocation and a short kernel. Buffers of the faulted point were freed
+  // before this is called; any other live allocation of this process is invalid afterwards.
+  bool recover() override {
+    try {
+      const int device = selected_device();
+      if (cudaDeviceReset() != cudaSuccess) return false;
+      RP_CUDA_CHECK(cudaSetDevice(device));
+      DeviceBuffer<long long> probe(1);
+      spin_kernel<<<1, 32>>>(1000, probe.get());
+      RP_CUDA_CHECK(cudaGetLastError());
+      RP_CUDA_CHECK(cudaDeviceSynchronize());
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
   }
 
  private:

@@ -10,14 +10,43 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/common/probe.hpp"
+
 namespace roofprobe::cuda {
 
-// Throws std::runtime_error naming the failed call, the CUDA error and where it happened.
+// Errors after which the CUDA context is unusable until the device is reset ("sticky" errors:
+// every later call in the process fails the same way).
+inline bool is_sticky(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Throws, naming the failed call, the CUDA error and where it happened: DeviceOutOfMemory for an
+// allocation that does not fit, DeviceFault for a sticky error, std::runtime_error otherwise
+// (the driver treats each differently: kernels/common/probe.hpp).
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err == cudaSuccess) return;
-  throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(err) + ": " +
-                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) +
-                           ")");
+  const std::string what = std::string(call) + " failed: " + cudaGetErrorName(err) + ": " +
+                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) + ")";
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it so the next point starts clean
+    throw DeviceOutOfMemory(what);
+  }
+  if (is_sticky(err)) throw DeviceFault(what);
+  throw std::runtime_error(what);
 }
 
 }  // namespace roofprobe::cuda

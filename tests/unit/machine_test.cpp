@@ -213,6 +213,10 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   s.bytes = 1e9;
   s.gbs = 80;
   s.gtxn_s = 2.5;
+  s.warp_instructions = 4096;
+  s.shared_wavefronts = 8192;
+  s.gips = 0.5;
+  s.shared_gtxn_s = 1.25;
   s.clock_mhz = 2400;
   s.point_samples = 3;
   s.flags = "noisy";
@@ -231,6 +235,11 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   EXPECT_DOUBLE_EQ(rows[1].seconds, 0.0125);
   EXPECT_EQ(rows[1].point_samples, 3);
   EXPECT_EQ(rows[1].flags, "noisy");
+  EXPECT_DOUBLE_EQ(rows[1].warp_instructions, 4096);
+  EXPECT_DOUBLE_EQ(rows[1].shared_wavefronts, 8192);
+  EXPECT_DOUBLE_EQ(rows[1].metric("gips"), 0.5);
+  EXPECT_DOUBLE_EQ(rows[1].metric("shared_gtxn_s"), 1.25);
+  EXPECT_DOUBLE_EQ(rows[1].metric("clock_mhz"), 2400);
   // A torn last line (killed mid-write) is dropped, a torn line elsewhere is an error.
   std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mode=read";
   EXPECT_EQ(read_sweep_csv(path).size(), 3u);
@@ -239,7 +248,7 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
     read_sweep_csv(path);
     FAIL() << "torn middle line accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 17 fields"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 21 fields"), std::string::npos) << e.what();
   }
 }
 

@@ -1,0 +1,203 @@
+// run_sweep's handling of points that cannot be measured: out of device memory, a sticky device
+// fault with and without a successful reset, a failing launch, a stop signal. Fake probes and a
+// fake backend stand in for the GPU (the faults are what a GPU would raise; the CUDA mapping of
+// error codes onto them lives in kernels/cuda/cuda_support.hpp).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "driver/sweep_runner.hpp"
+
+namespace roofprobe {
+namespace {
+
+class SimplePoint : public PreparedPoint {
+ public:
+  Work work() const override {
+    Work w;
+    w.bytes_read = 1e6;
+    w.working_set_bytes = 1e6;
+    return w;
+  }
+  void launch() override {}
+  Check verify() override { return {}; }
+};
+
+// A probe whose points raise what `fail` says when their size is in the failing set.
+class FaultyProbe : public Probe {
+ public:
+  enum class Fail { None, OutOfMemory, Fault, Error };
+  FaultyProbe(std::string name, Fail fail, double fail_from_bytes) : fail_(fail), from_(fail_from_bytes) {
+    info_.name = std::move(name);
+    info_.backend = "fake";
+  }
+  const ProbeInfo& info() const override { return info_; }
+  std::uint64_t footprint_bytes(const Params& p) const override {
+    return static_cast<std::uint64_t>(param_int(p, "bytes"));
+  }
+  std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo&) const override {
+    ++prepared;
+    const double bytes = static_cast<double>(param_int(p, "bytes"));
+    if (bytes >= from_) {
+      if (fail_ == Fail::OutOfMemory) throw DeviceOutOfMemory("cudaMalloc failed: cudaErrorMemoryAllocation");
+      if (fail_ == Fail::Fault) throw DeviceFault("cudaErrorIllegalAddress: an illegal memory access");
+      if (fail_ == Fail::Error) throw std::runtime_error("cudaErrorInvalidConfiguration");
+    }
+    return std::make_unique<SimplePoint>();
+  }
+  mutable int prepared = 0;
+
+ private:
+  ProbeInfo info_;
+  Fail fail_;
+  double from_;
+};
+
+class ResettableBackend : public Backend {
+ public:
+  explicit ResettableBackend(bool can_recover) : can_recover_(can_recover) {}
+  std::string name() const override { return "fake"; }
+  std::string unavailable_reason() const override { return {}; }
+  DeviceInfo describe(int) override { return {}; }
+  double time_launch(PreparedPoint& p) override {
+    p.launch();
+    return 1e-3;
+  }
+  double measure_clock_mhz() override { return 1000; }
+  bool recover() override {
+    ++recoveries;
+    return can_recover_;
+  }
+  int recoveries = 0;
+
+ private:
+  bool can_recover_;
+};
+
+MeasurementSettings quick() {
+  MeasurementSettings s;
+  s.warmup_seconds = 0;
+  s.min_samples = 3;
+  s.min_seconds = 0;
+  s.timeout_seconds = 0.01;
+  s.target_launch_seconds = 1e-3;
+  return s;
+}
+
+Plan plan_of(const std::vector<std::pair<const Probe*, double>>& points) {
+  Plan plan;
+  for (const auto& [probe, bytes] : points) {
+    PlanPoint p;
+    p.index = static_cast<int>(plan.points.size());
+    p.probe = probe;
+    p.params = {{"bytes", std::to_string(static_cast<long long>(bytes))}};
+    plan.points.push_back(p);
+  }
+  return plan;
+}
+
+class SweepRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = ::testing::TempDir() + "sweep_runner_" + std::to_string(::getpid()) + ".csv";
+    std::remove(path_.c_str());
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+  SweepOutcome run(Backend& backend, const Plan& plan, SweepHooks hooks = {}) {
+    SweepWriter writer(path_);
+    hooks.report = [&](const std::string& line) { reports.push_back(line); };
+    return run_sweep(backend, DeviceInfo{}, plan, quick(), {}, writer, hooks);
+  }
+  static bool any_contains(const std::vector<std::string>& lines, const std::string& what) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+  }
+  std::string path_;
+  std::vector<std::string> reports;
+};
+
+TEST_F(SweepRunnerTest, OutOfMemoryStopsTheProbeAtTheLargestSizeThatFits) {
+  ResettableBackend backend(true);
+  FaultyProbe big("bandwidth", FaultyProbe::Fail::OutOfMemory, 4e9);
+  FaultyProbe other("flops", FaultyProbe::Fail::None, 0);
+  // Sizes out of order, as a Cartesian product over modes lists them.
+  Plan plan = plan_of({{&big, 1e9}, {&big, 4e9}, {&big, 8e9}, {&big, 2e9}, {&other, 1e6}});
+  SweepOutcome out = run(backend, plan);
+  EXPECT_EQ(out.failures, 0) << "running out of memory is a limit of the device, not a failure";
+  EXPECT_FALSE(out.device_lost);
+  EXPECT_EQ(big.prepared, 3) << "8 GB is skipped without trying once 4 GB did not fit; 2 GB still runs";
+  std::set<int> measured;
+  for (const Sample& s : out.samples) measured.insert(s.point);
+  EXPECT_EQ(measured, (std::set<int>{0, 3, 4}));
+  EXPECT_TRUE(any_contains(out.missing, "out of device memory"));
+  EXPECT_TRUE(any_contains(out.missing, "bandwidth bytes=8000000000: skipped"));
+  EXPECT_TRUE(any_contains(reports, "sweep stops below"));
+  EXPECT_EQ(backend.recoveries, 0);
+}
+
+TEST_F(SweepRunnerTest, DeviceFaultEndsTheProbeAndTheResetLetsTheOthersRun) {
+  ResettableBackend backend(true);
+  FaultyProbe bad("stride", FaultyProbe::Fail::Fault, 2e6);
+  FaultyProbe good("flops", FaultyProbe::Fail::None, 0);
+  Plan plan = plan_of({{&bad, 1e6}, {&bad, 2e6}, {&bad, 1e6}, {&good, 1e6}, {&good, 2e6}});
+  SweepOutcome out = run(backend, plan);
+  EXPECT_EQ(backend.recoveries, 1);
+  EXPECT_FALSE(out.device_lost);
+  EXPECT_EQ(out.failures, 1);
+  EXPECT_EQ(bad.prepared, 2) << "the probe ends at its fault";
+  std::set<int> measured;
+  for (const Sample& s : out.samples) measured.insert(s.point);
+  EXPECT_EQ(measured, (std::set<int>{0, 3, 4}));
+  EXPECT_TRUE(any_contains(out.missing, "device fault"));
+  EXPECT_TRUE(any_contains(out.missing, "1 points not measured after a device fault (their probe had ended)"));
+  EXPECT_TRUE(any_contains(reports, "device was reset"));
+}
+
+TEST_F(SweepRunnerTest, UnrecoverableFaultStopsTheRunKeepingWhatWasMeasured) {
+  ResettableBackend backend(false);
+  FaultyProbe first("bandwidth", FaultyProbe::Fail::None, 0);
+  FaultyProbe bad("tensor", FaultyProbe::Fail::Fault, 0);
+  FaultyProbe later("flops", FaultyProbe::Fail::None, 0);
+  Plan plan = plan_of({{&first, 1e6}, {&first, 2e6}, {&bad, 1e6}, {&later, 1e6}, {&later, 2e6}});
+  SweepOutcome out = run(backend, plan);
+  EXPECT_TRUE(out.device_lost);
+  EXPECT_EQ(later.prepared, 0);
+  std::set<int> measured;
+  for (const Sample& s : out.samples) measured.insert(s.point);
+  EXPECT_EQ(measured, (std::set<int>{0, 1}));
+  EXPECT_TRUE(any_contains(out.missing, "2 points not measured after a device fault (the device could not be reset)"));
+  EXPECT_TRUE(any_contains(reports, "could not be reset"));
+  // The samples measured before the fault are on disk.
+  EXPECT_EQ(read_sweep_csv(path_).size(), out.samples.size());
+}
+
+TEST_F(SweepRunnerTest, AFailingPointIsReportedAndTheSweepGoesOn) {
+  ResettableBackend backend(true);
+  FaultyProbe probe("shared", FaultyProbe::Fail::Error, 2e6);
+  Plan plan = plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 1.5e6}});
+  SweepOutcome out = run(backend, plan);
+  EXPECT_EQ(out.failures, 1);
+  EXPECT_EQ(probe.prepared, 3);
+  EXPECT_EQ(backend.recoveries, 0) << "an ordinary error needs no reset";
+  EXPECT_TRUE(any_contains(out.missing, "shared bytes=2000000: failed: cudaErrorInvalidConfiguration"));
+}
+
+TEST_F(SweepRunnerTest, AStopSignalListsTheRestAsNotMeasured) {
+  ResettableBackend backend(true);
+  FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
+  Plan plan = plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 3e6}});
+  int calls = 0;
+  SweepHooks hooks;
+  hooks.stop_requested = [&] { return ++calls > 1 ? 15 : 0; };
+  SweepOutcome out = run(backend, plan, hooks);
+  EXPECT_EQ(out.stopped_by, 15);
+  EXPECT_EQ(out.not_measured.size(), 2u);
+  EXPECT_EQ(probe.prepared, 1);
+}
+
+}  // namespace
+}  // namespace roofprobe
