@@ -24,6 +24,54 @@ const char* axis_type_name(AxisType t) {
   }
   return "?";
 }
+// The instruction roofline in a few lines: warp GIPS, predication, walls, clocks, scaling ends.
+void print_instruction_summary(std::ostream& out, const Machine& m) {
+  bool any = false;
+  if (m.warp_gips) {
+    const auto& w = *m.warp_gips;
+    out << "  warp GIPS   " << fmt("%.1f", w.measured_gips);
+    if (w.theoretical_gips > 0)
+      out << " of " << fmt("%.1f", w.theoretical_gips) << " (" << fmt("%.1f%%", 100 * w.measured_gips / w.theoretical_gips)
+          << ")";
+    out << "\n";
+    any = true;
+  }
+  if (!m.predication.empty()) {
+    out << "  predication";
+    for (const auto& p : m.predication)
+      out << "  " << p.active_lanes << " lanes: " << fmt("%.1f", p.warp_gips) << " warp / "
+          << fmt("%.1f", p.thread_gips) << " thread GIPS";
+    out << "\n";
+    any = true;
+  }
+  for (const auto* walls : {&m.global_walls, &m.shared_walls}) {
+    if (walls->empty()) continue;
+    out << (walls == &m.global_walls ? "  global walls" : "  shared walls");
+    for (const auto& w : *walls)
+      out << "  " << w.pattern << (walls == &m.global_walls ? "/" + std::to_string(w.word_bytes) + "B" : "") << " "
+          << fmt("%.3g", w.instruction_intensity) << " @ " << fmt("%.1f", w.gtxn_s) << " GTXN/s";
+    out << "\n";
+    any = true;
+  }
+  for (const auto& c : m.clocks) {
+    out << "  clock " << pad(c.load, 10) << fmt("%.0f", c.median_mhz) << " MHz (" << fmt("%.0f", c.min_mhz) << " - "
+        << fmt("%.0f", c.max_mhz) << ", " << c.samples << " samples)\n";
+    any = true;
+  }
+  if (m.scaling.size() >= 2) {
+    const auto& lo = m.scaling.front();
+    const auto& hi = m.scaling.back();
+    for (const auto& [name, v] : hi.ceilings) {
+      auto at_lo = lo.ceilings.find(name);
+      if (at_lo == lo.ceilings.end() || at_lo->second <= 0) continue;
+      out << "  scaling " << pad(name, 12) << lo.units << " -> " << hi.units << " units: x"
+          << fmt("%.1f", v / at_lo->second) << "\n";
+      any = true;
+    }
+  }
+  if (any) out << "\n";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const Machine& m, const std::string& where) {
@@ -47,14 +95,17 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     out << "\n";
   }
   if (!m.compute.empty()) {
-    out << "  " << pad("ceiling", 14) << pad("GFLOP/s", 11) << pad("theoretical", 13) << "of theory\n";
+    out << "  " << pad("ceiling", 18) << pad("GFLOP/s", 12) << pad("theoretical", 13) << pad("of theory", 11)
+        << "instr GIPS\n";
     for (const auto& c : m.compute) {
-      out << "  " << pad(c.name, 14) << pad(fmt("%.1f", c.gflops), 11)
+      out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
-          << (c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-") << "\n";
+          << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
+          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << "\n";
     }
     out << "\n";
   }
+  print_instruction_summary(out, m);
   for (const auto& s : m.missing) out << "  missing: " << s << "\n";
 }
 
