@@ -651,6 +651,9 @@ std::vector<std::string> physical_warnings(const std::string& path, const Machin
       const MemoryLevel& near = m.memory[i];
       const MemoryLevel& far = m.memory[j];
       if (near.source != far.source || near.level == far.level) continue;
+      // Shared memory and L1 are one SRAM array on NVIDIA GPUs: siblings, neither is nearer.
+      auto is_l1 = [](const std::string& n) { return n == "L1" || n.rfind("L1.", 0) == 0; };
+      if ((near.level == "shared" && is_l1(far.level)) || (far.level == "shared" && is_l1(near.level))) continue;
       if (far.gbs > 1.05 * near.gbs) {
         std::ostringstream w;
         w << path << ": memory[" << j << "] (" << far.level << "): " << far.gbs << " GB/s is faster than the nearer memory["
@@ -666,6 +669,13 @@ std::vector<std::string> physical_warnings(const std::string& path, const Machin
         << c.theoretical_gflops << " by more than 3%";
       warnings.push_back(w.str());
     }
+  }
+  if (m.warp_gips && m.warp_gips->theoretical_gips > 0 &&
+      m.warp_gips->measured_gips > 1.03 * m.warp_gips->theoretical_gips) {
+    std::ostringstream w;
+    w << path << ": instructions.warp_gips.measured: " << m.warp_gips->measured_gips << " is above theoretical "
+      << m.warp_gips->theoretical_gips << " by more than 3%";
+    warnings.push_back(w.str());
   }
   return warnings;
 }

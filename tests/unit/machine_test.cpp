@@ -199,6 +199,25 @@ TEST(MachineFile, PhysicalWarnings) {
   EXPECT_NE(warnings[0].find("units.bandwidth: missing"), std::string::npos) << warnings[0];
 }
 
+TEST(MachineFile, PhysicalWarningsOnGpuSections) {
+  std::string path = temp_dir() + "/gpu_phys.yaml";
+  Machine m = sample_machine();
+  // Shared memory faster than L1 is no inversion: they are the same SRAM array.
+  MemoryLevel shared = m.memory[0];
+  shared.level = "shared";
+  shared.gbs = m.memory[0].gbs * 1.2;
+  m.memory.insert(m.memory.begin() + 1, shared);
+  InstructionCeiling w;
+  w.measured_gips = 500;
+  w.theoretical_gips = 480;
+  m.warp_gips = w;
+  write_machine_file(m, path);
+  auto warnings = physical_warnings(path, read_machine_file(path));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("instructions.warp_gips.measured: 500 is above theoretical 480"), std::string::npos)
+      << warnings[0];
+}
+
 TEST(SweepCsv, RoundTripAndTornLastLine) {
   std::string path = temp_dir() + "/sweep.csv";
   fs::remove(path);
