@@ -114,7 +114,7 @@ void print_probe_list(std::ostream& out, const std::vector<const Probe*>& probes
     const ProbeInfo& info = p->info();
     out << info.name << " [" << info.backend << "]\n  " << info.description << "\n";
     for (const Axis& a : info.axes) {
-      out << "    " << pad(a.name, 20) << pad(axis_type_name(a.type), 9);
+      out << "    " << pad(a.name, 30) << pad(axis_type_name(a.type), 9);
       if (!a.choices.empty()) {
         std::string c;
         for (const auto& v : a.choices) c += (c.empty() ? "" : "|") + v;
