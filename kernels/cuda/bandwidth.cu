@@ -1,10 +1,17 @@
-// Probe "bandwidth" on the CUDA backend: streams a working set with 16-byte accesses in the
-// grid-stride pattern of kernels/common/stream_pattern.hpp, `reps` passes per launch, in three
-// modes (read, rmw, copy). Swept over the working set, its GB/s curve shows one plateau per
-// memory level (L1, L2, HBM/DRAM), which the fitter turns into the hierarchy's ceilings.
+// Probe "bandwidth" on the CUDA backend: streams a working set in the grid-stride pattern of
+// kernels/common/stream_pattern.hpp, `reps` passes per launch, in three modes (read, rmw, copy),
+// with 32-, 64- or 128-bit accesses (`load_width`) and two cache operators (`cache_op`):
+//   ca  default caching; each thread keeps its elements across passes, so a working set that
+//       fits the SMs' L1s is served from L1 (the L1 plateau).
+//   cg  ld.global.cg / st.global.cg (L2 only) and the block -> elements assignment rotated (every
+//       pass for read, every launch for rmw/copy), so the data is spread over blocks across the
+//       whole chip: L2 up to its size, then DRAM.
+// Swept over the working set, the GB/s curves show one plateau per memory level, which the fitter
+// turns into the hierarchy's ceilings (per size it takes the best point across cache_op, width
+// and occupancy, so L1 comes from ca and L2 from whichever of ca and cg is faster).
 //
-// The grid is one full wave of resident blocks (occupancy API), so every SM streams; each thread
-// keeps its elements across passes, so a working set that fits the SMs' L1s is served from L1.
+// The grid is `blocks_per_sm` (0: as many as the occupancy API allows) x SMs blocks of
+// `threads_per_block` threads, so every SM streams.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,27 +31,77 @@
 namespace roofprobe::cuda {
 namespace {
 
-constexpr std::size_t kElementBytes = sizeof(uint4);  // 16
 constexpr double kTargetLaunchSeconds = 2e-3;
-// Elements verify() copies back at a time (16 MiB).
-constexpr std::size_t kVerifyChunk = std::size_t{1} << 20;
+// Words verify() copies back at a time (16 MiB).
+constexpr std::size_t kVerifyChunkWords = std::size_t{1} << 22;
 
-__global__ void stream_init_kernel(uint4* data, std::size_t n) {
+// Axis defaults, also used where a caller leaves an axis out (the GPU tests name only the axes
+// they vary).
+constexpr const char* kDefaultCacheOp = "ca";
+constexpr const char* kDefaultLoadWidth = "128";
+constexpr int kDefaultBlocksPerSm = 0;
+constexpr int kDefaultThreadsPerBlock = kStreamBlock;
+
+// Word k of an array holds stream_word_initial(k): the same content for every load width.
+__global__ void stream_init_kernel(std::uint32_t* words, std::size_t count) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
-       e += stride) {
-    data[e] = make_uint4(stream_initial_word(e, 0), stream_initial_word(e, 1),
-                         stream_initial_word(e, 2), stream_initial_word(e, 3));
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count;
+       k += stride) {
+    words[k] = stream_word_initial(k);
   }
 }
 
-using StreamKernel = void (*)(uint4*, uint4*, std::size_t, int, std::uint32_t*);
+// One kernel instantiation, seen through width-independent signatures: the arrays are words,
+// reinterpreted as the width's element type at launch (cudaMalloc aligns them to 256 bytes).
+struct StreamKernel {
+  void (*launch)(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
+                 int reps, unsigned rotation, std::uint32_t* sums);
+  int (*max_blocks_per_sm)(int threads);
+};
 
-StreamKernel stream_kernel_for(StreamMode mode) {
+template <StreamMode Mode, int Bits, StreamCache Cache>
+void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
+                   int reps, unsigned rotation, std::uint32_t* sums) {
+  using V = StreamVector<Bits>;
+  stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(
+      reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, reps, rotation, sums);
+}
+
+template <StreamMode Mode, int Bits, StreamCache Cache>
+int stream_max_blocks_per_sm(int threads) {
+  int per_sm = 0;
+  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, stream_kernel<Mode, Bits, Cache>, threads, 0));
+  return per_sm;
+}
+
+template <StreamMode Mode, int Bits, StreamCache Cache>
+StreamKernel stream_kernel_entry() {
+  return {&launch_stream<Mode, Bits, Cache>, &stream_max_blocks_per_sm<Mode, Bits, Cache>};
+}
+
+template <StreamMode Mode, int Bits>
+StreamKernel stream_kernel_for(StreamCache cache) {
+  return cache == StreamCache::Cg ? stream_kernel_entry<Mode, Bits, StreamCache::Cg>()
+                                  : stream_kernel_entry<Mode, Bits, StreamCache::Ca>();
+}
+
+template <StreamMode Mode>
+StreamKernel stream_kernel_for(int bits, StreamCache cache) {
+  switch (bits) {
+    case 32: return stream_kernel_for<Mode, 32>(cache);
+    case 64: return stream_kernel_for<Mode, 64>(cache);
+    case 128: return stream_kernel_for<Mode, 128>(cache);
+  }
+  throw std::invalid_argument("bandwidth: load_width " + std::to_string(bits) +
+                              " is not 32, 64 or 128");
+}
+
+StreamKernel stream_kernel_for(StreamMode mode, int bits, StreamCache cache) {
   switch (mode) {
-    case StreamMode::Read: return &stream_kernel<StreamMode::Read>;
-    case StreamMode::Rmw: return &stream_kernel<StreamMode::Rmw>;
-    case StreamMode::Copy: return &stream_kernel<StreamMode::Copy>;
+    case StreamMode::Read: return stream_kernel_for<StreamMode::Read>(bits, cache);
+    case StreamMode::Rmw: return stream_kernel_for<StreamMode::Rmw>(bits, cache);
+    case StreamMode::Copy: return stream_kernel_for<StreamMode::Copy>(bits, cache);
   }
   throw std::logic_error("bandwidth: unknown mode");
 }
@@ -56,9 +113,92 @@ StreamMode parse_mode(const std::string& text) {
   throw std::invalid_argument("bandwidth: mode '" + text + "' is not read, rmw or copy");
 }
 
-// A rough rate for the level the working set lands in, only to size `reps`: L1 at 128 B/clk/SM
-// while the set fits half the SMs' L1s, then 4x DRAM while it fits L2, then DRAM.
-double estimated_gbs(const DeviceInfo& dev, std::uint64_t working_set) {
+StreamCache parse_cache(const std::string& text) {
+  if (text == "ca") return StreamCache::Ca;
+  if (text == "cg") return StreamCache::Cg;
+  throw std::invalid_argument("bandwidth: cache_op '" + text + "' is not ca or cg");
+}
+
+// A point's parameters, with the axis defaults for the axes a caller left out.
+struct StreamParams {
+  StreamMode mode = StreamMode::Read;
+  StreamCache cache = StreamCache::Ca;
+  int load_width_bits = 128;
+  int blocks_per_sm = 0;  // 0: the occupancy API's maximum
+  int threads_per_block = kStreamBlock;
+  std::uint64_t working_set = 0;
+  std::string text;  // for messages
+};
+
+std::string param_or(const Params& p, const char* axis, const std::string& fallback) {
+  auto it = p.find(axis);
+  return it == p.end() ? fallback : it->second;
+}
+
+StreamParams parse_params(const Params& p) {
+  StreamParams s;
+  s.text = params_to_string(p);
+  s.mode = parse_mode(param_text(p, "mode"));
+  s.cache = parse_cache(param_or(p, "cache_op", kDefaultCacheOp));
+  Params numbers = p;  // param_int's checks and messages, defaults filled in
+  numbers.emplace("load_width", kDefaultLoadWidth);
+  numbers.emplace("blocks_per_sm", std::to_string(kDefaultBlocksPerSm));
+  numbers.emplace("threads_per_block", std::to_string(kDefaultThreadsPerBlock));
+  s.load_width_bits = static_cast<int>(param_int(numbers, "load_width"));
+  s.blocks_per_sm = static_cast<int>(param_int(numbers, "blocks_per_sm"));
+  s.threads_per_block = static_cast<int>(param_int(numbers, "threads_per_block"));
+  s.working_set = static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
+  return s;
+}
+
+// Why the parameters cannot describe a launch (empty: they can). Device-independent.
+std::string invalid_reason(const StreamParams& s) {
+  if (s.load_width_bits != 32 && s.load_width_bits != 64 && s.load_width_bits != 128)
+    return "load_width=" + std::to_string(s.load_width_bits) + " is not 32, 64 or 128";
+  if (s.threads_per_block < 32 || s.threads_per_block > kStreamMaxBlock ||
+      s.threads_per_block % 32 != 0)
+    return "threads_per_block=" + std::to_string(s.threads_per_block) +
+           " is not a multiple of 32 in [32, " + std::to_string(kStreamMaxBlock) +
+           "] (whole warps: the sector accounting assumes them)";
+  if (s.blocks_per_sm < 0)
+    return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " is negative";
+  return {};
+}
+
+int sm_count(const DeviceInfo& dev) {
+  if (dev.compute_units > 0) return dev.compute_units;
+  int device = 0, sms = 0;
+  RP_CUDA_CHECK(cudaGetDevice(&device));
+  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// Blocks per SM the point launches; throws std::invalid_argument when blocks_per_sm asks for
+// more than an SM can hold of this kernel at this block size (the launch would serialise into
+// several waves and no longer measure a full, resident grid).
+int blocks_per_sm_for(const StreamParams& s, const StreamKernel& kernel) {
+  const int max_per_sm = kernel.max_blocks_per_sm(s.threads_per_block);
+  if (max_per_sm < 1) {
+    throw std::invalid_argument("bandwidth " + s.text + ": not one block of " +
+                                std::to_string(s.threads_per_block) +
+                                " threads fits an SM (occupancy API)");
+  }
+  if (s.blocks_per_sm == 0) return max_per_sm;
+  if (s.blocks_per_sm > max_per_sm) {
+    throw std::invalid_argument(
+        "bandwidth " + s.text + ": blocks_per_sm=" + std::to_string(s.blocks_per_sm) +
+        " exceeds the " + std::to_string(max_per_sm) + " blocks of " +
+        std::to_string(s.threads_per_block) + " threads an SM holds (occupancy API)");
+  }
+  return s.blocks_per_sm;
+}
+
+// A rough rate for the level the working set lands in, only to size `reps` (the engine measures
+// and adjusts): L1 at 128 B/clk/SM while the set fits half the SMs' L1s and ca keeps it there,
+// then 4x DRAM while it fits L2, then DRAM; narrower accesses and partial occupancy move fewer
+// bytes per instruction, scaled down accordingly.
+double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_per_sm,
+                     int max_blocks_per_sm) {
   const double dram = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
   const double mhz = dev.clock_measured_mhz > 0 ? dev.clock_measured_mhz : 1500.0;
   double l1_total = 0, l2 = 0;
@@ -66,45 +206,63 @@ double estimated_gbs(const DeviceInfo& dev, std::uint64_t working_set) {
     if (c.name == "L1") l1_total = static_cast<double>(c.bytes) * c.instances;
     if (c.name == "L2") l2 = static_cast<double>(c.bytes);
   }
-  const double ws = static_cast<double>(working_set);
-  if (ws <= l1_total / 2) return std::max(dram, dev.compute_units * 128.0 * mhz * 1e-3);
-  if (ws <= l2) return 4 * dram;
-  return dram;
+  const double ws = static_cast<double>(s.working_set);
+  double gbs = dram;
+  if (s.cache == StreamCache::Ca && ws <= l1_total / 2)
+    gbs = std::max(dram, dev.compute_units * 128.0 * mhz * 1e-3);
+  else if (ws <= l2)
+    gbs = 4 * dram;
+  const double width_share = std::max(0.25, s.load_width_bits / 128.0);
+  const double occupancy_share =
+      std::min(1.0, static_cast<double>(blocks_per_sm) / std::max(1, max_blocks_per_sm));
+  return gbs * width_share * std::max(0.125, occupancy_share);
 }
 
 class StreamPoint final : public PreparedPoint {
  public:
-  StreamPoint(StreamMode mode, std::uint64_t working_set, const DeviceInfo& dev)
-      : mode_(mode),
-        kernel_(stream_kernel_for(mode)),
-        n_(stream_elements(mode, working_set, kElementBytes)) {
-    if (n_ == 0)
-      throw std::invalid_argument("bandwidth: working set smaller than one element per array");
+  StreamPoint(const StreamParams& s, const DeviceInfo& dev)
+      : mode_(s.mode),
+        cache_(s.cache),
+        element_bytes_(stream_element_bytes(s.load_width_bits)),
+        words_per_element_(static_cast<std::size_t>(stream_words_per_element(s.load_width_bits))),
+        kernel_(stream_kernel_for(s.mode, s.load_width_bits, s.cache)),
+        n_(stream_elements(s.mode, s.working_set, element_bytes_)),
+        threads_per_block_(s.threads_per_block) {
+    if (n_ == 0) {
+      throw std::invalid_argument("bandwidth " + s.text +
+                                  ": working set smaller than one element per array");
+    }
     use_selected_device();
-    blocks_ = resident_blocks(kernel_, kStreamBlock);
-    const StreamBytes pass = stream_bytes_per_launch(mode, n_, kElementBytes, 1);
-    set_repetitions(reps_for((pass.read + pass.written) / (estimated_gbs(dev, working_set) * 1e9),
-                             kTargetLaunchSeconds));
+    const int per_sm = blocks_per_sm_for(s, kernel_);
+    blocks_ = per_sm * sm_count(dev);
+    const StreamBytes pass = stream_bytes_per_launch(mode_, n_, element_bytes_, 1);
+    const double gbs =
+        estimated_gbs(dev, s, per_sm, kernel_.max_blocks_per_sm(s.threads_per_block));
+    set_repetitions(reps_for((pass.read + pass.written) / (gbs * 1e9), kTargetLaunchSeconds));
     allocate_and_fill();
   }
 
   Work work() const override {
-    const StreamBytes bytes = stream_bytes_per_launch(mode_, n_, kElementBytes, reps_);
+    const StreamBytes bytes = stream_bytes_per_launch(mode_, n_, element_bytes_, reps_);
     Work w;
     w.bytes_read = bytes.read;
     w.bytes_written = bytes.written;
-    // Coalesced 16-byte accesses: a warp request covers 16 whole sectors (stream_pattern.hpp).
-    w.transactions = w.bytes() / kSectorBytes;
+    // Coalesced accesses of every width: each 32-byte sector of an array is touched by one warp
+    // request per pass (stream_pattern.hpp; bytes / 32 for every 1 KiB-multiple working set).
+    w.transactions = stream_sectors_per_launch(mode_, n_, element_bytes_, reps_);
     w.working_set_bytes =
-        static_cast<double>(n_ * kElementBytes) * (mode_ == StreamMode::Copy ? 2 : 1);
+        static_cast<double>(n_ * element_bytes_) * (mode_ == StreamMode::Copy ? 2 : 1);
     return w;
   }
 
   void launch() override {
-    kernel_<<<blocks_, kStreamBlock>>>(a_.get(), b_.get(), n_, reps_, sums_.get());
+    kernel_.launch(blocks_, threads_per_block_, a_.get(), b_.get(), n_, reps_, rotation_,
+                   sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
     passes_done_ += reps_;
+    // cg: the next launch starts one block further on (ca ignores the rotation).
+    if (cache_ == StreamCache::Cg) rotation_ = (rotation_ + 1) % static_cast<unsigned>(blocks_);
   }
 
   // Copy keeps an even count, so every launch starts with a -> b and ends with the data in a.
@@ -130,15 +288,17 @@ class StreamPoint final : public PreparedPoint {
   }
 
  private:
+  std::size_t words() const { return n_ * words_per_element_; }
+
   void allocate_and_fill() {
-    a_ = DeviceBuffer<uint4>(n_);
+    a_ = DeviceBuffer<std::uint32_t>(words());
     if (mode_ == StreamMode::Copy) {
-      b_ = DeviceBuffer<uint4>(n_);
+      b_ = DeviceBuffer<std::uint32_t>(words());
       RP_CUDA_CHECK(cudaMemset(b_.get(), 0, b_.bytes()));
     }
     sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_));
     RP_CUDA_CHECK(cudaMemset(sums_.get(), 0, sums_.bytes()));
-    stream_init_kernel<<<1024, 256>>>(a_.get(), n_);
+    stream_init_kernel<<<1024, 256>>>(a_.get(), words());
     RP_CUDA_CHECK(cudaGetLastError());
     RP_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -150,50 +310,56 @@ class StreamPoint final : public PreparedPoint {
     std::uint32_t total = 0;
     for (std::uint32_t s : sums) total += s;
     const std::uint32_t want =
-        static_cast<std::uint32_t>(last_launch_reps_) * stream_initial_sum(n_);
+        static_cast<std::uint32_t>(last_launch_reps_) * stream_words_sum(words());
     if (total == want) return {};
     return Check{false, "read checksum of the last launch: expected " + std::to_string(want) +
                             ", got " + std::to_string(total) + " (" +
                             std::to_string(last_launch_reps_) + " passes over " +
-                            std::to_string(n_) + " elements)"};
+                            std::to_string(n_) + " elements of " +
+                            std::to_string(element_bytes_) + " bytes)"};
   }
 
   // Every word of `array` must be its initial value + `passes` (each pass adds 1), mod 2^32.
   // Checks the whole array, chunk by chunk, so a missed or doubled element anywhere shows.
-  Check verify_array(const DeviceBuffer<uint4>& array, const char* name, long long passes) const {
+  Check verify_array(const DeviceBuffer<std::uint32_t>& array, const char* name,
+                     long long passes) const {
     const auto delta = static_cast<std::uint32_t>(passes);
-    std::vector<uint4> host(std::min(kVerifyChunk, n_));
-    for (std::size_t first = 0; first < n_; first += host.size()) {
-      const std::size_t count = std::min(host.size(), n_ - first);
-      RP_CUDA_CHECK(cudaMemcpy(host.data(), array.get() + first, count * kElementBytes,
+    const std::size_t total = words();
+    std::vector<std::uint32_t> host(std::min(kVerifyChunkWords, total));
+    for (std::size_t first = 0; first < total; first += host.size()) {
+      const std::size_t count = std::min(host.size(), total - first);
+      RP_CUDA_CHECK(cudaMemcpy(host.data(), array.get() + first, count * sizeof(std::uint32_t),
                                cudaMemcpyDeviceToHost));
       for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t got[4] = {host[i].x, host[i].y, host[i].z, host[i].w};
-        for (int w = 0; w < 4; ++w) {
-          const std::uint32_t want = stream_initial_word(first + i, w) + delta;
-          if (got[w] != want) return word_mismatch(name, first + i, w, want, got[w], passes);
-        }
+        const std::uint32_t want = stream_word_initial(first + i) + delta;
+        if (host[i] != want) return word_mismatch(name, first + i, want, host[i], passes);
       }
     }
     return {};
   }
 
-  static Check word_mismatch(const char* name, std::size_t e, int w, std::uint32_t want,
-                             std::uint32_t got, long long passes) {
-    char text[200];
-    std::snprintf(text, sizeof text, "%s[%zu].word%d after %lld passes: expected %u, got %u", name,
-                  e, w, passes, want, got);
+  Check word_mismatch(const char* name, std::size_t word, std::uint32_t want, std::uint32_t got,
+                      long long passes) const {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%s word %zu (element %zu of %zu bytes) after %lld passes: expected %u, got %u",
+                  name, word, word / words_per_element_, element_bytes_, passes, want, got);
     return Check{false, text};
   }
 
   StreamMode mode_;
+  StreamCache cache_;
+  std::size_t element_bytes_;
+  std::size_t words_per_element_;
   StreamKernel kernel_;
   std::size_t n_;  // elements per array
+  int threads_per_block_;
   int blocks_ = 0;
   int reps_ = 1;
+  unsigned rotation_ = 0;  // cg: blocks the next launch's assignment is rotated by
   int last_launch_reps_ = 0;
   long long passes_done_ = 0;  // over all launches so far, what verify() predicts
-  DeviceBuffer<uint4> a_, b_;
+  DeviceBuffer<std::uint32_t> a_, b_;
   DeviceBuffer<std::uint32_t> sums_;
 };
 
@@ -203,18 +369,36 @@ class CudaBandwidthProbe final : public Probe {
     info_.name = "bandwidth";
     info_.backend = "cuda";
     info_.description =
-        "16-byte grid-stride streams over a working set: read (sum), rmw (+1 in place), copy "
-        "(a -> b -> a); all SMs busy, every element touched once per pass";
+        "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
+        "in place), copy (a -> b -> a); ca (L1-resident per thread) or cg (L2 only, blocks "
+        "rotated); all SMs busy, every element touched once per pass";
+    Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)",
+                             {"32", "64", "128"});
+    width.defaults = {kDefaultLoadWidth};  // keeps the default run short; others by config
     info_.axes = {
         choice_axis("mode",
                     "read: loads only; rmw: load and store in place; copy: load one "
                     "array, store the other (working set = both arrays)",
                     {"read", "rmw", "copy"}),
+        choice_axis("cache_op",
+                    "ca: default caching, each thread re-reads its own elements (L1, then L2, "
+                    "DRAM); cg: ld/st.global.cg bypassing L1, element -> block assignment "
+                    "rotated (L2, then DRAM)",
+                    {"ca", "cg"}),
+        width,
+        numeric_axis("blocks_per_sm", AxisType::Integer,
+                     "resident blocks per SM; 0: as many as the occupancy API allows", 0, 32,
+                     {std::to_string(kDefaultBlocksPerSm)}),
+        numeric_axis("threads_per_block", AxisType::Integer,
+                     "threads per block, a multiple of 32", 32, kStreamMaxBlock,
+                     {std::to_string(kDefaultThreadsPerBlock)}),
         // 16 KiB .. 1 GiB, two points per octave: from well inside one SM's L1 to 4x the
         // largest L2 of the reference GPUs (72 MB), where DRAM bandwidth has converged.
         numeric_axis("working_set_bytes", AxisType::Bytes, "bytes the stream touches per pass",
                      1024, 1e12, geometric_bytes(16 * 1024, std::uint64_t{1} << 30, 2, 1024)),
     };
+    // Series by mode only: per size the fitter keeps the best point across cache_op, load_width
+    // and occupancy.
     FeedSpec feed;
     feed.kind = FeedKind::MemoryLevels;
     feed.metric = "gbs";
@@ -226,15 +410,36 @@ class CudaBandwidthProbe final : public Probe {
 
   const ProbeInfo& info() const override { return info_; }
 
+  std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
+    try {
+      const StreamParams s = parse_params(p);
+      std::string why = invalid_reason(s);
+      if (!why.empty()) return why;
+      if (s.blocks_per_sm == 0) return {};
+      use_selected_device();
+      const StreamKernel kernel = stream_kernel_for(s.mode, s.load_width_bits, s.cache);
+      const int max_per_sm = kernel.max_blocks_per_sm(s.threads_per_block);
+      if (s.blocks_per_sm > max_per_sm) {
+        return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " exceeds the " +
+               std::to_string(max_per_sm) + " blocks of " + std::to_string(s.threads_per_block) +
+               " threads an SM holds for this kernel (occupancy API)";
+      }
+      return {};
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+
   std::uint64_t footprint_bytes(const Params& p) const override {
     // The arrays (never more than the working set) plus one partial sum per block (small).
     return static_cast<std::uint64_t>(param_int(p, "working_set_bytes")) + (1u << 20);
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {
-    return std::make_unique<StreamPoint>(
-        parse_mode(param_text(p, "mode")),
-        static_cast<std::uint64_t>(param_int(p, "working_set_bytes")), dev);
+    const StreamParams s = parse_params(p);
+    const std::string why = invalid_reason(s);
+    if (!why.empty()) throw std::invalid_argument("bandwidth " + s.text + ": " + why);
+    return std::make_unique<StreamPoint>(s, dev);
   }
 
  private:

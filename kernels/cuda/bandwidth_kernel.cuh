@@ -1,10 +1,11 @@
-// Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy),
-// shared by kernels/cuda/bandwidth.cu and the PTX checks in tests/ptx.
+// Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy), load
+// width (32, 64, 128 bits) and cache operator (ca, cg), shared by kernels/cuda/bandwidth.cu and
+// the PTX checks in tests/ptx.
 //
-// Elements are 16 bytes (uint4: one 128-bit load or store per element and thread). The
-// arithmetic is 32-bit integer, wrapping modulo 2^32: exact for the host to predict whatever the
-// data and the order, and cheap on every GPU (FP64 adds would cap the L1 rate of consumer parts,
-// whose FP64 rate is 1/64 of FP32).
+// An element is one access: a 32-bit word, a uint2 or a uint4 (one 32/64/128-bit load or store
+// per element and thread). The arithmetic is 32-bit integer, wrapping modulo 2^32: exact for the
+// host to predict whatever the data and the order, and cheap on every GPU (FP64 adds would cap
+// the L1 rate of consumer parts, whose FP64 rate is 1/64 of FP32).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,16 +17,61 @@
 
 namespace roofprobe::cuda {
 
-inline constexpr int kStreamBlock = 256;  // threads per block (a multiple of the warp size)
+inline constexpr int kStreamBlock = 256;      // default threads per block
+inline constexpr int kStreamMaxBlock = 1024;  // the largest block the kernels are compiled for
 
+// The element type of each load width.
+template <int Bits>
+struct StreamVectorOf;
+template <>
+struct StreamVectorOf<32> {
+  using type = std::uint32_t;
+};
+template <>
+struct StreamVectorOf<64> {
+  using type = uint2;
+};
+template <>
+struct StreamVectorOf<128> {
+  using type = uint4;
+};
+template <int Bits>
+using StreamVector = typename StreamVectorOf<Bits>::type;
+
+// Sum of an element's words (two short chains for uint4 rather than one of four) and the element
+// with 1 added to every word.
+__device__ __forceinline__ std::uint32_t word_sum(std::uint32_t v) { return v; }
+__device__ __forceinline__ std::uint32_t word_sum(uint2 v) { return v.x + v.y; }
+__device__ __forceinline__ std::uint32_t word_sum(uint4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ std::uint32_t add_one(std::uint32_t v) { return v + 1u; }
+__device__ __forceinline__ uint2 add_one(uint2 v) { return make_uint2(v.x + 1u, v.y + 1u); }
 __device__ __forceinline__ uint4 add_one(uint4 v) {
   return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u);
 }
 
-// Sum of `value` over the block, written by thread 0 to out[blockIdx.x]. blockDim.x must be
-// kStreamBlock.
+// ca: default caching (L1 on sm_70+; the compiler may pick ld.global.nc for the read kernel,
+// which also goes through L1). cg: ld.global.cg / st.global.cg, cached in L2 only.
+template <StreamCache Cache, class V>
+__device__ __forceinline__ V stream_load(const V* p) {
+  if constexpr (Cache == StreamCache::Cg) {
+    return __ldcg(p);
+  } else {
+    return *p;
+  }
+}
+template <StreamCache Cache, class V>
+__device__ __forceinline__ void stream_store(V* p, V v) {
+  if constexpr (Cache == StreamCache::Cg) {
+    __stcg(p, v);
+  } else {
+    *p = v;
+  }
+}
+
+// Sum of `value` over the block (any multiple of 32 threads up to 1024), written by thread 0 to
+// out[blockIdx.x].
 __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32_t* out) {
-  __shared__ std::uint32_t warp_sums[kStreamBlock / 32];
+  __shared__ std::uint32_t warp_sums[kStreamMaxBlock / 32];
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2)
     value += __shfl_down_sync(0xffffffffu, value, offset);
@@ -34,42 +80,50 @@ __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32
   __syncthreads();
   if (threadIdx.x == 0) {
     std::uint32_t total = 0;
-#pragma unroll
-    for (int i = 0; i < kStreamBlock / 32; ++i) total += warp_sums[i];
+    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) total += warp_sums[i];
     out[blockIdx.x] = total;
   }
 }
 
 // One launch: `reps` passes over n elements per array, in the grid-stride pattern of
-// stream_pattern.hpp (each thread touches the same elements in every pass).
+// stream_pattern.hpp (ca: each thread touches the same elements in every pass; cg: the block ->
+// elements assignment starts `launch_rotation` (< gridDim.x) blocks on and, in read mode, moves
+// on by one block per pass).
 //   Read: sums every word into a per-thread accumulator; the per-block sums are stored once at
 //         the end. That store is what keeps the loads alive (their values reach memory) and it is
 //         also the checksum the host verifies: reps x the sum of all words, modulo 2^32.
 //   Rmw:  a[e] += 1 per word and pass.
 //   Copy: b[e] = a[e] + 1 on even passes, a[e] = b[e] + 1 on odd ones (the +1 is free next to
 //         the memory traffic and lets the host check that every pass happened).
-template <StreamMode Mode>
-__global__ void __launch_bounds__(kStreamBlock)
-    stream_kernel(uint4* __restrict__ a, uint4* __restrict__ b, std::size_t n, int reps,
+// blockDim.x must be a multiple of 32 (whole warps: the sector accounting relies on it).
+template <StreamMode Mode, int Bits, StreamCache Cache>
+__global__ void __launch_bounds__(kStreamMaxBlock)
+    stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b,
+                  std::size_t n, int reps, unsigned launch_rotation,
                   std::uint32_t* __restrict__ block_sums) {
+  using V = StreamVector<Bits>;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t iters = stream_iterations(n, g, threads);
+  const StreamRows rows = stream_rows(n, threads);
+  // The block whose rotation-0 elements this block streams on the current pass.
+  std::size_t slot = stream_first_slot(Cache, blockIdx.x, gridDim.x, launch_rotation);
   std::uint32_t acc = 0;
 #pragma unroll 1
   for (int r = 0; r < reps; ++r) {
-    uint4* src = (Mode == StreamMode::Copy && r % 2 == 1) ? b : a;
-    uint4* dst = (Mode == StreamMode::Copy && r % 2 == 0) ? b : a;
+    V* src = (Mode == StreamMode::Copy && r % 2 == 1) ? b : a;
+    V* dst = (Mode == StreamMode::Copy && r % 2 == 0) ? b : a;
+    const std::size_t g = slot * blockDim.x + threadIdx.x;
+    const std::size_t iters = stream_iterations_in(rows, g);
 #pragma unroll 4
     for (std::size_t i = 0; i < iters; ++i) {
       const std::size_t e = stream_element(g, i, threads);
-      const uint4 v = src[e];
+      const V v = stream_load<Cache>(src + e);
       if constexpr (Mode == StreamMode::Read) {
-        acc += (v.x + v.y) + (v.z + v.w);  // two short chains rather than one of four
+        acc += word_sum(v);
       } else {
-        dst[e] = add_one(v);
+        stream_store<Cache>(dst + e, add_one(v));
       }
     }
+    slot = stream_next_slot(Mode, Cache, slot, gridDim.x);
   }
   if constexpr (Mode == StreamMode::Read) store_block_sum(acc, block_sums);
 }

@@ -1,7 +1,17 @@
 // Instantiates exactly ONE kernel of the CUDA bandwidth probe, chosen with
-// -DRP_PTX_MODE=Read|Rmw|Copy, so that its PTX holds a single entry for ptx_check to count. It is
-// the template kernels/cuda/bandwidth.cu launches, not a copy of it.
+// -DRP_PTX_MODE=Read|Rmw|Copy, -DRP_PTX_BITS=32|64|128 (load width, default 128) and
+// -DRP_PTX_CACHE=Ca|Cg (default Ca), so that its PTX holds a single entry for ptx_check to count.
+// It is the template kernels/cuda/bandwidth.cu launches, not a copy of it.
 #include "kernels/cuda/bandwidth_kernel.cuh"
 
-template __global__ void roofprobe::cuda::stream_kernel<roofprobe::StreamMode::RP_PTX_MODE>(
-    uint4*, uint4*, std::size_t, int, std::uint32_t*);
+#ifndef RP_PTX_BITS
+#define RP_PTX_BITS 128
+#endif
+#ifndef RP_PTX_CACHE
+#define RP_PTX_CACHE Ca
+#endif
+
+template __global__ void roofprobe::cuda::stream_kernel<
+    roofprobe::StreamMode::RP_PTX_MODE, RP_PTX_BITS, roofprobe::StreamCache::RP_PTX_CACHE>(
+    roofprobe::cuda::StreamVector<RP_PTX_BITS>*, roofprobe::cuda::StreamVector<RP_PTX_BITS>*,
+    std::size_t, int, unsigned, std::uint32_t*);

@@ -50,6 +50,122 @@ TEST(StreamPattern, EveryElementExactlyOncePerPass) {
   }
 }
 
+// The kernels' form of the counts (one division per launch) equals the per-thread one.
+TEST(StreamPattern, RowsGiveTheSameIterationCounts) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{100003}}) {
+    for (std::size_t threads : {std::size_t{32}, std::size_t{96}, std::size_t{1792}}) {
+      const StreamRows rows = stream_rows(n, threads);
+      for (std::size_t t = 0; t < threads; ++t) {
+        ASSERT_EQ(stream_iterations_in(rows, t), stream_iterations(n, t, threads))
+            << "n=" << n << " threads=" << threads << " thread " << t;
+      }
+    }
+  }
+}
+
+// Rotation: the kernels' incremental slots follow the closed form, every pass's slots are a
+// permutation of the blocks, read cg moves on by one block per pass, rmw/copy cg only between
+// launches, ca never.
+TEST(StreamPattern, RotationOfTheBlockAssignment) {
+  const StreamMode modes[] = {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy};
+  const StreamCache caches[] = {StreamCache::Ca, StreamCache::Cg};
+  for (StreamMode mode : modes) {
+    for (StreamCache cache : caches) {
+      for (std::size_t blocks :
+           {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
+        for (std::size_t rotation : {std::size_t{0}, std::size_t{1}, blocks - 1}) {
+          std::vector<std::size_t> slot(blocks);
+          for (std::size_t b = 0; b < blocks; ++b)
+            slot[b] = stream_first_slot(cache, b, blocks, rotation);
+          for (std::int64_t pass = 0; pass < 2 * static_cast<std::int64_t>(blocks) + 3; ++pass) {
+            std::vector<int> used(blocks, 0);
+            for (std::size_t b = 0; b < blocks; ++b) {
+              ASSERT_EQ(slot[b], stream_rotated_block(mode, cache, b, blocks, rotation, pass))
+                  << "block " << b << " of " << blocks << " pass " << pass;
+              ++used.at(slot[b]);
+              std::size_t expected = b;
+              if (cache == StreamCache::Cg) {
+                expected = (b + rotation +
+                            (mode == StreamMode::Read ? static_cast<std::size_t>(pass) : 0)) %
+                           blocks;
+              }
+              EXPECT_EQ(slot[b], expected);
+              slot[b] = stream_next_slot(mode, cache, slot[b], blocks);
+            }
+            for (int u : used) ASSERT_EQ(u, 1) << "pass " << pass << " is not a permutation";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(stream_rotates_every_pass(StreamMode::Read, StreamCache::Cg));
+  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Rmw, StreamCache::Cg));
+  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Copy, StreamCache::Cg));
+  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Read, StreamCache::Ca));
+}
+
+// Every element exactly once per pass for every load width, block shape, rotation and pass, as
+// the kernel walks them (first slot, rows, next slot); under cg read a block's elements on pass
+// r + 1 are its neighbour's of pass r.
+TEST(StreamPattern, RotatedPassesTouchEveryElementOnce) {
+  struct Shape {
+    std::size_t blocks, block;
+  };
+  const Shape shapes[] = {{1, 32}, {3, 64}, {5, 96}, {12, 256}};
+  for (int bits : {32, 64, 128}) {
+    const std::size_t element_bytes = stream_element_bytes(bits);
+    for (std::uint64_t working_set :
+         {std::uint64_t{4096}, std::uint64_t{12345}, std::uint64_t{65536}}) {
+      for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy}) {
+        const std::size_t n = stream_elements(mode, working_set, element_bytes);
+        for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+          for (const Shape& sh : shapes) {
+            const std::size_t threads = sh.blocks * sh.block;
+            const StreamRows rows = stream_rows(n, threads);
+            for (std::size_t rotation : {std::size_t{0}, sh.blocks / 2, sh.blocks - 1}) {
+              std::vector<std::size_t> slot(sh.blocks);
+              for (std::size_t b = 0; b < sh.blocks; ++b)
+                slot[b] = stream_first_slot(cache, b, sh.blocks, rotation);
+              std::vector<std::size_t> previous_owner(n, threads);
+              for (std::int64_t pass = 0; pass < 4; ++pass) {
+                std::vector<int> touched(n, 0);
+                std::vector<std::size_t> owner(n, threads);
+                for (std::size_t b = 0; b < sh.blocks; ++b) {
+                  for (std::size_t t = 0; t < sh.block; ++t) {
+                    const std::size_t g = slot[b] * sh.block + t;
+                    ASSERT_EQ(g, stream_pass_thread(mode, cache, b, t, sh.block, sh.blocks,
+                                                    rotation, pass));
+                    for (std::size_t i = 0; i < stream_iterations_in(rows, g); ++i) {
+                      const std::size_t e = stream_element(g, i, threads);
+                      ASSERT_LT(e, n);
+                      ++touched[e];
+                      owner[e] = b;
+                    }
+                  }
+                }
+                for (std::size_t e = 0; e < n; ++e) {
+                  ASSERT_EQ(touched[e], 1) << "element " << e << " width " << bits << " pass "
+                                           << pass << " blocks " << sh.blocks;
+                  if (pass > 0 && cache == StreamCache::Cg && mode == StreamMode::Read &&
+                      sh.blocks > 1) {
+                    // Block b now streams what block b + 1 streamed on the previous pass.
+                    ASSERT_EQ((owner[e] + 1) % sh.blocks, previous_owner[e]) << "element " << e;
+                  } else if (pass > 0) {
+                    ASSERT_EQ(owner[e], previous_owner[e]) << "element " << e;
+                  }
+                }
+                previous_owner = owner;
+                for (std::size_t b = 0; b < sh.blocks; ++b)
+                  slot[b] = stream_next_slot(mode, cache, slot[b], sh.blocks);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(StreamPattern, ElementsAndBytesPerLaunch) {
   EXPECT_EQ(stream_elements(StreamMode::Read, 1 << 20, 16), std::size_t{65536});
   EXPECT_EQ(stream_elements(StreamMode::Rmw, 1 << 20, 16), std::size_t{65536});
@@ -68,6 +184,65 @@ TEST(StreamPattern, ElementsAndBytesPerLaunch) {
   EXPECT_DOUBLE_EQ(copy.read + copy.written, 1 << 20);
 }
 
+TEST(StreamPattern, WidthsElementsAndSectorsPerLaunch) {
+  EXPECT_EQ(stream_element_bytes(32), 4u);
+  EXPECT_EQ(stream_element_bytes(64), 8u);
+  EXPECT_EQ(stream_element_bytes(128), 16u);
+  EXPECT_EQ(stream_words_per_element(32), 1);
+  EXPECT_EQ(stream_words_per_element(64), 2);
+  EXPECT_EQ(stream_words_per_element(128), 4);
+  // The same working set in words, whatever the width.
+  for (int bits : {32, 64, 128}) {
+    const std::size_t n = stream_elements(StreamMode::Read, 1 << 20, stream_element_bytes(bits));
+    EXPECT_EQ(n * stream_words_per_element(bits), std::size_t{1} << 18) << bits;
+    // Every 1 KiB-multiple working set: transactions = bytes / 32 exactly.
+    for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy}) {
+      const std::size_t m = stream_elements(mode, 3 << 10, stream_element_bytes(bits));
+      const StreamBytes b = stream_bytes_per_launch(mode, m, stream_element_bytes(bits), 7);
+      EXPECT_DOUBLE_EQ(stream_sectors_per_launch(mode, m, stream_element_bytes(bits), 7),
+                       (b.read + b.written) / kSectorBytes);
+    }
+  }
+  // A ragged array: 5 words of 4 bytes = 20 bytes still cost one whole sector per stream.
+  EXPECT_DOUBLE_EQ(stream_sectors_per_launch(StreamMode::Rmw, 5, 4, 3), 2.0 * 1 * 3);
+}
+
+// The sector count of a launch is what the coalescing model adds up over all warp requests of a
+// pass: every width, block shape and rotation (cg), whole and ragged arrays.
+TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
+  struct Shape {
+    std::size_t blocks, block;
+  };
+  const Shape shapes[] = {{1, 32}, {3, 64}, {7, 256}};
+  for (int bits : {32, 64, 128}) {
+    const std::size_t w = stream_element_bytes(bits);
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{4096},
+                          std::size_t{20001}}) {
+      for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+        for (const Shape& sh : shapes) {
+          for (std::int64_t pass : {std::int64_t{0}, std::int64_t{5}}) {
+            const std::size_t threads = sh.blocks * sh.block;
+            const std::size_t iterations = (n + threads - 1) / threads;
+            long long sectors = 0;
+            for (std::size_t b = 0; b < sh.blocks; ++b) {
+              for (std::size_t warp = 0; warp < sh.block / 32; ++warp) {
+                for (std::size_t it = 0; it < iterations; ++it) {
+                  sectors += stream_pass_sectors_per_request(1 << 20, w, n, StreamMode::Read, cache,
+                                                             sh.blocks, sh.block, b, warp, 1,
+                                                             pass, it);
+                }
+              }
+            }
+            EXPECT_DOUBLE_EQ(static_cast<double>(sectors),
+                             stream_sectors_per_launch(StreamMode::Read, n, w, 1))
+                << "width " << bits << " n=" << n << " blocks " << sh.blocks;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(StreamPattern, InitialSumClosedFormMatchesBruteForce) {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000},
                         std::size_t{65537}, std::size_t{1} << 20}) {
@@ -78,6 +253,21 @@ TEST(StreamPattern, InitialSumClosedFormMatchesBruteForce) {
     EXPECT_EQ(stream_initial_sum(n), sum) << "n=" << n;
   }
   EXPECT_NE(stream_initial_word(0, 1), stream_initial_word(1, 0));
+  // Word view: any count of words, odd ones included (32-bit elements).
+  for (std::uint64_t words : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2},
+                              std::uint64_t{3}, std::uint64_t{999}, std::uint64_t{65537},
+                              (std::uint64_t{1} << 20) + 1}) {
+    std::uint32_t sum = 0;
+    for (std::uint64_t k = 0; k < words; ++k) sum += stream_word_initial(k);
+    EXPECT_EQ(stream_words_sum(words), sum) << "words=" << words;
+  }
+  // Counts past 2^32 words, where the 64-bit products wrap: against exact 128-bit arithmetic.
+  for (std::uint64_t words : {(std::uint64_t{1} << 33) + 1, (std::uint64_t{3} << 32) + 7}) {
+    const unsigned __int128 exact =
+        static_cast<unsigned __int128>(words) * (words - 1) / 2 * kStreamHash;
+    EXPECT_EQ(stream_words_sum(words), static_cast<std::uint32_t>(exact)) << "words=" << words;
+  }
+  EXPECT_EQ(stream_initial_word(5, 3), stream_word_initial(23));
 }
 
 // ---- coalescing model ---------------------------------------------------------------------
@@ -99,6 +289,33 @@ TEST(Coalescing, SectorsPerWarpRequestForStridePatterns) {
   // Half a warp active.
   EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 16, 4), 2);
   EXPECT_EQ(sectors_per_warp_request(strided(0, 0).data(), 0, 4), 0);
+}
+
+// 32 lanes of 4/8/16-byte accesses to consecutive elements: 4/8/16 sectors per warp request,
+// i.e. 32 bytes per sector used, nothing wasted, for every width and rotation.
+TEST(Coalescing, SectorsPerWarpRequestForEveryLoadWidth) {
+  const std::size_t blocks = 5, block = 128, n = blocks * block * 3;
+  for (int bits : {32, 64, 128}) {
+    const std::size_t w = stream_element_bytes(bits);
+    const int want = bits / 8;  // 32 lanes x W bytes / 32 bytes per sector
+    for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+      for (std::size_t b = 0; b < blocks; ++b) {
+        for (std::size_t warp = 0; warp < block / 32; ++warp) {
+          for (std::int64_t pass : {0, 1, 4}) {
+            for (std::size_t it = 0; it < 3; ++it) {
+              EXPECT_EQ(stream_pass_sectors_per_request(4096, w, n, StreamMode::Read, cache, blocks,
+                                                        block, b, warp, 2, pass, it),
+                        want)
+                  << "width " << bits << " block " << b << " warp " << warp;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(sectors_per_warp_request(strided(0, 4).data(), 32, 4), 4);
+  EXPECT_EQ(sectors_per_warp_request(strided(0, 8).data(), 32, 8), 8);
+  EXPECT_EQ(sectors_per_warp_request(strided(0, 16).data(), 32, 16), 16);
 }
 
 TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
@@ -295,6 +512,41 @@ TEST(CudaProbeDeclarations, BandwidthMatchesTheCpuProbe) {
   ASSERT_NE(ws, nullptr);
   EXPECT_EQ(ws->type, AxisType::Bytes);
   EXPECT_EQ(ws->defaults.size(), 33u);
+}
+
+// The CUDA-only axes of the bandwidth probe and their defaults (the default run: 3 modes x
+// 2 cache operators x 33 sizes = 198 points).
+TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
+  const Probe* gpu = Registry::instance().probe("cuda", "bandwidth");
+  if (gpu == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  const Axis* width = find_axis(gpu->info(), "load_width");
+  ASSERT_NE(width, nullptr);
+  EXPECT_EQ(width->type, AxisType::Choice);
+  EXPECT_EQ(width->choices, (std::vector<std::string>{"32", "64", "128"}));
+  EXPECT_EQ(width->defaults, (std::vector<std::string>{"128"}));
+  const Axis* cache = find_axis(gpu->info(), "cache_op");
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ(cache->choices, (std::vector<std::string>{"ca", "cg"}));
+  EXPECT_EQ(cache->defaults, (std::vector<std::string>{"ca", "cg"}));
+  const Axis* blocks = find_axis(gpu->info(), "blocks_per_sm");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_EQ(blocks->type, AxisType::Integer);
+  EXPECT_EQ(blocks->defaults, (std::vector<std::string>{"0"}));
+  const Axis* threads = find_axis(gpu->info(), "threads_per_block");
+  ASSERT_NE(threads, nullptr);
+  EXPECT_EQ(threads->type, AxisType::Integer);
+  EXPECT_EQ(threads->min, 32);
+  EXPECT_EQ(threads->max, 1024);
+  EXPECT_EQ(threads->defaults, (std::vector<std::string>{"256"}));
+  std::size_t points = 1;
+  for (const Axis& a : gpu->info().axes) points *= a.defaults.size();
+  EXPECT_EQ(points, 198u);
+  // A block size that is not whole warps is refused before anything runs, with the reason.
+  const Params odd{{"mode", "read"},          {"cache_op", "cg"},
+                   {"load_width", "64"},      {"blocks_per_sm", "0"},
+                   {"threads_per_block", "100"}, {"working_set_bytes", "65536"}};
+  EXPECT_NE(gpu->unsupported_reason(odd, DeviceInfo{}).find("multiple of 32"), std::string::npos);
+  EXPECT_THROW(gpu->prepare(odd, DeviceInfo{}), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+# PTX checks of the bandwidth probe's load_width and cache_op axes (included by
+# tests/ptx/CMakeLists.txt, which defines roofprobe_ptx_test and _bandwidth_deps). Each compiles
+# ONE instantiation of stream_kernel<Mode, Bits, Cache> (bandwidth_instance.cu). The stream loop
+# is unrolled 4x with a remainder, so access counts are lower bounds ("ge 4"); what must be
+# absent is exact ("eq 0").
+#
+# cg: every global access of the stream carries .cg (ld.global.cg: L2 only, the point of the
+# axis); no plain, .nc or .ca global load may remain. The negative lookahead matches any
+# ld/st.global opcode that is not .cg.
+roofprobe_ptx_test(bandwidth_read_cg bandwidth_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[ld\.global(?!\.cg\.).*]] eq 0
+         [[st\.global\.u32]] eq 1  [[ld\.global\.cg\.(u|b)(32|64)]] eq 0
+  SASS_EXPECT [[LDG\..*128.*]] ge 4)
+
+# rmw and copy with cg store with st.global.cg as well (L2 only, like the loads).
+roofprobe_ptx_test(bandwidth_rmw_cg bandwidth_instance.cu
+  DEFINES -DRP_PTX_MODE=Rmw -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[st\.global\.cg\.v4\.u32]] ge 4
+         [[(ld|st)\.global(?!\.cg\.v4\.).*]] eq 0
+  SASS_EXPECT [[LDG\..*128.*]] ge 4  [[STG\..*128.*]] ge 4)
+
+roofprobe_ptx_test(bandwidth_copy_cg_w32 bandwidth_instance.cu
+  DEFINES -DRP_PTX_MODE=Copy -DRP_PTX_BITS=32 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.(u|b)32]] ge 4  [[st\.global\.cg\.(u|b)32]] ge 4
+         [[(ld|st)\.global(?!\.cg\.).*]] eq 0  [[(ld|st)\.global.*\.v[24]\..*]] eq 0
+  SASS_EXPECT [[(LDG|STG)\..*128.*]] eq 0)
+
+# 32-bit: one 32-bit load per element, no vector load at all.
+roofprobe_ptx_test(bandwidth_read_w32 bandwidth_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=32 -DRP_PTX_CACHE=Ca
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global(\.nc)?\.(u|b)32]] ge 4  [[ld\.global.*\.v[24]\..*]] eq 0
+         [[ld\.global(\.nc)?\.(u|b)64]] eq 0  [[st\.global\.u32]] eq 1
+  SASS_EXPECT [[LDG\..*128.*]] eq 0)
+
+# 64-bit: a v2.u32 (or a u64) load per element, never a v4 or a scalar 32-bit one.
+roofprobe_ptx_test(bandwidth_read_w64 bandwidth_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=64 -DRP_PTX_CACHE=Ca
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global(\.nc)?\.(v2\.(u|b)32|(u|b)64)]] ge 4  [[ld\.global.*\.v4\..*]] eq 0
+         [[ld\.global(\.nc)?\.(u|b)32]] eq 0  [[st\.global\.u32]] eq 1
+  SASS_EXPECT [[LDG\..*128.*]] eq 0)
+
+# The negative-lookahead check must catch a plain load: run it on the default-caching kernel
+# (bandwidth_read's PTX, ld.global.nc.v4.u32), where it has to fail.
+add_test(NAME ptx.bandwidth_cg_check_rejects_plain_loads
+         COMMAND roofprobe_ptx_check ${CMAKE_CURRENT_BINARY_DIR}/bandwidth_read.ptx
+                 --expect [[ld\.global(?!\.cg\.).*]] eq 0)
+set_tests_properties(ptx.bandwidth_cg_check_rejects_plain_loads
+                     PROPERTIES LABELS ptx WILL_FAIL TRUE)
