@@ -1,0 +1,33 @@
+# PTX checks of the CUDA global-stride probe (kernels/cuda/stride_kernel.cuh), included by
+# tests/ptx/CMakeLists.txt. The group loop stays rolled (#pragma unroll 1) and holds
+# kStrideUnroll (8) scalar ld.global.cg of the declared width (u32 for 4-byte words, u64 for
+# 8-byte words): one warp request each, L1 bypassed. No vector loads, no loads of the other width,
+# no cached (.ca/.nc/default) global loads; one 64-bit store of the thread's sum.
+set(_stride_deps
+  ${CMAKE_CURRENT_SOURCE_DIR}/stride_instance.cu
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/stride_kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/common/stride_pattern.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/stream_pattern.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/hd.hpp)
+
+# Cases: stride; word bytes; the declared type; the other width (must not appear); the SASS
+# load width regex that must match all 8 loads (32-bit loads carry no width suffix).
+foreach(_case IN ITEMS "0;4;u32;64;LDG(\\.[A-Z]+)*" "1;4;u32;64;LDG(\\.[A-Z]+)*"
+                       "8;4;u32;64;LDG(\\.[A-Z]+)*" "1;8;u64;32;LDG(\\.[A-Z]+)*\\.64(\\.[A-Z]+)*"
+                       "32;8;u64;32;LDG(\\.[A-Z]+)*\\.64(\\.[A-Z]+)*")
+  list(GET _case 0 _stride)
+  list(GET _case 1 _word)
+  list(GET _case 2 _type)
+  list(GET _case 3 _other)
+  list(GET _case 4 _sass_load)
+  roofprobe_ptx_test(stride_s${_stride}_w${_word} stride_instance.cu
+    DEFINES -DRP_PTX_STRIDE=${_stride} -DRP_PTX_WORD_BYTES=${_word}
+    DEPENDS ${_stride_deps}
+    EXPECT "ld\\.global\\.cg\\.${_type}" eq 8
+           "ld\\.global(\\.[a-z]+)*\\.v[248]\\..*" eq 0
+           "ld\\.global(\\.[a-z]+)*\\.[usbf]${_other}" eq 0
+           "ld\\.global(\\.(ca|nc|cs|lu|cv))?\\.[usbf](32|64)" eq 0
+           "ld\\.(shared|local)(\\..*)?" eq 0
+           "st\\.global\\.u64" eq 1
+    SASS_EXPECT "LDG(\\..*)?" eq 8  "${_sass_load}" eq 8)
+endforeach()
