@@ -1,0 +1,39 @@
+# ---- scaling probe: work restricted to k SMs ------------------------------------------------
+# Included by tests/ptx/CMakeLists.txt. The item loop is rolled (unroll 1) and the item's work
+# unrolled, so the entry holds exactly one item: memory_read kScalingLoadsPerThread (16) 128-bit
+# loads and no other global load; fp64_fma kScalingFmaChains x kScalingFmaSteps = 8 x 128 = 1024
+# DFMAs with `one` from a kernel parameter (no fold into adds) and no global load at all. Both
+# take items with 64-bit atomics (the first item, then one prefetch per turn) and count each
+# item done with one 32-bit atomic.
+set(_scaling_deps
+  ${CMAKE_CURRENT_SOURCE_DIR}/scaling_instance.cu
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/scaling_kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/common/scaling_work.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/stream_pattern.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/hd.hpp)
+
+roofprobe_ptx_test(scaling_memory_read scaling_instance.cu
+  DEFINES -DRP_PTX_KERNEL=MemoryRead
+  DEPENDS ${_scaling_deps}
+  EXPECT [[ld\.global(\.nc)?\.v4\.u32]] eq 16
+         [[ld\.global(\.(nc|ca|cg|cs|lu|cv))?\.(v2\.|)(u|s|b|f)(8|16|32|64)]] eq 0
+         [[fma\.rn\.f64]] eq 0
+         [[atom\.global\.add\.u64]] eq 2  [[atom\.global\.add\.u32]] eq 1
+  SASS_EXPECT [[LDG\..*128.*]] eq 16)
+
+roofprobe_ptx_test(scaling_fp64_fma scaling_instance.cu
+  DEFINES -DRP_PTX_KERNEL=Fp64Fma
+  DEPENDS ${_scaling_deps}
+  EXPECT [[fma\.rn\.f64]] eq 1024  [[(add|mul)(\.rn)?\.f64]] eq 0  [[ld\.param\.f64]] eq 1
+         [[ld\.global.*]] eq 0
+         [[atom\.global\.add\.u64]] eq 2  [[atom\.global\.add\.u32]] eq 1
+  SASS_EXPECT DFMA eq 1024)
+
+# ptx_check counts opcodes; the SM id read is a plain `mov.u32 %rN, %smid;`, so grep the operand:
+# each kernel reads %smid exactly once (the block's decision to work or leave).
+foreach(_scaling_ptx scaling_memory_read scaling_fp64_fma)
+  add_test(NAME ptx.${_scaling_ptx}_reads_smid
+           COMMAND sh -c [=[n=$(grep -cE 'mov\.u32[[:space:]]+%r[0-9]+, %smid;' "$0"); echo "smid reads: $n"; test "$n" -eq 1]=]
+                   ${CMAKE_CURRENT_BINARY_DIR}/${_scaling_ptx}.ptx)
+  set_tests_properties(ptx.${_scaling_ptx}_reads_smid PROPERTIES LABELS ptx)
+endforeach()
