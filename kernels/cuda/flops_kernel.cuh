@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/common/flop_chain.hpp"
 #include "kernels/common/flop_tiles.hpp"
@@ -37,6 +38,134 @@ struct ScalarOps<float> {
   }
   __device__ static __forceinline__ float mul(float x, float a) { return __fmul_rn(x, a); }
   __device__ static __forceinline__ float add(float x, float b) { return __fadd_rn(x, b); }
+};
+
+// fp16 / bf16 elements: one 32-bit word holding two 16-bit values (f16x2 / bf16x2), the unit the
+// packed instructions work on (flop_chain.hpp: FLOPs are counted per 16-bit value). Plain words
+// rather than __half2 / __nv_bfloat162 keep the kernel free of the headers' per-arch guards and
+// emulation paths, and make the loads and stores ordinary 32-bit ones.
+struct F16x2 {
+  std::uint32_t bits;
+};
+struct Bf16x2 {
+  std::uint32_t bits;
+};
+
+// bf16 arithmetic (fma.rn.bf16x2) exists from sm_80 on: compiled for an older architecture, the
+// bf16 kernels hold a trap instead of the chain. The probe never launches them there: it declares
+// such devices unsupported (compute capability < 8.0) and, before a launch, asks the loaded code
+// itself (flops_bf16_compiled_kernel) in case the binary lacks an sm_80+ image for the device.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define RP_FLOPS_BF16_ARITH 0
+#else
+#define RP_FLOPS_BF16_ARITH 1
+#endif
+
+template <>
+struct ScalarOps<F16x2> {
+  // Inline PTX with .rn on every operation: never contracted (mul.rn + add.rn stay two
+  // instructions), and the same on CUDA 11.8 (which lacks __hmul2_rn/__hadd2_rn) as on CUDA 13.
+  __device__ static __forceinline__ F16x2 fma(F16x2 x, F16x2 a, F16x2 b) {
+    F16x2 r;
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits), "r"(b.bits));
+    return r;
+  }
+  __device__ static __forceinline__ F16x2 mul(F16x2 x, F16x2 a) {
+    F16x2 r;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits));
+    return r;
+  }
+  __device__ static __forceinline__ F16x2 add(F16x2 x, F16x2 b) {
+    F16x2 r;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(b.bits));
+    return r;
+  }
+};
+
+template <>
+struct ScalarOps<Bf16x2> {
+  __device__ static __forceinline__ Bf16x2 fma(Bf16x2 x, Bf16x2 a, Bf16x2 b) {
+    Bf16x2 r = x;
+#if RP_FLOPS_BF16_ARITH
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits), "r"(b.bits));
+#endif
+    return r;
+  }
+  // sm_90 has bf16x2 mul/add (PTX 7.8). sm_80..89 have only the FMA; there a multiply is
+  // x * a + (-0) and an add x * 1 + b, each one correctly rounded operation like mul.rn/add.rn
+  // (what cuda_bf16.h does too). Either way one instruction per multiply and per add.
+  __device__ static __forceinline__ Bf16x2 mul(Bf16x2 x, Bf16x2 a) {
+    Bf16x2 r = x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits));
+#elif RP_FLOPS_BF16_ARITH
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;"
+        : "=r"(r.bits)
+        : "r"(x.bits), "r"(a.bits), "r"(0x80008000u));
+#endif
+    return r;
+  }
+  __device__ static __forceinline__ Bf16x2 add(Bf16x2 x, Bf16x2 b) {
+    Bf16x2 r = x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(b.bits));
+#elif RP_FLOPS_BF16_ARITH
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;"
+        : "=r"(r.bits)
+        : "r"(x.bits), "r"(0x3F803F80u), "r"(b.bits));
+#endif
+    return r;
+  }
+};
+
+// int32: unsigned words, so that wrap-around is defined (the low 32 bits are those of signed
+// arithmetic). The multiply-add is plain C++, which nvcc emits as one mad.lo (IMAD); the noFMA
+// multiply and add are inline PTX because NVVM would otherwise fuse x * a + b into mad.lo itself.
+template <>
+struct ScalarOps<std::uint32_t> {
+  __device__ static __forceinline__ std::uint32_t fma(std::uint32_t x, std::uint32_t a,
+                                                      std::uint32_t b) {
+    return x * a + b;
+  }
+  __device__ static __forceinline__ std::uint32_t mul(std::uint32_t x, std::uint32_t a) {
+    std::uint32_t r;
+    asm("mul.lo.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(a));
+    return r;
+  }
+  __device__ static __forceinline__ std::uint32_t add(std::uint32_t x, std::uint32_t b) {
+    std::uint32_t r;
+    asm("add.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(b));
+    return r;
+  }
+};
+
+// What differs per element type outside the arithmetic: the starting values, and whether this
+// compilation holds the arithmetic at all.
+template <class T>
+struct FlopsElement {
+  static constexpr bool kArithCompiled = true;
+  __device__ static __forceinline__ T initial(std::size_t i) { return flops_initial_value<T>(i); }
+};
+template <>
+struct FlopsElement<F16x2> {
+  static constexpr bool kArithCompiled = true;
+  __device__ static __forceinline__ F16x2 initial(std::size_t i) {
+    return {half16_initial_word(i, Half16::Fp16)};
+  }
+};
+template <>
+struct FlopsElement<Bf16x2> {
+  static constexpr bool kArithCompiled = RP_FLOPS_BF16_ARITH != 0;
+  __device__ static __forceinline__ Bf16x2 initial(std::size_t i) {
+    return {half16_initial_word(i, Half16::Bf16)};
+  }
+};
+template <>
+struct FlopsElement<std::uint32_t> {
+  static constexpr bool kArithCompiled = true;
+  __device__ static __forceinline__ std::uint32_t initial(std::size_t i) {
+    return int32_initial_value(i);
+  }
 };
 
 // The kFlopsIlp values one thread holds. flop_chain sees the group as one element whose
@@ -79,7 +208,7 @@ __global__ void flops_init_kernel(T* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride) {
-    data[i] = flops_initial_value<T>(i);
+    data[i] = FlopsElement<T>::initial(i);
   }
 }
 
@@ -90,21 +219,25 @@ __global__ void flops_init_kernel(T* data, std::size_t n) {
 template <class T, int K, FlopForm Form>
 __global__ void __launch_bounds__(kFlopsBlock)
     flops_kernel(T* __restrict__ data, std::size_t tiles, int reps, T a, T b) {
-  const Slots<T> av = broadcast(a);
-  const Slots<T> bv = broadcast(b);
-  const int x = static_cast<int>(threadIdx.x);
+  if constexpr (!FlopsElement<T>::kArithCompiled) {
+    __trap();  // never launched: see RP_FLOPS_BF16_ARITH
+  } else {
+    const Slots<T> av = broadcast(a);
+    const Slots<T> bv = broadcast(b);
+    const int x = static_cast<int>(threadIdx.x);
 #pragma unroll 1
-  for (int r = 0; r < reps; ++r) {
+    for (int r = 0; r < reps; ++r) {
 #pragma unroll 1
-    for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      Slots<T> v;
+      for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        Slots<T> v;
 #pragma unroll
-      for (int j = 0; j < kFlopsIlp; ++j)
-        v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
-      v = flop_chain<K, Form, SlotOps<T>>(v, av, bv);
+        for (int j = 0; j < kFlopsIlp; ++j)
+          v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
+        v = flop_chain<K, Form, SlotOps<T>>(v, av, bv);
 #pragma unroll
-      for (int j = 0; j < kFlopsIlp; ++j)
-        data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
+        for (int j = 0; j < kFlopsIlp; ++j)
+          data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
+      }
     }
   }
 }

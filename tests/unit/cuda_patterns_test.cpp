@@ -4,6 +4,8 @@
 // ordinary inline functions here, and no CUDA header is included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -496,9 +498,15 @@ void expect_same_declarations(const std::string& probe, const std::vector<std::s
 }
 
 TEST(CudaProbeDeclarations, FlopsMatchesTheCpuProbe) {
-  expect_same_declarations("flops", {"precision", "form", "flops_per_element"});
+  expect_same_declarations("flops", {"form", "flops_per_element"});
   const Probe* gpu = Registry::instance().probe("cuda", "flops");
   if (gpu == nullptr) return;
+  // The GPU adds fp16/bf16/int32; every CPU precision exists on the GPU under the same name.
+  const Axis* gp = find_axis(gpu->info(), "precision");
+  const Axis* cp = find_axis(Registry::instance().probe("cpu", "flops")->info(), "precision");
+  ASSERT_TRUE(gp != nullptr && cp != nullptr);
+  for (const std::string& c : cp->choices)
+    EXPECT_NE(std::find(gp->choices.begin(), gp->choices.end(), c), gp->choices.end()) << c;
   const Axis* ws = find_axis(gpu->info(), "working_set_bytes");
   ASSERT_NE(ws, nullptr);
   EXPECT_EQ(ws->type, AxisType::Bytes);

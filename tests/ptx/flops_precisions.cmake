@@ -1,0 +1,86 @@
+# PTX checks of the FLOP probe's fp16 / bf16 / int32 kernels (included by CMakeLists.txt here).
+# Same instance file and same counting as the fp64/fp32 checks: the entry holds one tile's work,
+# 8 slots x K/2 chain steps. An fp16/bf16 element is one 32-bit word (f16x2 / bf16x2), loaded and
+# stored as u32; a and b arrive as two more ld.param.u32 besides the two the entry always has.
+# SASS expectations are lower bounds only (they run where cuobjdump exists): ptxas also uses
+# HFMA2.MMA / IMAD.MOV to move values, so exact SASS counts would depend on its register moves.
+
+# The numeric architecture ("90a" -> 90): bf16 code differs below sm_80 and sm_90.
+string(REGEX MATCH "^[0-9]+" _flops_ptx_arch_number "${ROOFPROBE_PTX_ARCH}")
+
+# ---- fp16: one fma.rn.f16x2 per step and slot (2 lanes x 2 FLOPs); noFMA: mul.rn + add.rn ------
+roofprobe_ptx_test(flops_fp16_fma_k64 flops_instance.cu
+  DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
+  DEPENDS ${_flops_deps}
+  EXPECT [[fma\.rn\.f16x2]] eq 256  [[(mul|add)(\.rn)?\.f16x2]] eq 0
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+  SASS_EXPECT [[HFMA2(\..*)?]] ge 256)
+
+roofprobe_ptx_test(flops_fp16_nofma_k64 flops_instance.cu
+  DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
+  DEPENDS ${_flops_deps}
+  EXPECT [[fma(\.rn)?\.f16x2]] eq 0  [[mul\.rn\.f16x2]] eq 256  [[add\.rn\.f16x2]] eq 256
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+  SASS_EXPECT [[HMUL2(\..*)?]] ge 256  [[HADD2(\..*)?]] ge 256)
+
+# Odd K: the single trailing add per slot.
+roofprobe_ptx_test(flops_fp16_fma_k1 flops_instance.cu
+  DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=1 -DRP_PTX_FORM=Fma
+  DEPENDS ${_flops_deps}
+  EXPECT [[add\.rn\.f16x2]] eq 8  [[(fma|mul)(\.rn)?\.f16x2]] eq 0)
+
+# ---- bf16: sm_80+ only; sm_90 has bf16x2 mul/add, sm_80..89 express them as fma.rn.bf16x2 ------
+if(_flops_ptx_arch_number GREATER_EQUAL 80)
+  roofprobe_ptx_test(flops_bf16_fma_k64 flops_instance.cu
+    DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
+    DEPENDS ${_flops_deps}
+    EXPECT [[fma\.rn\.bf16x2]] eq 256  [[(mul|add)(\.rn)?\.bf16x2]] eq 0  [[trap]] eq 0
+           [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+    SASS_EXPECT [[HFMA2\.BF16.*]] ge 256)
+  if(_flops_ptx_arch_number GREATER_EQUAL 90)
+    roofprobe_ptx_test(flops_bf16_nofma_k64 flops_instance.cu
+      DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
+      DEPENDS ${_flops_deps}
+      EXPECT [[fma(\.rn)?\.bf16x2]] eq 0  [[mul\.rn\.bf16x2]] eq 256  [[add\.rn\.bf16x2]] eq 256
+             [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8
+      SASS_EXPECT [[(HMUL2|HADD2|HFMA2)\.BF16.*]] ge 512)
+  else()
+    # x * a + (-0) and x * 1 + b: one fma.rn.bf16x2 per multiply and per add.
+    roofprobe_ptx_test(flops_bf16_nofma_k64 flops_instance.cu
+      DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
+      DEPENDS ${_flops_deps}
+      EXPECT [[fma\.rn\.bf16x2]] eq 512  [[(mul|add)(\.rn)?\.bf16x2]] eq 0
+             [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8)
+  endif()
+else()
+  # Below sm_80 the bf16 kernel is a trap (the probe declares such devices unsupported).
+  roofprobe_ptx_test(flops_bf16_fma_k64_unsupported_arch flops_instance.cu
+    DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
+    DEPENDS ${_flops_deps}
+    EXPECT [[trap]] eq 1  [[.*bf16x2]] eq 0)
+endif()
+
+# ---- int32: the multiply-add is one mad.lo.s32 (IMAD); noFMA keeps mul.lo + add (inline PTX) --
+# The entry's own loop counter is one add.s32; the chain's adds are add.u32.
+roofprobe_ptx_test(flops_int32_fma_k64 flops_instance.cu
+  DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
+  DEPENDS ${_flops_deps}
+  EXPECT [[mad\.lo\.s32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+  SASS_EXPECT [[IMAD(\..*)?]] ge 256)
+
+# ptxas may fuse a mul.lo and the add that consumes it into one IMAD (integers do not round);
+# the SASS bound (>= 512 integer multiply/add instructions) is what would show it.
+roofprobe_ptx_test(flops_int32_nofma_k64 flops_instance.cu
+  DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
+  DEPENDS ${_flops_deps}
+  EXPECT [[mad\..*]] eq 0  [[mul\.lo\.u32]] eq 256  [[add\.u32]] eq 256
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+  SASS_EXPECT [[(IMAD|IADD3|IMUL)(\..*)?]] ge 512)
+
+# The fp16 check must fail on a wrong count (one FMA short).
+add_test(NAME ptx.flops_fp16_checker_rejects_wrong_count
+         COMMAND roofprobe_ptx_check ${CMAKE_CURRENT_BINARY_DIR}/flops_fp16_fma_k64.ptx
+                 --expect [[fma\.rn\.f16x2]] eq 255)
+set_tests_properties(ptx.flops_fp16_checker_rejects_wrong_count
+                     PROPERTIES LABELS ptx WILL_FAIL TRUE)
