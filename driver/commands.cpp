@@ -160,7 +160,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
-  const int failures = outcome.failures + (outcome.device_lost ? 1 : 0);
+  const int failures = outcome.failures;
   const int stopped_by = outcome.stopped_by;
   const std::vector<std::string>& not_measured = outcome.not_measured;
   progress.update(static_cast<int>(plan.points.size()), "fitting");

@@ -599,6 +599,17 @@ const PointSamples* best_point(const std::map<std::string, PointSamples>& points
   return best;
 }
 
+// A pointer into a temporary map would dangle: callers keep the map, or use best_of.
+const PointSamples* best_point(std::map<std::string, PointSamples>&&) = delete;
+
+// The best point of `samples` by `metric`, copied out of the grouping (its params still point
+// into `samples`).
+std::optional<PointSamples> best_of(const std::vector<const Sample*>& samples, const std::string& metric) {
+  const auto points = group_by_point(samples, metric);
+  if (const PointSamples* best = best_point(points)) return *best;
+  return std::nullopt;
+}
+
 // A sample of the point with these parameters (its work counts are the point's).
 const Sample* first_sample_of(const std::vector<const Sample*>& samples, const Params& params) {
   for (const Sample* s : samples)
@@ -819,8 +830,8 @@ void fit_predication(const ProbeSamples& group, const FeedSpec& spec, Machine& m
     if (auto lanes = int_param(s->params, spec.x_axis)) by_lanes[*lanes].push_back(s);
   std::vector<PredicationPoint> table;
   for (const auto& [lanes, samples] : by_lanes) {
-    const PointSamples* best = best_point(group_by_point(samples, spec.metric));
-    if (best == nullptr) continue;
+    const std::optional<PointSamples> best = best_of(samples, spec.metric);
+    if (!best) continue;
     PredicationPoint p;
     p.active_lanes = lanes;
     p.warp_gips = best->median;
@@ -838,8 +849,8 @@ void fit_walls(const ProbeSamples& group, const FeedSpec& spec, Machine& machine
     throw std::invalid_argument("wall_set '" + spec.wall_set + "' is not global or shared");
   std::vector<Wall>& walls = shared ? machine.shared_walls : machine.global_walls;
   for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
-    const PointSamples* best = best_point(group_by_point(samples, spec.metric));
-    if (best == nullptr) continue;
+    const std::optional<PointSamples> best = best_of(samples, spec.metric);
+    if (!best) continue;
     const Sample* first = first_sample_of(samples, *best->params);
     const double per = shared ? first->shared_wavefronts : first->transactions;
     if (!(per > 0) || !(first->warp_instructions > 0)) continue;  // nothing counted: no wall
@@ -851,8 +862,8 @@ void fit_walls(const ProbeSamples& group, const FeedSpec& spec, Machine& machine
     // the sectors or wavefronts of each request); the rates are what the device did with them.
     w.instruction_intensity = first->warp_instructions / per;
     w.gtxn_s = best->median;
-    const PointSamples* by_gips = best_point(group_by_point(samples, "gips"));
-    w.warp_gips = by_gips != nullptr ? by_gips->median : 0;
+    const std::optional<PointSamples> by_gips = best_of(samples, "gips");
+    w.warp_gips = by_gips ? by_gips->median : 0;
     w.measured_intensity = w.gtxn_s > 0 ? w.warp_gips / w.gtxn_s : 0;
     walls.push_back(std::move(w));
   }
@@ -872,15 +883,20 @@ void fit_scaling(const ProbeSamples& group, const FeedSpec& spec, Machine& machi
     }
     const std::string metric = !spec.metric.empty() ? spec.metric : has_flops ? "gflops" : "gbs";
     for (const auto& [units, at] : by_units) {
-      const PointSamples* best = best_point(group_by_point(at, metric));
-      if (best == nullptr) continue;
+      const std::optional<PointSamples> best = best_of(at, metric);
+      if (!best) continue;
       auto it = std::find_if(machine.scaling.begin(), machine.scaling.end(),
                              [&](const ScalingPoint& p) { return p.units == units; });
       if (it == machine.scaling.end()) {
         machine.scaling.push_back({units, {}});
         it = machine.scaling.end() - 1;
       }
-      it->ceilings[render_name(spec.name_pattern, *best->params, key)] = best->median;
+      // A bandwidth series is named after the memory level it streams from (HBM, DRAM), as the
+      // plots and comparisons name levels; a FLOP series by the feed's pattern.
+      const std::string name = has_flops || machine.device.memory_name.empty()
+                                   ? render_name(spec.name_pattern, *best->params, key)
+                                   : machine.device.memory_name;
+      it->ceilings[name] = best->median;
     }
   }
   std::sort(machine.scaling.begin(), machine.scaling.end(),
@@ -918,8 +934,8 @@ void fit_named_level(const ProbeSamples& group, const FeedSpec& spec, Machine& m
                               "': no samples of the primary series '" + spec.primary_series + "'");
     return;
   }
-  const PointSamples* best = best_point(group_by_point(primary->second, spec.metric));
-  if (best == nullptr) return;
+  const std::optional<PointSamples> best = best_of(primary->second, spec.metric);
+  if (!best) return;
   Plateau p;
   p.value = best->median;
   p.stats = compute_stats(best->values);
@@ -932,7 +948,7 @@ void fit_named_level(const ProbeSamples& group, const FeedSpec& spec, Machine& m
   level.params = *best->params;
   for (const auto& [key, samples] : series) {
     if (key == primary->first) continue;
-    if (const PointSamples* b = best_point(group_by_point(samples, spec.metric))) level.by_series[key] = b->median;
+    if (const auto b = best_of(samples, spec.metric)) level.by_series[key] = b->median;
   }
   machine.memory.push_back(std::move(level));
 }
@@ -1010,8 +1026,15 @@ void reject_above_theory(Machine& machine) {
 
 void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
   for (const ProbeSamples& all_samples : group_by_probe(samples)) {
-    const ProbeSamples group = without_flagged(all_samples, machine);
-    const Probe* probe = Registry::instance().probe_any_backend(group.probe);
+    const Probe* probe = Registry::instance().probe_any_backend(all_samples.probe);
+    // Flagged points are left out of maxima (one noisy spike must not become a peak), but not out
+    // of memory-level curves: the segmentation is robust to noise by design, and dropping every
+    // noisy size would leave gaps exactly where a shared machine is busiest (DRAM sizes on a
+    // loaded VM are mostly noisy, and DRAM would vanish from the fit).
+    bool only_curves = probe != nullptr;
+    if (probe != nullptr)
+      for (const FeedSpec& spec : probe->info().feeds) only_curves = only_curves && spec.kind == FeedKind::MemoryLevels;
+    const ProbeSamples group = only_curves ? all_samples : without_flagged(all_samples, machine);
     if (probe == nullptr) {
       machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build; " +
                                 std::to_string(group.samples.size()) + " samples not fitted");
@@ -1022,7 +1045,7 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
       // others: it is reported with the levels and ceilings that were fitted.
       try {
         switch (spec.kind) {
-          case FeedKind::MemoryLevels: fit_memory_levels(group, spec, machine); break;
+          case FeedKind::MemoryLevels: fit_memory_levels(all_samples, spec, machine); break;
           case FeedKind::ComputeCeiling: fit_compute_ceilings(group, spec, machine); break;
           case FeedKind::NamedLevel: fit_named_level(group, spec, machine); break;
           case FeedKind::WarpGips: fit_warp_gips(group, spec, machine); break;

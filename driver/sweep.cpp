@@ -172,6 +172,9 @@ std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
     buf << in.rdbuf();
     text = buf.str();
   }
+  // Another tool's or another version's file is refused before anything is cut from it.
+  if (!text.empty() && text.compare(0, sweep_csv_header().size() + 1, sweep_csv_header() + "\n") != 0)
+    throw InputError(path + ":1: cannot resume: not this roofprobe version's sweep.csv header");
   // Offsets where each complete line starts; a torn last line (no newline) is left out.
   std::vector<std::size_t> starts;
   for (std::size_t pos = 0; pos < text.size();) {

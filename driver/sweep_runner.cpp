@@ -49,6 +49,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       continue;
     }
     hooks.progress(point.index, label);
+    std::vector<Sample> samples;
     try {
       std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
       PointMeasurement m = measure_point(backend, *prepared, settings);
@@ -58,10 +59,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
         ++out.failures;
         continue;
       }
-      std::vector<Sample> samples =
-          samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
-      sweep.append_point(samples);
-      out.samples.insert(out.samples.end(), samples.begin(), samples.end());
+      samples = samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
     } catch (const DeviceOutOfMemory& e) {
       // The largest size that fits has been measured already (or none does): say so, go on.
       oom_floor[probe] = std::min(footprint, floor != oom_floor.end() ? floor->second
@@ -85,6 +83,11 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       ++out.failures;
       report("error: " + label + ": " + e.what());
       out.missing.push_back(label + ": failed: " + e.what());
+    }
+    // Outside the handlers above: a sweep.csv that cannot be written (disk full) ends the run.
+    if (!samples.empty()) {
+      sweep.append_point(samples);
+      out.samples.insert(out.samples.end(), samples.begin(), samples.end());
     }
   }
   if (lost_points > 0)

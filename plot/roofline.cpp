@@ -343,7 +343,12 @@ std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, con
                                      const Machine& machine, bool (*accept)(const std::string& level)) {
   std::set<std::string> names;
   for (const MemoryLevel& l : machine.memory) names.insert(lower(l.level));
-  const std::string last = machine.memory.empty() ? std::string() : machine.memory.back().level;
+  // The device's memory level (a "system" level may come after it): the target of aliases.
+  std::string last;
+  for (const MemoryLevel& l : machine.memory) {
+    const std::string n = lower(l.level);
+    if (n == "dram" || n == "hbm" || n.rfind("gddr", 0) == 0) last = l.level;
+  }
   std::vector<ChartPoint> out;
   std::map<std::string, std::size_t> markers;  // over the whole file, so a kernel looks alike everywhere
   for (const KernelPoint& p : points) {

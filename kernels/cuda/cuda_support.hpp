@@ -28,6 +28,7 @@ inline bool is_sticky(cudaError_t err) {
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
     case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
       return true;
     default:
       return false;

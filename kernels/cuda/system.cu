@@ -58,6 +58,10 @@ class PinnedBuffer {
   PinnedBuffer(std::size_t bytes, bool mapped, const char* what) : bytes_(bytes) {
     const cudaError_t err =
         cudaHostAlloc(&ptr_, bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault);
+    if (err != cudaSuccess && err != cudaErrorMemoryAllocation) {
+      ptr_ = nullptr;
+      RP_CUDA_CHECK(err);  // a sticky or other error is reported as such, not as memory
+    }
     if (err != cudaSuccess) {
       cudaGetLastError();  // a failed allocation is not sticky: clear it for the next point
       ptr_ = nullptr;

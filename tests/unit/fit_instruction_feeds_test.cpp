@@ -253,7 +253,7 @@ TEST(FitFeeds, ScalingTrajectoriesUseFlopsOrBytesAndZeroMeansAllUnits) {
   EXPECT_EQ(m.scaling[2].units, 100) << "sm_count 0 is every SM";
   EXPECT_NEAR(m.scaling[0].ceilings.at("FP64_FMA"), 128, 1.3);
   EXPECT_NEAR(m.scaling[2].ceilings.at("FP64_FMA"), 12800, 130) << "FLOP probes scale in GFLOP/s";
-  EXPECT_NEAR(m.scaling[2].ceilings.at("MEMORY_READ"), 1500, 16) << "the others in GB/s";
+  EXPECT_NEAR(m.scaling[2].ceilings.at("HBM"), 1500, 16) << "bandwidth in GB/s, named after the memory level";
 }
 
 TEST(FitFeeds, ClockReadingsPerLoad) {

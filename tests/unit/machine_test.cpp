@@ -303,5 +303,18 @@ TEST(SweepCsv, ResumeKeepsWholePointsAndCutsPartialOnes) {
   EXPECT_EQ(read_sweep_csv(path).size(), 13u) << "appending after the cut yields well-formed rows";
 }
 
+TEST(SweepCsv, ResumeRefusesAnotherVersionsFileWithoutCuttingIt) {
+  const std::string path = temp_dir() + "/old_sweep.csv";
+  // The 17-column header of roofprobe before warp instructions and wavefronts were recorded.
+  const std::string old =
+      "rank,backend,probe,point,sample,params,working_set_bytes,seconds,bytes,flops,transactions,gbs,gflops,"
+      "gtxn_s,clock_mhz,point_samples,flags\n0,cpu,bandwidth,0,0,mode=read,4096,1,1,0,1,1,0,1,3000,1,\n";
+  write(path, old);
+  EXPECT_THROW(prepare_sweep_for_resume(path), InputError);
+  std::ifstream in(path);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, old) << "nothing may be cut from a file that is refused";
+}
+
 }  // namespace
 }  // namespace roofprobe
