@@ -288,9 +288,12 @@ inline double decode_tensor_acc(TensorAcc acc, std::uint64_t bits) {
 // exact in fp16 (11 significant bits), and every partial sum is exact as well, whatever order
 // the tensor core adds in. Nonzero C keeps -0 out of the comparisons.
 inline double tensor_input_value(TensorInput in, std::uint64_t random) {
-  static const double floats[4] = {-1.0, -0.5, 0.5, 1.0};
-  static const double ints[4] = {-2.0, -1.0, 1.0, 2.0};
-  return (in == TensorInput::Int8 ? ints : floats)[random % 4];
+  // Arithmetic, not a table: no static storage shared between the host and nvcc translation
+  // units of this header.
+  const int k = static_cast<int>(random % 4);               // 0..3
+  const double magnitude = (k == 0 || k == 3) ? 1.0 : 0.5;  // -1, -1/2, 1/2, 1
+  const double value = k < 2 ? -magnitude : magnitude;
+  return in == TensorInput::Int8 ? 2 * value : value;       // -2, -1, 1, 2
 }
 
 inline double tensor_acc_value(TensorAcc acc, std::uint64_t random) {
