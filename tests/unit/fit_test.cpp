@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -460,8 +462,9 @@ TEST(NameLevels, NeverGoesBackToANearerCache) {
 class TempFile {
  public:
   explicit TempFile(const std::string& text) {
+    // ctest runs each test as its own process, several at once: the pid keeps their files apart.
     static int counter = 0;
-    path_ = ::testing::TempDir() + "fit_test_" + std::to_string(++counter) + ".csv";
+    path_ = ::testing::TempDir() + "fit_test_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".csv";
     std::ofstream(path_) << text;
   }
   ~TempFile() { std::remove(path_.c_str()); }
