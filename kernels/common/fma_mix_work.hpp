@@ -73,31 +73,6 @@ inline int mix_quarters(const std::string& fraction) {
   return -1;
 }
 
-// ---- theoretical peaks --------------------------------------------------------------------------
-// Half-precision results per clock per SM (a half2 instruction gives two), from the CUDA C++
-// Programming Guide, "Arithmetic Instructions", table "Throughput of Native Arithmetic
-// Instructions" (16-bit floating-point add, multiply, multiply-add), cross-checked with the
-// whitepapers' non-tensor peaks: V100 31.4 TFLOP/s (128), A100 78 FP16 / 39 BF16 (256 / 128),
-// RTX 3090 35.6 and RTX 4090 82.6 (128, = FP32), H100 SXM 133.8 FP16 and BF16 (256).
-// 0: unknown or not native (BF16 arithmetic needs compute capability 8.0) -> no peak.
-struct Mix16Figures {
-  int fp16_per_clock_per_sm = 0;
-  int bf16_per_clock_per_sm = 0;
-};
-
-inline Mix16Figures mix16_figures(int major, int minor) {
-  switch (major * 10 + minor) {
-    case 70: return {128, 0};   // V100
-    case 72: return {128, 0};   // Xavier
-    case 75: return {128, 0};   // T4, RTX 20xx
-    case 80: return {256, 128};  // A100
-    case 86: return {128, 128};  // RTX 30xx, A40
-    case 89: return {128, 128};  // RTX 40xx, L40S
-    case 90: return {256, 256};  // H100, H200
-    default: return {};
-  }
-}
-
 // ---- host arithmetic model ----------------------------------------------------------------------
 // v rounded to nearest-even with `precision` significant bits (11: binary16, 8: bfloat16,
 // 24: binary32) and a smallest normal exponent of `min_exponent` (-14, -126, -126): the quantum

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/common/fma_mix_work.hpp"
+#include "kernels/common/gpu_arith_rates.hpp"
 #include "kernels/common/gpu_arch.hpp"
 #include "kernels/common/probe.hpp"
 #include "kernels/cuda/cuda_support.hpp"
@@ -64,21 +65,21 @@ std::string ceiling_name(MixPrecision p, int quarters) {
 std::pair<int, int> compute_capability(const DeviceInfo& dev) {
   auto it = dev.extra.find("compute_capability");
   int major = 0, minor = 0;
-  if (it != dev.extra.end() && std::sscanf(it->second.c_str(), "%d.%d", &major, &minor) == 2)
-    return {major, minor};
+  if (it != dev.extra.end() && parse_compute_capability(it->second, major, minor)) return {major, minor};
   return {0, 0};
 }
 
 // FMA results per clock per SM of a precision (0: unknown), from gpu_arch.hpp (FP64/FP32) and
-// fma_mix_work.hpp (16-bit, counting both halves of a packed instruction).
+// gpu_arith_rates.hpp (16-bit, counting both halves of a packed instruction; the flops probe's
+// table, so both probes state the same peak).
 int results_per_clock_per_sm(MixPrecision p, int major, int minor) {
   const GpuArchFigures arch = gpu_arch_figures(major, minor);
-  const Mix16Figures half = mix16_figures(major, minor);
+  const GpuArithRates rates = gpu_arith_rates(major, minor);
   switch (p) {
     case MixPrecision::Fp64: return arch.fp64_lanes_per_sm;
     case MixPrecision::Fp32: return arch.fp32_lanes_per_sm;
-    case MixPrecision::Fp16: return half.fp16_per_clock_per_sm;
-    case MixPrecision::Bf16: return half.bf16_per_clock_per_sm;
+    case MixPrecision::Fp16: return rates.fp16;
+    case MixPrecision::Bf16: return rates.bf16;
   }
   return 0;
 }

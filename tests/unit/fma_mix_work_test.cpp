@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/common/fma_mix_work.hpp"
+#include "kernels/common/gpu_arith_rates.hpp"
 
 namespace roofprobe {
 namespace {
@@ -65,18 +66,19 @@ TEST(FmaMix, FractionTexts) {
   EXPECT_EQ(mix_quarters(""), -1);
 }
 
-// The 16-bit table reproduces the published non-tensor peaks (TFLOP/s at the boost clock).
+// The 16-bit rates the probe uses (gpu_arith_rates.hpp) reproduce the published non-tensor
+// peaks (TFLOP/s at the boost clock).
 TEST(FmaMix, SixteenBitPeaksMatchPublishedFigures) {
   auto tflops = [](int sms, int per_sm, double mhz) { return sms * per_sm * 2.0 * mhz * 1e-6; };
-  EXPECT_NEAR(tflops(80, mix16_figures(7, 0).fp16_per_clock_per_sm, 1530), 31.4, 0.1);   // V100
-  EXPECT_NEAR(tflops(108, mix16_figures(8, 0).fp16_per_clock_per_sm, 1410), 78.0, 0.1);  // A100
-  EXPECT_NEAR(tflops(108, mix16_figures(8, 0).bf16_per_clock_per_sm, 1410), 39.0, 0.1);
-  EXPECT_NEAR(tflops(82, mix16_figures(8, 6).fp16_per_clock_per_sm, 1695), 35.6, 0.1);  // 3090
-  EXPECT_NEAR(tflops(128, mix16_figures(8, 9).fp16_per_clock_per_sm, 2520), 82.6, 0.1); // 4090
-  EXPECT_NEAR(tflops(132, mix16_figures(9, 0).fp16_per_clock_per_sm, 1980), 133.8, 0.1); // H100
-  EXPECT_NEAR(tflops(132, mix16_figures(9, 0).bf16_per_clock_per_sm, 1980), 133.8, 0.1);
-  EXPECT_EQ(mix16_figures(7, 0).bf16_per_clock_per_sm, 0);  // no BF16 arithmetic before sm_80
-  EXPECT_EQ(mix16_figures(12, 3).fp16_per_clock_per_sm, 0);  // unknown: no peak
+  EXPECT_NEAR(tflops(80, gpu_arith_rates(7, 0).fp16, 1530), 31.4, 0.1);   // V100
+  EXPECT_NEAR(tflops(108, gpu_arith_rates(8, 0).fp16, 1410), 78.0, 0.1);  // A100
+  EXPECT_NEAR(tflops(108, gpu_arith_rates(8, 0).bf16, 1410), 39.0, 0.1);
+  EXPECT_NEAR(tflops(82, gpu_arith_rates(8, 6).fp16, 1695), 35.6, 0.1);  // 3090
+  EXPECT_NEAR(tflops(128, gpu_arith_rates(8, 9).fp16, 2520), 82.6, 0.1); // 4090
+  EXPECT_NEAR(tflops(132, gpu_arith_rates(9, 0).fp16, 1980), 133.8, 0.1); // H100
+  EXPECT_NEAR(tflops(132, gpu_arith_rates(9, 0).bf16, 1980), 133.8, 0.1);
+  EXPECT_EQ(gpu_arith_rates(7, 0).bf16, 0);  // no BF16 arithmetic before sm_80
+  EXPECT_EQ(gpu_arith_rates(12, 3).fp16, 0);  // unknown: no peak
 }
 
 TEST(FmaMix, RoundingToSixteenBits) {
