@@ -15,28 +15,11 @@
 
 #include "kernels/common/stream_pattern.hpp"
 #include "kernels/common/system_work.hpp"
+#include "kernels/cuda/bandwidth_kernel.cuh"  // store_block_sum
 
 namespace roofprobe::cuda {
 
 inline constexpr int kSystemBlock = 256;  // threads per block (a multiple of the warp size)
-
-// Sum of `value` over the block, written by thread 0 to out[blockIdx.x]. blockDim.x must be
-// kSystemBlock.
-__device__ __forceinline__ void system_store_block_sum(std::uint32_t value, std::uint32_t* out) {
-  __shared__ std::uint32_t warp_sums[kSystemBlock / 32];
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_down_sync(0xffffffffu, value, offset);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    std::uint32_t total = 0;
-#pragma unroll
-    for (int i = 0; i < kSystemBlock / 32; ++i) total += warp_sums[i];
-    out[blockIdx.x] = total;
-  }
-}
 
 // One launch over the n-element buffer `data` (mapped host memory; the h2d check also runs the
 // read form on device memory), `reps` passes.
@@ -72,7 +55,7 @@ __global__ void __launch_bounds__(kSystemBlock)
       }
     }
   }
-  if constexpr (Transfer == SystemTransfer::MappedRead) system_store_block_sum(acc, block_sums);
+  if constexpr (Transfer == SystemTransfer::MappedRead) store_block_sum(acc, block_sums);
 }
 
 }  // namespace roofprobe::cuda

@@ -7,6 +7,7 @@
 set(_system_deps
   ${CMAKE_CURRENT_SOURCE_DIR}/system_instance.cu
   ${PROJECT_SOURCE_DIR}/kernels/cuda/system_kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/bandwidth_kernel.cuh
   ${PROJECT_SOURCE_DIR}/kernels/common/system_work.hpp
   ${PROJECT_SOURCE_DIR}/kernels/common/stream_pattern.hpp
   ${PROJECT_SOURCE_DIR}/kernels/common/hd.hpp)
