@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config git libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libopenmpi-dev openmpi-bin libhwloc-dev gnuplot-nox)
+          libbenchmark-dev libopenmpi-dev openmpi-bin libhwloc-dev gnuplot-nox libceres-dev)
 # The `fuzz` preset (tests/fuzz, README "Reliability"): clang with libFuzzer and the sanitizer
 # runtimes, and clang's OpenMP for the CPU probes the config fuzzer links. Debian 12 ships the
 # runtimes in libclang-rt-dev; older Ubuntu has them in clang's own libclang-common-*-dev.

@@ -264,10 +264,17 @@ json::Value machine_to_json(const Machine& m) {
         .set("working_set_bytes", Value::array()
                                       .push(Value::number(l.working_set_lo))
                                       .push(Value::number(l.working_set_hi)))
-        .set("stats", stats_json(l.stats))
-        .set("probe", Value::string(l.probe))
-        .set("params", text_map(l.params))
-        .set("by_series", std::move(by_series));
+        ;
+    if (l.gbs_ci95.known())
+      e.set("gbs_ci95", Value::array().push(Value::number(l.gbs_ci95.lo)).push(Value::number(l.gbs_ci95.hi)));
+    if (l.capacity_bytes > 0) e.set("capacity_bytes", Value::number(l.capacity_bytes));
+    if (l.capacity_ci95.known())
+      e.set("capacity_ci95",
+            Value::array().push(Value::number(l.capacity_ci95.lo)).push(Value::number(l.capacity_ci95.hi)));
+    if (l.noisy) e.set("noisy", Value::boolean(true));
+    e.set("stats", stats_json(l.stats)).set("probe", Value::string(l.probe)).set("params", text_map(l.params));
+    if (!l.headline_series.empty()) e.set("headline", Value::string(l.headline_series));
+    e.set("by_series", std::move(by_series));
     if (!l.citation.empty()) e.set("citation", Value::string(l.citation));
     memory.push(std::move(e));
   }
@@ -282,6 +289,7 @@ json::Value machine_to_json(const Machine& m) {
         .set("theoretical_gflops", Value::number(c.theoretical_gflops))
         .set("fraction_of_theoretical", Value::number(c.fraction_of_theoretical))
         .set("clock_mhz", Value::number(c.clock_mhz));
+    if (c.noisy) e.set("noisy", Value::boolean(true));
     if (c.flops_per_instruction > 0) {
       e.set("instructions_gips", Value::number(c.instructions_gips));
       e.set("flops_per_instruction", Value::number(c.flops_per_instruction));

@@ -1,20 +1,6 @@
-// Fitting: plateaus of a bandwidth-vs-working-set curve -> memory levels; maxima of compute probes
-// -> compute ceilings; external bandwidth CSVs -> memory levels.
-//
-// Plateau detection (find_plateaus) in short. Samples are reduced to one value per distinct size
-// (the median: single-sample outliers vanish) and taken to log(rate), so noise is multiplicative
-// and a step is a ratio. The noise sigma of one size comes from the MAD of successive differences.
-// Dynamic programming then finds the optimal partition of the curve into *levels* (constant runs
-// of >= min_sizes sizes) and *transitions* (monotone runs of any length, fitted by a line: soft
-// knees, the launch ramp, a one-size spike), with penalties scaled by sigma^2. Modelling knees
-// explicitly is what keeps a gradual knee from becoming a staircase of false levels, while a
-// flat run of two sizes (a one-octave far-L2 plateau at 2 points per octave) remains a level.
-// The levels are then cleaned up: sizes within noise of a level join it, levels that are not
-// significantly different (or closer than min_step) merge, a short bump inside a plateau goes,
-// levels before the fastest one are the launch ramp, short levels that are pieces of a knee go
-// (on the straight line between their neighbours, or sloping like the knee around them), and
-// levels must fall with size. Unlike ERT's fixed histogram rule (a level needs > 6 points within
-// 5% and a 15% drop) nothing depends on the sweep's density beyond min_sizes.
+// Fitting: bandwidth-vs-working-set curves -> memory levels (the level model of level_model.hpp,
+// named from the cache hierarchy); maxima of compute probes -> compute ceilings; external
+// bandwidth CSVs -> memory levels.
 #include "driver/fit.hpp"
 
 #include <algorithm>
@@ -63,398 +49,25 @@ Stats compute_stats(std::vector<double> values) {
   return st;
 }
 
-// ---- plateau detection -----------------------------------------------------------------------
+// ---- memory levels ---------------------------------------------------------------------------
 
-namespace {
-
-// Tuning, in units of the noise sigma of one size's log rate unless said otherwise. Chosen on
-// thousands of synthetic sweeps (CPU-like 4 levels at 2/4/8 points per octave with soft knees up to
-// one octave wide, GPU-like with launch ramp and a one-octave far-L2 plateau, 2-5% noise, spikes,
-// 1-3 samples per size); see tests/unit/fit_test.cpp for the cases kept as tests.
-constexpr double kLevelPenaltyPerLnN = 2.0;  // a level costs 2 sigma^2 ln(n) (BIC-like)
-constexpr double kTransitionPenalty = 1.5;   // a transition costs 1.5 levels ...
-constexpr double kTransitionSizeCost = 4.0;  // ... plus 4 sigma^2 per size it takes from the levels
-constexpr double kTransitionStep = 2.5;      // every size-to-size step inside a transition
-constexpr double kNearLevel = 3.0;           // a neighbouring size this close joins the level
-constexpr double kSameLevel = 5.0;           // levels closer than 5 sigma sqrt(1/n1 + 1/n2) merge
-constexpr double kOnKneeLine = 2.0;          // rms distance from the knee line of a knee fragment
-constexpr double kSlopeT = 2.5;              // t statistic of a significant slope
-constexpr double kEdgeStepShare = 0.5;       // inside drop per size vs the smaller edge step
-constexpr double kKneeOctaves = 1.5;         // a knee fragment spans at most this (octaves)
-constexpr int kShortLevel = 3;               // sizes; a level this short may be a knee fragment
-
-// All samples of one distinct working-set size (or, on a very dense sweep, of a few consecutive
-// sizes: x to x_last).
-struct SizeGroup {
-  double x = 0, x_last = 0;
-  int distinct = 1;  // distinct sizes inside
-  double median = 0;
-  std::vector<double> samples;
-};
-
-// The segmentation is O(n^2) in the number of sizes: a dense external sweep (every 4 KiB up to
-// 1 GiB) is cut into at most this many groups of consecutive sizes.
-constexpr std::size_t kMaxSizeGroups = 1024;
-
-// Sorts by size and groups equal sizes; drops points that cannot be put on a log scale.
-std::vector<SizeGroup> group_by_size(const std::vector<CurvePoint>& points) {
-  std::vector<CurvePoint> valid;
-  for (const CurvePoint& p : points)
-    if (std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0) valid.push_back(p);
-  std::sort(valid.begin(), valid.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
-  std::vector<SizeGroup> groups;
-  for (const CurvePoint& p : valid) {
-    // Sizes written as text and read back can differ in the last bit; treat them as one size.
-    if (groups.empty() || p.x > groups.back().x * (1 + 1e-9)) groups.push_back({p.x, p.x, 1, 0, {}});
-    groups.back().samples.push_back(p.y);
-  }
-  if (groups.size() > kMaxSizeGroups) {
-    const std::size_t per_group = (groups.size() + kMaxSizeGroups - 1) / kMaxSizeGroups;
-    std::vector<SizeGroup> merged;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      if (i % per_group == 0) {
-        merged.push_back(std::move(groups[i]));
-        continue;
-      }
-      SizeGroup& m = merged.back();
-      m.x_last = groups[i].x;
-      m.distinct += 1;
-      m.samples.insert(m.samples.end(), groups[i].samples.begin(), groups[i].samples.end());
-    }
-    groups = std::move(merged);
-  }
-  for (SizeGroup& g : groups) g.median = median_of(g.samples);
-  return groups;
-}
-
-// Noise of the per-size log rates: MAD of successive differences (a difference of two noisy
-// sizes has variance 2 sigma^2; the level steps are few, so they do not move the median). Floored
-// so that noise-free data still gets a sane penalty, capped so that a tiny sweep made of steps
-// does not swallow them.
-double noise_sigma(const std::vector<double>& z) {
-  constexpr double kFloor = 0.0025, kCap = 0.2;
-  if (z.size() < 2) return kFloor;
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < z.size(); ++i) diffs.push_back(std::fabs(z[i] - z[i - 1]));
-  const double sigma = 1.4826 * median_of(std::move(diffs)) / std::sqrt(2.0);
-  return std::clamp(sigma, kFloor, kCap);
-}
-
-// A run of sizes [lo, hi] (inclusive indices into the size groups) and its level (log rate).
-struct Segment {
-  int lo = 0, hi = 0;
-  double level = 0;
-  int sizes() const { return hi - lo + 1; }
-};
-
-// Running sums that give the least-squares fit of any run of sizes in O(1): a constant (a level)
-// or a line over log2 size (a transition: a knee or the launch ramp).
-class RunFits {
- public:
-  RunFits(const std::vector<double>& u, const std::vector<double>& z) {
-    const std::size_t n = z.size();
-    for (std::vector<double>* v : {&su_, &suu_, &sz_, &szz_, &suz_}) v->assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const double x = u[i] - u[0];  // shifted for accuracy
-      su_[i + 1] = su_[i] + x;
-      suu_[i + 1] = suu_[i] + x * x;
-      sz_[i + 1] = sz_[i] + z[i];
-      szz_[i + 1] = szz_[i] + z[i] * z[i];
-      suz_[i + 1] = suz_[i] + x * z[i];
-    }
-  }
-  // Squared error of values [i, j) around their mean.
-  double flat_sse(int i, int j) const {
-    const double len = j - i, t = sz_[j] - sz_[i];
-    return std::max(0.0, szz_[j] - szz_[i] - t * t / len);
-  }
-  // Squared error of values [i, j) around their regression line (zero for one or two sizes).
-  double line_sse(int i, int j) const {
-    const double len = j - i;
-    const double mu = (su_[j] - su_[i]) / len, mz = (sz_[j] - sz_[i]) / len;
-    const double cuu = suu_[j] - suu_[i] - len * mu * mu;
-    const double cuz = suz_[j] - suz_[i] - len * mu * mz;
-    return cuu > 0 ? std::max(0.0, flat_sse(i, j) - cuz * cuz / cuu) : 0.0;
-  }
-
- private:
-  std::vector<double> su_, suu_, sz_, szz_, suz_;
-};
-
-// For each size i, the last size a transition starting at i may reach: every size-to-size step
-// inside a transition goes the same way by at least min_step. Two sizes at one level stop a
-// transition, so transitions cannot swallow a short plateau between two knees.
-std::vector<int> monotone_run_ends(const std::vector<double>& z, double min_step) {
-  const int n = static_cast<int>(z.size());
-  std::vector<int> down(n), up(n), end(n);
-  for (int i = n - 1; i >= 0; --i) {
-    down[i] = i + 1 < n && z[i + 1] - z[i] <= -min_step ? down[i + 1] : i;
-    up[i] = i + 1 < n && z[i + 1] - z[i] >= min_step ? up[i + 1] : i;
-    end[i] = std::max(down[i], up[i]);
-  }
-  return end;
-}
-
-// Optimal partition of the curve into levels (constant runs of at least min_sizes sizes) and
-// transitions (monotone runs of any length, fitted by a line over log size), minimising squared
-// error + a penalty per run, by dynamic programming over the run boundaries. A knee of any width
-// becomes one transition instead of a staircase of false levels; a transition costs more than a
-// level and pays for every size it takes, so noise and short flat runs stay levels.
-// Returns the levels only. O(n^2); n is ~100.
-std::vector<Segment> segment_levels(const std::vector<double>& u, const std::vector<double>& z, int min_sizes,
-                                    double sigma) {
-  const int n = static_cast<int>(z.size());
-  const double var = sigma * sigma;
-  const double level_cost = kLevelPenaltyPerLnN * var * std::log(std::max(n, 3));
-  const double transition_cost = kTransitionPenalty * level_cost;
-  const RunFits fits(u, z);
-  const std::vector<int> run_end = monotone_run_ends(z, kTransitionStep * sigma);
-
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> best(n + 1, inf);  // best[j]: cost of sizes [0, j)
-  std::vector<int> start(n + 1, -1);
-  std::vector<char> is_level(n + 1, 0);
-  best[0] = 0;
-  for (int j = 1; j <= n; ++j)
-    for (int i = 0; i < j; ++i) {
-      if (best[i] == inf) continue;
-      if (j - i >= min_sizes) {
-        const double cost = best[i] + fits.flat_sse(i, j) + level_cost;
-        if (cost < best[j]) best[j] = cost, start[j] = i, is_level[j] = 1;
-      }
-      if (j - 1 <= run_end[i]) {
-        const double cost = best[i] + fits.line_sse(i, j) + transition_cost + kTransitionSizeCost * var * (j - i);
-        if (cost < best[j]) best[j] = cost, start[j] = i, is_level[j] = 0;
-      }
-    }
-  std::vector<Segment> segs;
-  for (int j = n; j > 0; j = start[j])
-    if (is_level[j]) segs.push_back({start[j], j - 1, 0});
-  std::reverse(segs.begin(), segs.end());
-  return segs;
-}
-
-// The curve the classifier works on, with its tolerances.
-struct Curve {
-  std::vector<double> u;  // log2 of each distinct size
-  std::vector<double> z;  // log of each size's median rate
-  double sigma = 0;       // noise of one size's log rate
-  int min_sizes = 2;
-  double step = 0;        // log(1 + min_step): the smallest ratio between two levels
-
-  int last() const { return static_cast<int>(z.size()) - 1; }
-  double level(int lo, int hi) const { return median_of(std::vector<double>(z.begin() + lo, z.begin() + hi + 1)); }
-  // Two levels closer than this are one: less than a level step, or not significantly different
-  // given the noise and how many sizes each rests on (a two-size level is uncertain).
-  double same_level(const Segment& a, const Segment& b) const {
-    return std::max(step, kSameLevel * sigma * std::sqrt(1.0 / a.sizes() + 1.0 / b.sizes()));
-  }
-};
-
-// Least-squares line of z over u for sizes [lo, hi].
-struct Line {
-  double mean_u = 0, mean_z = 0, slope = 0, suu = 0;
-  double at(double u) const { return mean_z + slope * (u - mean_u); }
-};
-
-Line fit_line(const Curve& c, int lo, int hi) {
-  Line line;
-  const int n = hi - lo + 1;
-  for (int k = lo; k <= hi; ++k) line.mean_u += c.u[k] / n, line.mean_z += c.z[k] / n;
-  double suz = 0;
-  for (int k = lo; k <= hi; ++k) {
-    line.suu += (c.u[k] - line.mean_u) * (c.u[k] - line.mean_u);
-    suz += (c.u[k] - line.mean_u) * (c.z[k] - line.mean_z);
-  }
-  line.slope = line.suu > 0 ? suz / line.suu : 0;
-  return line;
-}
-
-void refresh_levels(std::vector<Segment>& segs, const Curve& c) {
-  for (Segment& g : segs) g.level = c.level(g.lo, g.hi);
-}
-
-// Sizes next to a level and within noise of it belong to it: those the segmentation gave to a
-// transition (a two-size transition can take a knee point and the plateau's first size), and
-// those of a short neighbouring level (a knee point paired with the plateau's first size). A
-// short level left with fewer than min_sizes sizes is dissolved.
-void extend_levels(std::vector<Segment>& segs, const Curve& c) {
-  const double near = kNearLevel * c.sigma;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
-    Segment& g = segs[i];
-    Segment* prev = i > 0 ? &segs[i - 1] : nullptr;
-    Segment* next = i + 1 < segs.size() ? &segs[i + 1] : nullptr;
-    while (g.lo > 0 && std::fabs(c.z[g.lo - 1] - g.level) <= near) {
-      if (prev != nullptr && g.lo - 1 <= prev->hi) {  // the size belongs to the previous level
-        if (prev->sizes() > kShortLevel || prev->sizes() <= 0) break;
-        --prev->hi;
-      }
-      --g.lo;
-    }
-    while (g.hi < c.last() && std::fabs(c.z[g.hi + 1] - g.level) <= near) {
-      if (next != nullptr && g.hi + 1 >= next->lo) {  // the size belongs to the next level
-        if (next->sizes() > kShortLevel || next->sizes() <= 0) break;
-        ++next->lo;
-      }
-      ++g.hi;
-    }
-  }
-  segs.erase(std::remove_if(segs.begin(), segs.end(), [&](const Segment& g) { return g.sizes() < c.min_sizes; }),
-             segs.end());
-  refresh_levels(segs, c);
-}
-
-// Merges the closest pair of adjacent levels while they are the same level (see same_level):
-// noise split into two, or a plateau split around a knee fragment. The merged level spans both
-// and any sizes between them; its level is a median, so those barely count.
-bool merge_similar(std::vector<Segment>& segs, const Curve& c) {
-  bool changed = false;
-  while (segs.size() > 1) {
-    std::size_t best = 0;
-    double best_ratio = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
-      const double ratio = std::fabs(segs[i].level - segs[i + 1].level) / c.same_level(segs[i], segs[i + 1]);
-      if (ratio < best_ratio) best_ratio = ratio, best = i;
-    }
-    if (best_ratio >= 1) break;
-    segs[best].hi = segs[best + 1].hi;
-    segs[best].level = c.level(segs[best].lo, segs[best].hi);
-    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-    changed = true;
-  }
-  return changed;
-}
-
-// A short fast level inside one plateau (the levels on both sides are the same level) is a bump
-// (a burst of fast samples, a clock excursion), not a level; left in place it would pass for the
-// end of the launch ramp.
-bool drop_bumps(std::vector<Segment>& segs, const Curve& c) {
-  for (std::size_t i = 1; i + 1 < segs.size(); ++i) {
-    const Segment &prev = segs[i - 1], &g = segs[i], &next = segs[i + 1];
-    const bool inside_one_plateau = std::fabs(prev.level - next.level) < c.same_level(prev, next);
-    if (inside_one_plateau && g.level > prev.level && g.sizes() < prev.sizes() + next.sizes()) {
-      segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(i));
-      return true;
-    }
-  }
-  return false;
-}
-
-// The launch-overhead ramp: at small sizes a GPU (or a CPU loop with overheads) has not reached
-// its rate yet, so every level before the fastest one is part of the ramp, not a memory level.
-void drop_ramp(std::vector<Segment>& segs) {
-  if (segs.empty()) return;
-  auto fastest = std::max_element(segs.begin(), segs.end(),
-                                  [](const Segment& a, const Segment& b) { return a.level < b.level; });
-  segs.erase(segs.begin(), fastest);
-}
-
-// A short level on the straight line from the previous level's last size to the next level's
-// first size is a fragment of a gradual knee (flat by chance); a plateau, however short, stands
-// off that line. Returns how far inside the noise band it lies (> 0: a fragment).
-double on_knee_line(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
-  const Segment& g = segs[i];
-  if (g.sizes() > kShortLevel) return 0;
-  const Line knee = fit_line(c, segs[i - 1].hi, segs[i + 1].lo);
-  double sq = 0;
-  for (int k = g.lo; k <= g.hi; ++k) sq += (c.z[k] - knee.at(c.u[k])) * (c.z[k] - knee.at(c.u[k]));
-  const double rms = std::sqrt(sq / g.sizes());
-  const double limit = kOnKneeLine * c.sigma;
-  return rms <= limit ? 1 + (limit - rms) / limit : 0;
-}
-
-// A short level that slopes down significantly and falls inside by at least half as much per
-// size as at its smaller edge step is part of a knee: a plateau, however short, is flat inside
-// with big steps at both edges. Returns the inside/edge ratio (> 0: part of a knee).
-double slopes_like_knee(const Segment& g, const Curve& c) {
-  const double span = c.u[g.hi] - c.u[g.lo];
-  if (span > kKneeOctaves) return 0;  // knees are short; a long level may drift
-  const Line inside = fit_line(c, g.lo, g.hi);
-  if (-inside.slope * std::sqrt(inside.suu) < kSlopeT * c.sigma) return 0;  // flat within noise
-  const double drop_per_size = -inside.slope * span / (g.sizes() - 1);
-  const double edge_step = std::min(c.z[g.lo - 1] - c.z[g.lo], c.z[g.hi] - c.z[g.hi + 1]);
-  if (edge_step <= 0) return std::numeric_limits<double>::max();
-  return drop_per_size >= kEdgeStepShare * edge_step ? drop_per_size / edge_step : 0;
-}
-
-// How much level i looks like a piece of a knee between a faster and a slower level (0: not).
-double knee_score(const std::vector<Segment>& segs, std::size_t i, const Curve& c) {
-  if (i == 0 || i + 1 >= segs.size()) return 0;
-  const Segment& g = segs[i];
-  if (!(segs[i - 1].level > g.level && g.level > segs[i + 1].level)) return 0;
-  if (g.lo == 0 || g.hi == c.last()) return 0;
-  return std::max(on_knee_line(segs, i, c), slopes_like_knee(g, c));
-}
-
-// Drops the most knee-like level, if any (one at a time: removing it changes its neighbours).
-bool drop_knee_fragment(std::vector<Segment>& segs, const Curve& c) {
-  std::size_t worst = 0;
-  double worst_score = 0;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
-    const double score = knee_score(segs, i, c);
-    if (score > worst_score) worst_score = score, worst = i;
-  }
-  if (worst_score <= 0) return false;
-  segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(worst));
-  return true;
-}
-
-// Levels must decrease with working set. Where one is faster than the level before it (a dip of
-// outliers inside a plateau, or a bump), the one with fewer sizes is the artefact.
-bool enforce_decreasing(std::vector<Segment>& segs) {
-  for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
-    if (segs[i + 1].level < segs[i].level) continue;
-    const std::size_t victim = segs[i + 1].sizes() <= segs[i].sizes() ? i + 1 : i;
-    segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(victim));
-    return true;
-  }
-  return false;
-}
-
-Plateau make_plateau(const Segment& g, const std::vector<SizeGroup>& groups) {
-  Plateau p;
-  p.x_lo = groups[g.lo].x;
-  p.x_hi = groups[g.hi].x_last;
-  std::vector<double> per_size, all;
-  for (int k = g.lo; k <= g.hi; ++k) {
-    p.sizes += groups[k].distinct;
-    per_size.push_back(groups[k].median);
-    all.insert(all.end(), groups[k].samples.begin(), groups[k].samples.end());
-  }
-  p.value = median_of(per_size);
-  p.stats = compute_stats(std::move(all));
-  return p;
-}
-
-}  // namespace
-
-std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const PlateauOptions& options) {
-  const std::vector<SizeGroup> groups = group_by_size(points);
-  Curve c;
-  c.min_sizes = std::max(1, options.min_sizes);
-  c.step = std::log1p(std::max(0.0, options.min_step));
-  if (static_cast<int>(groups.size()) < c.min_sizes) return {};
-  for (const SizeGroup& g : groups) {
-    c.u.push_back(std::log2(g.x));
-    c.z.push_back(std::log(g.median));
-  }
-  c.sigma = noise_sigma(c.z);
-
-  std::vector<Segment> segs = segment_levels(c.u, c.z, c.min_sizes, c.sigma);
-  refresh_levels(segs, c);
-  extend_levels(segs, c);
-  merge_similar(segs, c);
-  while (drop_bumps(segs, c)) merge_similar(segs, c);
-  drop_ramp(segs);
-  // Each step can give the others new neighbours; every change removes a level, so this ends.
-  for (bool changed = true; changed;) {
-    changed = drop_knee_fragment(segs, c);
-    changed |= merge_similar(segs, c);
-    changed |= enforce_decreasing(segs);
-  }
-
+std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options,
+                                   std::string* model) {
+  const LevelModelFit fit = fit_level_model(points, options);
+  if (model != nullptr) *model = fit.model;
   std::vector<Plateau> plateaus;
-  for (const Segment& g : segs) plateaus.push_back(make_plateau(g, groups));
+  for (const FittedLevel& level : fit.levels) {
+    Plateau p;
+    p.x_lo = level.x_lo;
+    p.x_hi = level.x_hi;
+    p.value = level.rate;
+    p.value_ci95 = level.rate_ci95;
+    p.capacity = level.capacity;
+    p.capacity_ci95 = level.capacity_ci95;
+    p.stats = compute_stats(level.samples);
+    p.sizes = level.sizes;
+    plateaus.push_back(std::move(p));
+  }
   return plateaus;
 }
 
@@ -481,19 +94,21 @@ std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const
       names.push_back(i + 1 == plateaus.size() ? memory_name : "L" + std::to_string(i + 1));
     return names;
   }
-  // A plateau belongs to the first level that holds its geometric centre: the centre sits well
-  // inside the plateau, so soft knees at either end (which stretch or shorten the plateau) do not
-  // move it past a capacity. Levels never go back to a nearer cache.
+  // A level ends at its knee: it is the cache whose capacity is nearest its knee (in ratio), never
+  // a nearer cache than the level before it. The last level (no knee) and a knee far past the
+  // last cache are memory.
   std::size_t floor_level = 0;
   for (const Plateau& p : plateaus) {
-    const double centre = std::sqrt(p.x_lo * p.x_hi);
-    std::size_t level = caches.size();  // past the last cache: memory
-    for (std::size_t k = 0; k < caches.size(); ++k) {
-      const double capacity = static_cast<double>(caches[k].bytes) * std::max(1, caches[k].instances);
-      if (capacity >= centre) {
-        level = k;
-        break;
+    std::size_t level = caches.size();
+    if (p.capacity > 0) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (std::size_t k = floor_level; k < caches.size(); ++k) {
+        const double capacity = static_cast<double>(caches[k].bytes) * std::max(1, caches[k].instances);
+        const double distance = std::fabs(std::log(p.capacity / capacity));
+        if (distance < nearest) nearest = distance, level = k;
       }
+      const CacheInfo& last = caches.back();
+      if (p.capacity > 4.0 * static_cast<double>(last.bytes) * std::max(1, last.instances)) level = caches.size();
     }
     level = std::max(level, floor_level);
     floor_level = level;
@@ -641,15 +256,6 @@ SizeCurve series_curve(const std::vector<const Sample*>& samples, const FeedSpec
   return curve;
 }
 
-// Median over the sizes of `curve` that fall inside [lo, hi]; nullopt when none do.
-std::optional<double> median_inside(const SizeCurve& curve, double lo, double hi) {
-  std::vector<double> values;
-  for (const auto& [x, m] : curve.median_at)
-    if (x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9)) values.push_back(m);
-  if (values.empty()) return std::nullopt;
-  return median_of(std::move(values));
-}
-
 // The rate figures every memory level carries, from its plateau and the device.
 MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric,
                        const DeviceInfo& device) {
@@ -667,61 +273,106 @@ MemoryLevel make_level(const Plateau& p, const std::string& name, const std::str
     level.bytes_per_clk_per_unit = level.gbs * 1e9 / (device.clock_measured_mhz * 1e6) / device.compute_units;
   level.working_set_lo = p.x_lo;
   level.working_set_hi = p.x_hi;
+  const double to_gbs = level.gtxn_s > 0 && metric == "gtxn_s" ? 32 : 1;
+  if (p.value_ci95.known()) level.gbs_ci95 = {p.value_ci95.lo * to_gbs, p.value_ci95.hi * to_gbs};
+  level.capacity_bytes = p.capacity;
+  level.capacity_ci95 = p.capacity_ci95;
   level.stats = p.stats;
   return level;
 }
 
+// One series' curve (one access kernel: read, update, copy, ...) fitted on its own, its levels
+// named from the hierarchy.
+struct SeriesLevels {
+  std::string key;
+  std::vector<const Sample*> samples;
+  SizeCurve curve;
+  std::vector<Plateau> plateaus;
+  std::vector<std::string> names;
+};
+
+std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std::vector<const Sample*>& samples,
+                                              const FeedSpec& spec, const LevelModelOptions& options,
+                                              const DeviceInfo& device) {
+  SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
+  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options);
+  if (plateaus.empty()) return std::nullopt;
+  std::vector<std::string> names = name_levels(plateaus, device.caches, device.memory_name);
+  // Past the last cache there is no further level: a level named memory before the last is the
+  // drawn-out transition into memory (a victim L3 still hitting part of the set), so memory is
+  // the level at the largest working sets. Cache duplicates (a GPU's near and far L2 halves) stay.
+  const std::string& memory = device.memory_name;
+  auto is_memory = [&](const std::string& n) { return n == memory || n.rfind(memory + ".", 0) == 0; };
+  for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    const bool last = i + 1 == plateaus.size();
+    if (!device.caches.empty() && !last && is_memory(names[i])) continue;
+    s.plateaus.push_back(plateaus[i]);
+    s.names.push_back(last && is_memory(names[i]) ? memory : names[i]);
+  }
+  return s;
+}
+
+// True when the samples of sizes in [lo, hi] exist and every one is flagged (noisy).
+bool all_flagged(const std::vector<const Sample*>& samples, const std::string& x_axis, double lo, double hi) {
+  bool any = false;
+  for (const Sample* s : samples) {
+    const auto x = x_value(*s, x_axis);
+    if (!x || *x < lo * (1 - 1e-9) || *x > hi * (1 + 1e-9)) continue;
+    if (s->flags.empty()) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Memory levels of a bandwidth probe. Every series (access kernel) is fitted separately; a
+// level's headline is the fastest kernel at it (total bytes moved per second, reads + writes),
+// and every kernel's own figure stays in by_series.
 void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
   const Series series = split_series(group.samples, spec.series_axes);
-  if (series.empty()) return;
-  const std::string wanted = canonical_series(spec.primary_series);
-  auto primary = series.begin();
-  if (!spec.primary_series.empty()) {
-    primary = std::find_if(series.begin(), series.end(), [&](const auto& s) { return s.first == wanted; });
-    if (primary == series.end()) {
+  LevelModelOptions options;
+  for (const CacheInfo& c : machine.device.caches)
+    options.capacity_hints.push_back(static_cast<double>(c.bytes) * std::max(1, c.instances));
+  std::vector<SeriesLevels> fitted;
+  for (const auto& [key, samples] : series) {
+    if (auto s = fit_series_levels(key, samples, spec, options, machine.device)) {
+      fitted.push_back(std::move(*s));
+    } else {
       machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend +
-                                "): no samples of the primary series '" + spec.primary_series + "'");
-      return;
+                                (key.empty() ? "" : ", " + key) + "): fewer than 3 working-set sizes");
     }
   }
-  const SizeCurve curve = series_curve(primary->second, spec);
-  const std::vector<Plateau> plateaus = find_plateaus(curve.points);
-  if (plateaus.empty()) {
-    machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend + ", " +
-                              primary->first + "): too few working-set sizes to find a plateau");
-    return;
-  }
-  std::vector<SizeCurve> others;
-  for (auto it = series.begin(); it != series.end(); ++it)
-    if (it != primary) others.push_back(series_curve(it->second, spec));
-
-  std::vector<std::string> names = name_levels(plateaus, machine.device.caches, machine.device.memory_name);
-  // Past the last cache there is no further level: plateaus there before the last are the
-  // drawn-out transition into memory (a victim L3 still hitting part of the set), so memory
-  // is the plateau at the largest working sets. Cache duplicates (a GPU's near and far L2
-  // partitions) stay.
-  const std::string& memory = machine.device.memory_name;
-  auto is_memory = [&](const std::string& n) { return n == memory || n.rfind(memory + ".", 0) == 0; };
-  std::vector<bool> keep(plateaus.size(), true);
-  if (!machine.device.caches.empty())
-    for (std::size_t i = 0; i + 1 < plateaus.size(); ++i)
-      if (is_memory(names[i])) keep[i] = false;
-  if (!names.empty() && is_memory(names.back())) names.back() = memory;
-  for (std::size_t i = 0; i < plateaus.size(); ++i) {
-    if (!keep[i]) continue;
-    const Plateau& p = plateaus[i];
-    MemoryLevel level = make_level(p, names[i], spec.metric, machine.device);
+  // Level names in hierarchy order: the primary series' first, then any only other series have.
+  const std::string primary = canonical_series(spec.primary_series);
+  std::stable_partition(fitted.begin(), fitted.end(), [&](const SeriesLevels& s) { return s.key == primary; });
+  std::vector<std::string> order;
+  for (const SeriesLevels& s : fitted)
+    for (const std::string& name : s.names)
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  for (const std::string& name : order) {
+    const SeriesLevels* head = nullptr;
+    const Plateau* best = nullptr;
+    std::map<std::string, double> by_series;
+    for (const SeriesLevels& s : fitted)
+      for (std::size_t i = 0; i < s.names.size(); ++i) {
+        if (s.names[i] != name) continue;
+        if (!s.key.empty()) by_series[s.key] = s.plateaus[i].value;
+        if (best == nullptr || s.plateaus[i].value > best->value) best = &s.plateaus[i], head = &s;
+      }
+    MemoryLevel level = make_level(*best, name, spec.metric, machine.device);
     level.probe = group.probe;
-    auto at = curve.params_at.lower_bound(p.x_lo * (1 - 1e-9));
-    if (at != curve.params_at.end()) level.params = at->second;
+    level.headline_series = head->key;
+    level.by_series = std::move(by_series);
+    level.noisy = all_flagged(head->samples, spec.x_axis, best->x_lo, best->x_hi);
+    auto at = head->curve.params_at.lower_bound(best->x_lo * (1 - 1e-9));
+    if (at != head->curve.params_at.end()) level.params = at->second;
     level.params.erase(spec.x_axis);
-    std::size_t k = 0;
-    for (auto it = series.begin(); it != series.end(); ++it) {
-      if (it == primary) continue;
-      if (auto v = median_inside(others[k++], p.x_lo, p.x_hi)) level.by_series[it->first] = *v;
-    }
     machine.memory.push_back(std::move(level));
   }
+  if (!fitted.empty())
+    machine.provenance["level_model"] =
+        "per access kernel: harmonic blend of levels with logistic knees (and a launch ramp where the "
+        "criterion keeps one), robust (Cauchy) least squares in log rate, level count by BIC; "
+        "intervals are 95%";
 }
 
 // Upper-cases a parameter value for a ceiling name; "nofma" keeps the lower-case "no".
@@ -958,26 +609,41 @@ void fit_named_level(const ProbeSamples& group, const FeedSpec& spec, Machine& m
 namespace {
 
 // Samples flagged while measuring (noisy: the point hit its time budget before its spread fell
-// under max_noise) are left out when clean points remain for at least half of the probe's
-// points; otherwise they are all kept, and the machine file says the ceilings rest on noisy data.
-ProbeSamples without_flagged(const ProbeSamples& group, Machine& machine) {
-  std::set<int> points, clean_points;
-  for (const Sample* s : group.samples) {
-    points.insert(s->point);
-    if (s->flags.empty()) clean_points.insert(s->point);
+// under max_noise) are left out of one feed's maxima series by series: a series keeps only its
+// clean points when at least half of its points are clean; otherwise it keeps them all and is
+// returned in `noisy` (its ceilings are published with the noisy flag and their spread). The
+// decision is per series, never per probe: a busy core during the FP64 points must not delete the
+// FP64 ceiling because the FP32 points were clean.
+ProbeSamples for_maxima(const ProbeSamples& group, const FeedSpec& spec, std::set<std::string>& noisy) {
+  ProbeSamples kept = group;
+  kept.samples.clear();
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    std::set<int> points, clean_points;
+    for (const Sample* s : samples) {
+      points.insert(s->point);
+      if (s->flags.empty()) clean_points.insert(s->point);
+    }
+    const bool use_clean = 2 * clean_points.size() >= points.size();
+    if (!use_clean) noisy.insert(key);
+    for (const Sample* s : samples)
+      if (!use_clean || s->flags.empty()) kept.samples.push_back(s);
   }
-  if (clean_points.size() == points.size()) return group;
-  if (2 * clean_points.size() < points.size()) {
-    machine.missing.push_back("probe '" + group.probe + "': " + std::to_string(points.size() - clean_points.size()) +
-                              " of " + std::to_string(points.size()) +
-                              " points are flagged noisy; ceilings include them (too few clean points)");
-    return group;
+  return kept;
+}
+
+// Marks what one feed fitted from noisy series: compute ceilings by their series, other feeds by
+// a note (their sections carry no flag).
+void mark_noisy(const std::set<std::string>& noisy, const ProbeSamples& group, const FeedSpec& spec,
+                std::size_t first_new_ceiling, Machine& machine) {
+  if (noisy.empty()) return;
+  if (spec.kind == FeedKind::ComputeCeiling) {
+    for (std::size_t i = first_new_ceiling; i < machine.compute.size(); ++i)
+      if (noisy.count(series_key(machine.compute[i].params, spec.series_axes)) != 0) machine.compute[i].noisy = true;
+    return;
   }
-  ProbeSamples clean = group;
-  clean.samples.clear();
-  for (const Sample* s : group.samples)
-    if (s->flags.empty()) clean.samples.push_back(s);
-  return clean;
+  for (const std::string& key : noisy)
+    machine.missing.push_back("probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
+                              ": most points are flagged noisy; its figures include them");
 }
 
 // Nearest level first: levels from different probes arrive in probe order, so shared memory
@@ -1025,16 +691,8 @@ void reject_above_theory(Machine& machine) {
 }  // namespace
 
 void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
-  for (const ProbeSamples& all_samples : group_by_probe(samples)) {
-    const Probe* probe = Registry::instance().probe_any_backend(all_samples.probe);
-    // Flagged points are left out of maxima (one noisy spike must not become a peak), but not out
-    // of memory-level curves: the segmentation is robust to noise by design, and dropping every
-    // noisy size would leave gaps exactly where a shared machine is busiest (DRAM sizes on a
-    // loaded VM are mostly noisy, and DRAM would vanish from the fit).
-    bool only_curves = probe != nullptr;
-    if (probe != nullptr)
-      for (const FeedSpec& spec : probe->info().feeds) only_curves = only_curves && spec.kind == FeedKind::MemoryLevels;
-    const ProbeSamples group = only_curves ? all_samples : without_flagged(all_samples, machine);
+  for (const ProbeSamples& group : group_by_probe(samples)) {
+    const Probe* probe = Registry::instance().probe_any_backend(group.probe);
     if (probe == nullptr) {
       machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build; " +
                                 std::to_string(group.samples.size()) + " samples not fitted");
@@ -1044,16 +702,26 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
       // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
       // others: it is reported with the levels and ceilings that were fitted.
       try {
-        switch (spec.kind) {
-          case FeedKind::MemoryLevels: fit_memory_levels(all_samples, spec, machine); break;
-          case FeedKind::ComputeCeiling: fit_compute_ceilings(group, spec, machine); break;
-          case FeedKind::NamedLevel: fit_named_level(group, spec, machine); break;
-          case FeedKind::WarpGips: fit_warp_gips(group, spec, machine); break;
-          case FeedKind::Predication: fit_predication(group, spec, machine); break;
-          case FeedKind::Walls: fit_walls(group, spec, machine); break;
-          case FeedKind::Scaling: fit_scaling(group, spec, machine); break;
-          case FeedKind::Clock: fit_clocks(group, spec, machine); break;
+        // Memory-level curves keep every sample: the fit is robust to outliers by design, and
+        // dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
+        if (spec.kind == FeedKind::MemoryLevels) {
+          fit_memory_levels(group, spec, machine);
+          continue;
         }
+        std::set<std::string> noisy;
+        const ProbeSamples kept = for_maxima(group, spec, noisy);
+        const std::size_t first_new_ceiling = machine.compute.size();
+        switch (spec.kind) {
+          case FeedKind::MemoryLevels: break;
+          case FeedKind::ComputeCeiling: fit_compute_ceilings(kept, spec, machine); break;
+          case FeedKind::NamedLevel: fit_named_level(kept, spec, machine); break;
+          case FeedKind::WarpGips: fit_warp_gips(kept, spec, machine); break;
+          case FeedKind::Predication: fit_predication(kept, spec, machine); break;
+          case FeedKind::Walls: fit_walls(kept, spec, machine); break;
+          case FeedKind::Scaling: fit_scaling(kept, spec, machine); break;
+          case FeedKind::Clock: fit_clocks(kept, spec, machine); break;
+        }
+        mark_noisy(noisy, group, spec, first_new_ceiling, machine);
       } catch (const std::exception& e) {
         machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "), metric '" + spec.metric +
                                   "': not fitted: " + e.what());
@@ -1164,11 +832,10 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
 
 void fit_bandwidth_csv(const std::string& path, Machine& machine) {
   const std::vector<CurvePoint> points = read_bandwidth_csv(path);
-  const PlateauOptions options;
-  const std::vector<Plateau> plateaus = find_plateaus(points, options);
-  if (plateaus.empty())
-    throw InputError(path + ": need at least " + std::to_string(options.min_sizes) +
-                     " distinct working-set sizes to find a plateau");
+  std::string model;
+  const std::vector<Plateau> plateaus = find_plateaus(points, {}, &model);
+  if (plateaus.empty()) throw InputError(path + ": need at least 3 distinct working-set sizes to fit levels");
+  machine.provenance["level_model"] = model;
   const std::string memory_name = machine.device.memory_name.empty() ? "DRAM" : machine.device.memory_name;
   const std::vector<std::string> names = name_levels(plateaus, {}, memory_name);
   for (std::size_t i = 0; i < plateaus.size(); ++i) {

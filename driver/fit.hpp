@@ -1,4 +1,4 @@
-// Fitting: plateaus of bandwidth over working set -> memory levels; maxima of the FLOP probe ->
+// Fitting: the level model of bandwidth over working set -> memory levels; maxima of the FLOP probe ->
 // compute ceilings. Pure functions of samples, so they run anywhere and are unit-tested on
 // synthetic sweeps.
 #pragma once
@@ -6,39 +6,31 @@
 #include <string>
 #include <vector>
 
+#include "driver/level_model.hpp"
 #include "driver/machine.hpp"
 #include "driver/sweep.hpp"
 
 namespace roofprobe {
 
-// One point of a bandwidth curve: several samples may share a size.
-struct CurvePoint {
-  double x = 0;    // working set, bytes
-  double y = 0;    // rate (GB/s)
-};
-
-// A detected plateau, in the order of increasing working set.
+// A fitted memory level, in the order of increasing working set.
 struct Plateau {
-  double x_lo = 0, x_hi = 0;      // first and last size in the plateau
-  double value = 0;               // robust level (median of per-size values)
-  Stats stats;                    // over all samples in [x_lo, x_hi]
+  double x_lo = 0, x_hi = 0;      // first and last sampled size the level serves most
+  double value = 0;               // the level's bandwidth B_i in the level model
+  Interval value_ci95;
+  double capacity = 0;            // knee to the next level, bytes (0: the last level)
+  Interval capacity_ci95;
+  Stats stats;                    // over the raw samples in [x_lo, x_hi]
   int sizes = 0;                  // distinct sizes inside
 };
 
-struct PlateauOptions {
-  int min_sizes = 2;              // a plateau spans at least this many distinct sizes
-  double min_step = 0.08;         // adjacent levels differ by at least this fraction
-};
+// The levels of a rate-vs-size curve by the level model (level_model.hpp): nearest (fastest)
+// first. `model`, when given, receives the model's one-line description.
+std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options = {},
+                                   std::string* model = nullptr);
 
-// Finds the plateaus of a rate-vs-size curve: segments of near-constant rate separated by
-// drops, ignoring the launch-overhead ramp at small sizes, soft knees between levels and
-// outliers. Returned nearest (smallest size) first, each faster than the next.
-std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points,
-                                   const PlateauOptions& options = {});
-
-// Names plateaus from a cache hierarchy (caches nearest first, total bytes of each level as
-// seen by the run); the level past the last cache gets `memory_name`. With no caches, levels are
-// named L1, L2, ... and the last `memory_name`.
+// Names levels from a cache hierarchy (caches nearest first, total bytes of each level as seen by
+// the run): a level is the cache whose capacity is nearest its knee; the last level gets
+// `memory_name`. With no caches, levels are named L1, L2, ... and the last `memory_name`.
 std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus,
                                      const std::vector<CacheInfo>& caches,
                                      const std::string& memory_name);

@@ -179,9 +179,18 @@ std::string machine_to_yaml(const Machine& m) {
     out << YAML::Key << per_unit_key(m.device) << YAML::Value << l.bytes_per_clk_per_unit;
     out << YAML::Key << "working_set_bytes" << YAML::Value << YAML::Flow << YAML::BeginSeq
         << l.working_set_lo << l.working_set_hi << YAML::EndSeq;
+    if (l.gbs_ci95.known())
+      out << YAML::Key << "gbs_ci95" << YAML::Value << YAML::Flow << YAML::BeginSeq << l.gbs_ci95.lo << l.gbs_ci95.hi
+          << YAML::EndSeq;
+    if (l.capacity_bytes > 0) out << YAML::Key << "capacity_bytes" << YAML::Value << l.capacity_bytes;
+    if (l.capacity_ci95.known())
+      out << YAML::Key << "capacity_ci95" << YAML::Value << YAML::Flow << YAML::BeginSeq << l.capacity_ci95.lo
+          << l.capacity_ci95.hi << YAML::EndSeq;
+    if (l.noisy) out << YAML::Key << "noisy" << YAML::Value << true;
     emit_stats(out, l.stats);
     out << YAML::Key << "probe" << YAML::Value << l.probe;
     emit_params(out, "params", l.params);
+    if (!l.headline_series.empty()) out << YAML::Key << "headline" << YAML::Value << l.headline_series;
     out << YAML::Key << "by_series" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto& [k, v] : l.by_series) out << YAML::Key << k << YAML::Value << v;
     out << YAML::EndMap;
@@ -199,6 +208,7 @@ std::string machine_to_yaml(const Machine& m) {
     out << YAML::Key << "theoretical_gflops" << YAML::Value << c.theoretical_gflops;
     out << YAML::Key << "fraction_of_theoretical" << YAML::Value << c.fraction_of_theoretical;
     out << YAML::Key << "clock_mhz" << YAML::Value << c.clock_mhz;
+    if (c.noisy) out << YAML::Key << "noisy" << YAML::Value << true;
     if (c.flops_per_instruction > 0) {
       out << YAML::Key << "instructions_gips" << YAML::Value << c.instructions_gips;
       out << YAML::Key << "flops_per_instruction" << YAML::Value << c.flops_per_instruction;
@@ -300,6 +310,26 @@ class Reader {
     if (!n.IsMap()) fail(n, key, "expected a mapping");
     for (const auto& kv : n) out[kv.first.Scalar()] = text(kv.second, key + "." + kv.first.Scalar());
     return out;
+  }
+
+  // [lo, hi] with 0 < lo <= hi; absent: unknown.
+  Interval interval(const YAML::Node& n, const std::string& key) const {
+    if (!n) return {};
+    if (!n.IsSequence() || n.size() != 2) fail(n, key, "expected [lo, hi]");
+    const Interval i{number(n[0], key + "[0]"), number(n[1], key + "[1]")};
+    if (!(i.lo > 0 && i.lo <= i.hi)) fail(n, key, "expected 0 < lo <= hi");
+    return i;
+  }
+
+  bool opt_flag(const YAML::Node& map, const std::string& key, const std::string& where) const {
+    need_map(map, where);
+    YAML::Node n = map[key];
+    if (!n) return false;
+    try {
+      if (n.IsScalar()) return n.as<bool>();
+    } catch (const YAML::Exception&) {
+    }
+    fail(n, where + key, "expected true or false");
   }
 
   Stats stats(const YAML::Node& n, const std::string& key) const {
@@ -556,9 +586,14 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
       l.working_set_lo = r.number(ws[0], where + "working_set_bytes[0]");
       l.working_set_hi = r.number(ws[1], where + "working_set_bytes[1]");
     }
+    l.gbs_ci95 = r.interval(n["gbs_ci95"], where + "gbs_ci95");
+    l.capacity_bytes = r.opt_number(n, "capacity_bytes", where);
+    l.capacity_ci95 = r.interval(n["capacity_ci95"], where + "capacity_ci95");
+    l.noisy = r.opt_flag(n, "noisy", where);
     l.stats = r.stats(n["stats"], where + "stats");
     l.probe = r.opt_text(n, "probe", where);
     l.params = r.text_map(n["params"], where + "params");
+    l.headline_series = r.opt_text(n, "headline", where);
     if (YAML::Node bs = n["by_series"]) {
       if (!bs.IsMap()) r.fail(bs, where + "by_series", "expected a mapping");
       for (const auto& kv : bs) l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
@@ -579,6 +614,7 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
     c.gflops = r.number(r.need(n, "gflops", where), where + "gflops");
     c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
     c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
+    c.noisy = r.opt_flag(n, "noisy", where);
     c.clock_mhz = r.opt_number(n, "clock_mhz", where);
     c.instructions_gips = r.opt_number(n, "instructions_gips", where);
     c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/level_model.hpp"
 #include "kernels/common/probe.hpp"
 
 namespace roofprobe {
@@ -30,10 +31,15 @@ struct MemoryLevel {
   double bytes_per_clk_per_unit = 0; // bytes/clock/core (CPU) or /SM (GPU); 0 if no clock
   double working_set_lo = 0;         // bytes: the plateau's first and last sizes
   double working_set_hi = 0;
+  Interval gbs_ci95;                 // 95% interval of gbs from the level model (unknown: 0, 0)
+  double capacity_bytes = 0;         // the knee to the next level (level model); 0: last level or none
+  Interval capacity_ci95;
+  bool noisy = false;                // resting on samples flagged noisy only (see stats.spread)
   Stats stats;
   std::string probe;                 // "bandwidth"
-  Params params;                     // the primary series' fixed parameters
-  std::map<std::string, double> by_series;  // other series at this level: "mode=copy" -> GB/s
+  Params params;                     // the headline series' fixed parameters
+  std::string headline_series;       // the series (access kernel) gbs comes from: "mode=rmw"
+  std::map<std::string, double> by_series;  // every series at this level: "mode=copy" -> GB/s
   std::string citation;              // reference files: where a published/spec value comes from
 };
 
@@ -48,6 +54,7 @@ struct ComputeCeiling {
   double theoretical_gflops = 0;     // 0 when it cannot be derived
   double fraction_of_theoretical = 0;
   double clock_mhz = 0;              // the clock the theoretical figure uses
+  bool noisy = false;                // resting on samples flagged noisy only (see stats.spread)
   // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
   // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
   double instructions_gips = 0;

@@ -1,5 +1,7 @@
 #include "driver/summary.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "driver/units.hpp"
@@ -84,13 +86,15 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
   out << "\n  written: " << where << (m.complete ? "" : "  [INCOMPLETE]") << "\n\n";
   const std::string per = d.kind == "gpu" ? "B/clk/SM" : "B/clk/core";
   if (!m.memory.empty()) {
-    out << "  " << pad("level", 8) << pad("GB/s", 11) << pad("GTXN/s", 10) << pad(per, 12)
+    out << "  " << pad("level", 8) << pad("GB/s", 11) << pad("95% CI", 20) << pad("GTXN/s", 10) << pad(per, 12)
         << pad("spread", 8) << "working set\n";
     for (const auto& l : m.memory) {
-      out << "  " << pad(l.level, 8) << pad(fmt("%.1f", l.gbs), 11) << pad(fmt("%.2f", l.gtxn_s), 10)
+      const std::string ci = l.gbs_ci95.known() ? fmt("%.1f", l.gbs_ci95.lo) + " - " + fmt("%.1f", l.gbs_ci95.hi) : "-";
+      out << "  " << pad(l.level + (l.noisy ? "*" : ""), 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20)
+          << pad(fmt("%.2f", l.gtxn_s), 10)
           << pad(l.bytes_per_clk_per_unit > 0 ? fmt("%.1f", l.bytes_per_clk_per_unit) : "-", 12)
           << pad(fmt("%.1f%%", 100 * l.stats.spread), 8) << format_bytes(l.working_set_lo) << " - "
-          << format_bytes(l.working_set_hi) << "\n";
+          << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series) << "\n";
     }
     out << "\n";
   }
@@ -98,7 +102,7 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     out << "  " << pad("ceiling", 18) << pad("GFLOP/s", 12) << pad("theoretical", 13) << pad("of theory", 11)
         << "instr GIPS\n";
     for (const auto& c : m.compute) {
-      out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
+      out << "  " << pad(c.name + (c.noisy ? "*" : ""), 18) << pad(fmt("%.1f", c.gflops), 12)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
           << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << "\n";
@@ -106,6 +110,9 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     out << "\n";
   }
   print_instruction_summary(out, m);
+  if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
+      std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
+    out << "  * measured on noisy samples only (the machine was busy): see the spread\n";
   for (const auto& s : m.missing) out << "  missing: " << s << "\n";
 }
 

@@ -1,6 +1,7 @@
 // The "bandwidth" view: every raw sample of the memory probe against its working set, the
 // per-size medians per series, the fitted levels as segments and the cache capacities.
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <set>
@@ -192,7 +193,15 @@ std::string cache_commands(const std::vector<CacheMark>& caches, const Ranges& r
 std::string level_label(const MemoryLevel& level) {
   std::string name = level.level.empty() ? "level" : level.level;
   if (!level.source.empty() && level.source != "empirical") name += " (" + level.source + ")";
-  return name + ": " + format_bandwidth(level.gbs);
+  std::string text = name + ": " + format_bandwidth(level.gbs);
+  // The fit's 95% interval as a relative half-width, so the reader sees how sure the level is.
+  if (level.gbs_ci95.known() && level.gbs > 0) {
+    const double half = 100 * (level.gbs_ci95.hi - level.gbs_ci95.lo) / 2 / level.gbs;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, half < 10 ? " +/-%.1f%%" : " +/-%.0f%%", half);
+    text += buf;
+  }
+  return text;
 }
 
 // Labels of the fitted levels, each centred just above its segment; pushed up where two would

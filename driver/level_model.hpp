@@ -1,0 +1,68 @@
+// The memory-hierarchy model behind the fitted levels: a bandwidth-vs-working-set curve is the
+// harmonic blend of the levels that serve it.
+//
+// At working set w, level i serves the accesses that miss every nearer level and hit level i;
+// the miss fraction of level j rises smoothly around its capacity C_j (a logistic in ln w of width
+// s_j: soft knees from associativity and replacement), and the times of the accesses add:
+//
+//   1/rate(w) = sum_i served_i(w) / B_i  +  A / w
+//   served_i  = (prod_{j<i} miss_j(w)) * (1 - miss_i(w))     (the last level serves the rest)
+//   miss_j(w) = 1 / (1 + exp(-(ln w - ln C_j) / s_j))
+//
+// A / w is a fixed cost per launch (GPU launch latency, too little parallelism at small sizes):
+// the ramp before the first level. The model is fitted to every sample in log space by robust
+// nonlinear least squares (Ceres, Cauchy loss: another tenant or a clock dip makes single samples
+// 10-50% low), from many starts; the number of levels (and whether a ramp is present) is chosen
+// by the Bayesian information criterion. Each level's bandwidth B_i and capacity C_i come with a
+// 95% confidence interval from the covariance of the fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace roofprobe {
+
+// One sample of a bandwidth curve: several samples may share a size.
+struct CurvePoint {
+  double x = 0;    // working set, bytes
+  double y = 0;    // rate (GB/s, or any rate unit)
+};
+
+// A 95% confidence interval; both 0 when the fit could not give one (a level resting on too few
+// samples, a singular covariance).
+struct Interval {
+  double lo = 0, hi = 0;
+  bool known() const { return hi > 0; }
+};
+
+struct FittedLevel {
+  double rate = 0;          // B_i, the level's own bandwidth (the plateau it tends to)
+  Interval rate_ci95;
+  double capacity = 0;      // C_i, bytes: the knee where half the accesses miss it (0: last level)
+  Interval capacity_ci95;
+  double x_lo = 0, x_hi = 0;  // sampled sizes where this level serves the most accesses
+  int sizes = 0;            // distinct sampled sizes in [x_lo, x_hi]
+  std::vector<double> samples;  // the raw rates sampled in [x_lo, x_hi]
+};
+
+struct LevelModelOptions {
+  int max_levels = 6;
+  // Capacities the topology reports (bytes, nearest first: hwloc caches, cudaDeviceProp L1/L2),
+  // tried as knee positions first. Empty: knees are searched on a grid only.
+  std::vector<double> capacity_hints;
+};
+
+struct LevelModelFit {
+  std::vector<FittedLevel> levels;  // nearest (fastest) first
+  bool ramp = false;                // a launch ramp A / w was fitted
+  double noise_sigma = 0;           // noise of one sample's log rate
+  double bic = 0;
+  int samples = 0;
+  std::string model;                // one line: levels, ramp, criterion, loss
+};
+
+// Fits the model to a curve. Points that are not positive and finite are ignored. Returns no
+// levels when there are fewer than 3 distinct sizes.
+LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options = {});
+
+}  // namespace roofprobe
