@@ -90,11 +90,12 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
         << pad("spread", 8) << "working set\n";
     for (const auto& l : m.memory) {
       const std::string ci = l.gbs_ci95.known() ? fmt("%.1f", l.gbs_ci95.lo) + " - " + fmt("%.1f", l.gbs_ci95.hi) : "-";
-      out << "  " << pad(l.level + (l.noisy ? "*" : ""), 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20)
+      out << "  " << pad(l.level, 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20)
           << pad(fmt("%.2f", l.gtxn_s), 10)
           << pad(l.bytes_per_clk_per_unit > 0 ? fmt("%.1f", l.bytes_per_clk_per_unit) : "-", 12)
           << pad(fmt("%.1f%%", 100 * l.stats.spread), 8) << format_bytes(l.working_set_lo) << " - "
-          << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series) << "\n";
+          << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series)
+          << (l.noisy ? "  (noisy)" : "") << "\n";
     }
     out << "\n";
   }
@@ -102,17 +103,18 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     out << "  " << pad("ceiling", 18) << pad("GFLOP/s", 12) << pad("theoretical", 13) << pad("of theory", 11)
         << "instr GIPS\n";
     for (const auto& c : m.compute) {
-      out << "  " << pad(c.name + (c.noisy ? "*" : ""), 18) << pad(fmt("%.1f", c.gflops), 12)
+      out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
-          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << "\n";
+          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "")
+          << "\n";
     }
     out << "\n";
   }
   print_instruction_summary(out, m);
   if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
       std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
-    out << "  * measured on noisy samples only (the machine was busy): see the spread\n";
+    out << "  (noisy): measured on samples flagged noisy only (a busy machine); see the spread\n";
   for (const auto& s : m.missing) out << "  missing: " << s << "\n";
 }
 
