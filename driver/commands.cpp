@@ -1,9 +1,13 @@
 #include "driver/commands.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -85,6 +89,29 @@ void write_run_record(const std::string& dir, const RunConfig& config, const Mac
   write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
 }
 
+// An exclusive flock on DIR/.roofprobe.lock for as long as a run uses DIR: two runs writing one
+// sweep.csv would interleave their samples.
+class RunDirectoryLock {
+ public:
+  explicit RunDirectoryLock(const std::string& dir) {
+    const std::string path = dir + "/.roofprobe.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError(path + ": cannot create the run lock: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      throw InputError(dir + ": " + (err == EWOULDBLOCK ? std::string("another roofprobe run is using this directory")
+                                                        : "cannot lock: " + std::string(std::strerror(err))));
+    }
+  }
+  ~RunDirectoryLock() { ::close(fd_); }  // closing releases the lock
+  RunDirectoryLock(const RunDirectoryLock&) = delete;
+  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // A resumed run must measure the same plan on the same device, or its samples would mix.
 void check_same_device(const std::string& dir, const DeviceInfo& before, const DeviceInfo& now) {
   if (before.name != now.name || before.compute_units != now.compute_units || before.threads != now.threads)
@@ -100,11 +127,34 @@ struct ResumeState {
   std::vector<Sample> samples;    // complete points already measured
 };
 
+// More threads than cores halves every rate without a word; far more exhausts the machine.
+void check_thread_count(const Backend& backend, int threads, bool oversubscribe, const std::string& source) {
+  const int cores = backend.max_threads();
+  if (cores <= 0 || threads <= cores) return;
+  if (!oversubscribe)
+    throw InputError(source + ": " + std::to_string(threads) + " threads on " + std::to_string(cores) +
+                     " cores (hwloc): rates would be shared between threads; use 0 for all cores, or "
+                     "--oversubscribe to run more threads than cores");
+  if (threads > 4 * cores)
+    throw InputError(source + ": " + std::to_string(threads) + " threads is more than 4 per core (" +
+                     std::to_string(cores) + " cores), even with --oversubscribe");
+}
+
 int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
                 const ResumeState* resume) {
   Backend& backend = *Registry::instance().backend(bc.name);
-  int threads = bc.name == "cpu" && o.threads >= 0 ? o.threads : bc.threads;
-  if (resume != nullptr) threads = resume->header.device.threads;
+  const bool from_cli = bc.name == "cpu" && o.threads >= 0;
+  int threads = from_cli ? o.threads : bc.threads;
+  if (resume != nullptr) {
+    // A resumed run continues with the threads it started with; another count would mix rates.
+    const int started = resume->header.device.threads;
+    if (from_cli && o.threads != started && !(o.threads == 0 && started == backend.max_threads()))
+      throw InputError(out_dir + ": cannot resume with --threads " + std::to_string(o.threads) +
+                       ": the run was started with " + std::to_string(started) + " threads");
+    threads = started;
+  }
+  if (bc.name == "cpu")
+    check_thread_count(backend, threads, o.oversubscribe, from_cli ? "--threads" : config.source + ": cpu.threads");
   DeviceInfo device = backend.describe(threads);
   Plan plan = build_plan(config, bc, device);
 
@@ -112,6 +162,14 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (dir.empty())
     dir = "results/" + slug(host_name(), "host") + "/" + slug(device.name, "device") + "/" + utc_now(kUtcCompact);
   ensure_writable_directory(dir);
+  // The directory belongs to this run from here on: a second process is refused at once, and
+  // a new run never replaces the record of an earlier one.
+  const RunDirectoryLock lock(dir);
+  if (resume == nullptr)
+    for (const char* f : {"sweep.csv", "machine.yaml", "run.yaml"})
+      if (fs::exists(fs::path(dir) / f))
+        throw InputError(dir + ": already holds a run (" + f + "); a run is never overwritten: continue an "
+                         "interrupted one with --resume " + dir + ", or choose another --out");
 
   Machine machine;
   machine.device = device;
@@ -249,6 +307,7 @@ int run_command(const RunOptions& o) {
 
 int fit_command(const FitOptions& o) {
   if (o.out.empty()) throw InputError("fit: --out MACHINE.yaml is required");
+  check_output_path(o.out);
   if (o.sweep_csv.empty() == o.bandwidth_csv.empty())
     throw InputError("fit: give either SWEEP.csv or --bandwidth-csv FILE");
   Machine machine;
@@ -277,8 +336,14 @@ int fit_command(const FitOptions& o) {
     fit_samples(samples, machine);
   }
   machine.provenance["finished"] = utc_now();
-  fs::path out_parent = fs::path(o.out).parent_path();
-  if (!out_parent.empty()) ensure_writable_directory(out_parent.string());
+  // Whatever fit writes, validate accepts: a degenerate sweep (zero or absurd rates) is refused
+  // here with the reason instead of leaving a file the next tool rejects.
+  const std::vector<std::string> problems = validate_machine_text(machine_to_yaml(machine), o.out);
+  if (!problems.empty()) throw InputError("fit: the sweep gives no valid machine file: " + problems.front());
+  if (machine.memory.empty() && machine.compute.empty())
+    throw InputError("fit: " + (o.sweep_csv.empty() ? o.bandwidth_csv : o.sweep_csv) +
+                     ": no level or ceiling could be fitted" +
+                     (machine.missing.empty() ? std::string() : " (" + machine.missing.front() + ")"));
   write_machine_file(machine, o.out);
   print_summary(std::cout, machine, o.out);
   return 0;
@@ -290,7 +355,7 @@ int plot_command(const PlotCommandOptions& o) {
   if (!o.kinds.empty()) options.kinds = parse_plot_kinds(o.kinds);
   options.fma_ratio = o.fma_ratio;
   if (!o.points_file.empty()) options.points = read_points_csv(o.points_file);
-  Machine machine = read_machine_file(o.machine_file);
+  Machine machine = read_valid_machine_file(o.machine_file);
   fs::path dir = fs::path(o.machine_file).parent_path();
   std::vector<Sample> samples;
   fs::path sweep = dir / "sweep.csv";
@@ -306,16 +371,13 @@ int plot_command(const PlotCommandOptions& o) {
 }
 
 int points_command(const PointsOptions& o) {
-  if (!fs::exists(o.ncu_csv)) throw InputError(o.ncu_csv + ": no such file");
-  std::ifstream in(o.ncu_csv, std::ios::binary);
-  if (!in || fs::is_directory(o.ncu_csv)) throw InputError(o.ncu_csv + ": cannot read");
-  std::ostringstream text;
-  text << in.rdbuf();
+  if (!o.out.empty()) check_output_path(o.out);
+  const std::string text = read_input_file(o.ncu_csv, kMaxCsvInputBytes, "an Nsight Compute CSV");
   NcuOptions ncu;
   ncu.dram_level = o.dram_level;
   ncu.tensor_flops_per_instruction = o.tensor_flops_per_instruction;
   ncu.full_names = o.full_names;
-  const NcuConversion converted = convert_ncu_csv(text.str(), o.ncu_csv, ncu);
+  const NcuConversion converted = convert_ncu_csv(text, o.ncu_csv, ncu);
   for (const auto& note : converted.notes) std::cerr << "note: " << note << "\n";
   const std::string csv = points_to_csv(converted.points);
   if (o.out.empty()) {
@@ -356,14 +418,9 @@ int list_command(const std::string& backend) {
 
 int export_command(const ExportOptions& o) {
   check_export_format(o.format);  // before the file is read: a typo is reported as such
-  const std::string text = export_machine(read_machine_file(o.machine_file), o.format);
-  if (o.out.empty()) {
-    std::cout << text << std::flush;
-    return 0;
-  }
-  fs::path out_parent = fs::path(o.out).parent_path();
-  if (!out_parent.empty()) ensure_writable_directory(out_parent.string());
-  write_file_atomically(o.out, text);
+  if (!o.out.empty()) check_output_path(o.out);
+  const std::string text = export_machine(read_valid_machine_file(o.machine_file), o.format);
+  write_file_atomically(o.out.empty() ? "-" : o.out, text);
   return 0;
 }
 

@@ -15,6 +15,7 @@ struct RunOptions {
   std::string out_dir;         // empty: results/<host>/<device>/<UTC time>/
   bool quiet = false;
   int threads = -1;            // CPU threads override (-1: config)
+  bool oversubscribe = false;  // allow more CPU threads than cores
   std::string resume_dir;      // continue the interrupted run in this directory
   std::string command_line;
   // Under an MPI launcher (driver/fleet_run.hpp): outliers are ranks more than this fraction

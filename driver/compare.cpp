@@ -157,7 +157,7 @@ std::vector<Machine> read_compare_inputs(const std::vector<std::string>& files) 
   if (files.size() < 2)
     throw InputError("compare: give at least two machine files (the first is the baseline of the ratios)");
   std::vector<Machine> machines;
-  for (const std::string& f : files) machines.push_back(read_machine_file(f));
+  for (const std::string& f : files) machines.push_back(read_valid_machine_file(f));
   return machines;
 }
 

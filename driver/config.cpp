@@ -1,5 +1,8 @@
 #include "driver/config.hpp"
 
+#include "driver/atomic_file.hpp"
+#include "driver/yaml_checks.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -213,6 +216,7 @@ BackendConfig parse_backend(const Reporter& r, const std::string& name, const YA
   YAML::Node probes = node["probes"];
   if (!probes) r.fail(node, name + ".probes", "missing (list the probes to run)");
   if (!probes.IsMap()) r.fail(probes, name + ".probes", "expected a mapping of probe: axes");
+  if (probes.size() == 0) r.fail(probes, name + ".probes", "empty: list at least one probe (roofprobe list shows them)");
   if (!bc.built) return bc;  // a backend this binary lacks: its section is kept, not run
   std::vector<std::string> probe_names;
   for (const Probe* p : Registry::instance().probes(name)) probe_names.push_back(p->info().name);
@@ -266,6 +270,7 @@ RunConfig parse_config_unchecked(const std::string& text, const std::string& sou
   }
   if (!root || root.IsNull()) throw InputError(source + ": empty configuration");
   if (!root.IsMap()) r.fail(root, "", "the configuration must be a mapping (measurement:, cpu:, cuda:)");
+  reject_duplicate_keys(root, source);
   check_keys(r, root, "", {"measurement", "cpu", "cuda"});
   RunConfig config;
   config.source = source;
@@ -292,22 +297,8 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
 }
 
 RunConfig load_config_file(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot read config: no such file");
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot read config: is a directory");
   // Bounded: yaml-cpp needs about a second per 100k nodes, and /dev/zero never ends.
-  const std::string too_large = path + ": too large for a config (the limit is " +
-                                std::to_string(kMaxConfigFileBytes >> 10) + " KiB)";
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxConfigFileBytes)
-    throw InputError(too_large);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read config: permission denied or unreadable");
-  std::string text(kMaxConfigFileBytes + 1, '\0');
-  in.read(&text[0], static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw InputError(path + ": cannot read config: read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxConfigFileBytes) throw InputError(too_large);
-  return parse_config(text, path);
+  return parse_config(read_input_file(path, kMaxConfigFileBytes, "a config"), path);
 }
 
 RunConfig load_embedded_config(const std::string& name) {

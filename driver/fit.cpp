@@ -17,7 +17,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "driver/atomic_file.hpp"
 #include "driver/errors.hpp"
+#include "driver/points.hpp"
 
 namespace roofprobe {
 
@@ -747,15 +749,10 @@ std::string trim(const std::string& text) {
   return out;
 }
 
+// Fields of one record, quote-aware (a quoted field may hold commas), each trimmed.
 std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', pos);
-    fields.push_back(trim(line.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
+  std::vector<std::string> fields = split_csv_record(line);
+  for (std::string& f : fields) f = trim(f);
   return fields;
 }
 
@@ -789,6 +786,7 @@ double parse_positive(const std::string& field, const std::string& column, const
 // Reads (working_set_bytes, gbs) rows; '#' lines and blank lines are skipped, columns found by
 // header name in any order.
 std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
+  check_input_file(path, "a bandwidth CSV");  // a FIFO or /dev/zero would never end
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the file");
   std::vector<CurvePoint> points;

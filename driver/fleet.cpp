@@ -127,7 +127,10 @@ Fleet collect_fleet(const std::string& dir, double margin) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory() || name.rfind("rank-", 0) != 0) continue;
     const std::string number = name.substr(5);
-    if (number.empty() || !std::all_of(number.begin(), number.end(), ::isdigit)) continue;
+    if (number.empty() || number.size() > 9 || !std::all_of(number.begin(), number.end(), ::isdigit)) {
+      fleet.missing.push_back(name + ": not a rank directory (rank-<0..999999999>)");
+      continue;
+    }
     const int rank = std::stoi(number);
     if (fs::exists(entry.path() / "machine.yaml")) found[rank] = name + "/machine.yaml";
     else fleet.missing.push_back("rank " + number + ": no " + name + "/machine.yaml");

@@ -394,7 +394,9 @@ std::vector<Interval> intervals(const Data& d, const Candidate& c) {
   const double scale = std::max(1.0, 2 * c.cost / dof);
   for (int i = 0; i < n; ++i) {
     const double sd = std::sqrt(std::max(0.0, cov[static_cast<std::size_t>(i) * n + i] * scale));
-    if (std::isfinite(sd)) out[i] = {std::exp(p[i] - 1.96 * sd), std::exp(p[i] + 1.96 * sd)};
+    const Interval ci{std::exp(p[i] - 1.96 * sd), std::exp(p[i] + 1.96 * sd)};
+    // A parameter the data barely constrains gives an interval beyond any number: unknown.
+    if (std::isfinite(ci.lo) && std::isfinite(ci.hi) && ci.lo > 0) out[i] = ci;
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "driver/atomic_file.hpp"
+#include "driver/yaml_checks.hpp"
 #include "driver/errors.hpp"
 
 namespace roofprobe {
@@ -435,21 +436,7 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
 // The file's bytes, at most kMaxMachineFileBytes of them: yaml-cpp needs about a second per
 // 100k nodes, so an oversized file (or /dev/zero) is refused before it is parsed.
 std::string read_machine_bytes(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a machine file");
-  const std::string too_large = path + ": too large for a machine file (the limit is " +
-                                std::to_string(kMaxMachineFileBytes >> 10) + " KiB)";
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxMachineFileBytes)
-    throw InputError(too_large);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read");
-  std::string text(kMaxMachineFileBytes + 1, '\0');
-  in.read(&text[0], static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw InputError(path + ": cannot read");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxMachineFileBytes) throw InputError(too_large);
-  return text;
+  return read_input_file(path, kMaxMachineFileBytes, "a machine file");
 }
 
 std::string at_line(const std::string& name, const YAML::Mark& mark) {
@@ -468,6 +455,7 @@ YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) 
   }
   if (!root || root.IsNull()) throw InputError(name + ": empty file, expected a machine file");
   if (!root.IsMap()) throw InputError(name + ": not a machine file (expected a YAML mapping)");
+  reject_duplicate_keys(root, name);
   return root;
 }
 
@@ -629,6 +617,16 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
 }
 
 }  // namespace
+
+Machine read_valid_machine_file(const std::string& path) {
+  const std::string text = read_machine_bytes(path);
+  const std::vector<std::string> problems = validate_machine_text(text, path);
+  if (!problems.empty())
+    throw InputError(problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                                    " more: roofprobe validate " + path + ")"
+                                                              : ""));
+  return read_machine_text(text, path);
+}
 
 std::vector<std::string> validate_machine_file(const std::string& path) {
   std::string text;

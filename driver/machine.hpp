@@ -147,6 +147,10 @@ Machine read_machine_text(const std::string& text, const std::string& name);
 // takes about 0.3 s for 256 KiB of the densest YAML).
 inline constexpr std::size_t kMaxMachineFileBytes = 256u << 10;
 
+// read_machine_file for consumers (export, compare, plot): a file `validate` rejects is refused
+// with its first problem, so nothing is computed from a file the schema does not hold.
+Machine read_valid_machine_file(const std::string& path);
+
 // Schema/type/finiteness checks. Returns human-readable problems (empty = valid).
 std::vector<std::string> validate_machine_file(const std::string& path);
 

@@ -31,7 +31,10 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--quick", run.quick, "Short run (embedded configs/quick.yaml; with --config: quick measurement budget)");
   run_cmd->add_option("--backend", run.backend, "cpu | cuda | all")->capture_default_str();
   run_cmd->add_option("--out", run.out_dir, "Output directory (default results/<host>/<device>/<UTC time>/)");
-  run_cmd->add_option("--threads", run.threads, "CPU threads (default: config, 0 = all cores)");
+  run_cmd->add_option("--threads", run.threads, "CPU threads (default: config, 0 = all cores)")
+      ->check(CLI::Range(0, 1 << 20));
+  run_cmd->add_flag("--oversubscribe", run.oversubscribe,
+                    "Allow more CPU threads than the cores hwloc reports (at most 4 per core)");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress bar");
   run_cmd->add_option("--resume", run.resume_dir,
                       "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
@@ -132,6 +135,12 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // An option given with an empty value is a mistake, not a request for the default.
+    for (const auto& [cmd, option] : {std::pair{run_cmd, "--out"}, {run_cmd, "--config"}, {run_cmd, "--resume"},
+                                      {fit_cmd, "--out"}, {export_cmd, "--out"}, {points_cmd, "--out"},
+                                      {plot_cmd, "--out"}, {compare_cmd, "--plot"}})
+      if (*cmd && cmd->count(option) > 0 && cmd->get_option(option)->as<std::string>().empty())
+        throw roofprobe::InputError(std::string(option) + ": empty value (leave the option out for the default)");
     if (*run_cmd) return roofprobe::run_command(run);
     if (*fit_cmd) return roofprobe::fit_command(fit);
     if (*plot_cmd)

@@ -1,5 +1,7 @@
 #include "driver/points.hpp"
 
+#include "driver/atomic_file.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -43,14 +45,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::string read_text_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a CSV file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  return read_input_file(path, kMaxCsvInputBytes, "a CSV file");
 }
 
 // A number as a user or a tool writes it: surrounding blanks allowed, nothing else after it.

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "driver/atomic_file.hpp"
 #include "driver/errors.hpp"
 
 namespace roofprobe {
@@ -99,10 +100,9 @@ void SweepWriter::append_point(const std::vector<Sample>& samples) {
 }
 
 std::vector<Sample> read_sweep_csv(const std::string& path) {
+  // A regular file only (its size bounds the read); a FIFO or /dev/zero would never end.
+  check_input_file(path, "a sweep.csv");
   std::ifstream in(path);
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": no such file");
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected sweep.csv");
   if (!in) throw InputError(path + ": cannot read");
   std::string line;
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
@@ -166,6 +166,7 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
 std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
   std::string text;
   {
+    check_input_file(path, "a sweep.csv to resume");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot read the sweep to resume");
     std::ostringstream buf;

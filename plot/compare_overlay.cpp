@@ -208,8 +208,15 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
     }
     const double excess = top_px + 6 - y.px;
     if (excess <= 0) break;
+    // Too many labels for the height left (the key grows with every file): no y range fits them.
+    if (!(y.px > 0) || !std::isfinite(y.px_per_decade()) || !std::isfinite(y.hi))
+      throw InputError("compare --plot: " + std::to_string(machines.size()) +
+                       " machine files do not fit one plot; plot them in smaller groups");
     y.hi *= std::pow(10.0, excess / y.px_per_decade() * 1.2);
   }
+  if (!std::isfinite(y.hi) || !std::isfinite(y.lo) || !(y.hi > y.lo))
+    throw InputError("compare --plot: " + std::to_string(machines.size()) +
+                     " machine files do not fit one plot; plot them in smaller groups");
 
   std::string title = "Roofline comparison: ";
   for (std::size_t i = 0; i < machines.size(); ++i)

@@ -185,6 +185,9 @@ class Backend {
   virtual double measure_clock_mhz() = 0;
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
   virtual bool recover() { return false; }
+  // Threads the device runs without oversubscribing (CPU: the cores hwloc reports); 0 when the
+  // backend has no thread count.
+  virtual int max_threads() const { return 0; }
 };
 
 // ---- device faults ----------------------------------------------------------------------------

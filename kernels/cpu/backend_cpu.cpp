@@ -179,6 +179,8 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "cpu"; }
   std::string unavailable_reason() const override { return {}; }
 
+  int max_threads() const override { return read_topology().cores; }
+
   DeviceInfo describe(int threads) override {
     Topology t = read_topology();
     threads_ = threads > 0 ? threads : t.cores;
