@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace roofprobe {
 namespace {
@@ -190,6 +191,9 @@ struct Data {
 // of the relative time residuals on the per-size medians. Returns the squared residual norm.
 double linear_start(const Data& d, const Layout& lay, const std::vector<double>& knees,
                     const std::vector<double>& widths, std::vector<double>& p) {
+  if (static_cast<int>(knees.size()) != lay.levels - 1 || widths.size() != knees.size())
+    throw std::logic_error("level model: a start has " + std::to_string(knees.size()) + " knees for " +
+                           std::to_string(lay.levels) + " levels");
   p.assign(lay.size(), 0.0);
   double log_width_sum = 0;
   for (int i = 0; i + 1 < lay.levels; ++i) p[lay.c(i)] = knees[i], log_width_sum += std::log(widths[i]);
@@ -300,6 +304,19 @@ std::vector<Start> starts_for(const Data& d, int levels, const Candidate* previo
   if (previous != nullptr)
     for (int i = 0; i + 1 < previous->lay.levels; ++i)
       base_knees.push_back(previous->p[previous->lay.c(i)]), base_widths.push_back(std::exp(previous->p[previous->lay.s(i)]));
+  // The previous fit may have fewer levels than one less (a count with no physical fit was
+  // skipped): its knees are completed in the middle of the widest gaps.
+  while (static_cast<int>(base_knees.size()) < levels - 2) {
+    double widest = -1, at = 0;
+    for (std::size_t k = 0; k <= base_knees.size(); ++k) {
+      const double lo = k == 0 ? d.lw_min : base_knees[k - 1];
+      const double hi = k == base_knees.size() ? d.lw_max : base_knees[k];
+      if (hi - lo > widest) widest = hi - lo, at = (lo + hi) / 2;
+    }
+    const auto pos = std::lower_bound(base_knees.begin(), base_knees.end(), at) - base_knees.begin();
+    base_knees.insert(base_knees.begin() + pos, at);
+    base_widths.insert(base_widths.begin() + pos, 0.25);
+  }
   for (double g = d.lw_min + 0.2; g < d.lw_max - 0.1; g += kGridStep) {
     if (std::any_of(base_knees.begin(), base_knees.end(), [&](double k) { return std::fabs(k - g) < 0.15; })) continue;
     for (double width : {0.15, 0.4}) {

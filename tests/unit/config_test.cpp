@@ -94,7 +94,7 @@ TEST(Config, MissingFileAndDirectory) {
     load_config_file("/tmp");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "/tmp: cannot read config: is a directory");
+    EXPECT_STREQ(e.what(), "/tmp: is a directory, expected a config");
   }
 }
 
