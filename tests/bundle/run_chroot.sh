@@ -15,8 +15,9 @@ mkdir -p "$newroot/lib64" "$newroot/lib" "$newroot/tmp" "$newroot/opt"
 # The host's copies of exactly the host-provided base (the loader at its absolute path).
 base=(libc.so.6 libm.so.6 libdl.so.2 librt.so.1 libpthread.so.0 libstdc++.so.6 libgcc_s.so.1)
 cp -L /lib64/ld-linux-x86-64.so.2 "$newroot/lib64/"
+cache=$(/sbin/ldconfig -p)  # read whole: an awk that exits early would SIGPIPE it under pipefail
 for name in "${base[@]}"; do
-  path=$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
+  path=$(awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}' <<< "$cache")
   [[ -n $path ]] || fail "$name not found on this host"
   cp -L "$path" "$newroot/lib/"
 done

@@ -62,12 +62,12 @@ else()
     EXPECT [[trap]] eq 1  [[.*bf16x2]] eq 0)
 endif()
 
-# ---- int32: the multiply-add is one mad.lo.s32 (IMAD); noFMA keeps mul.lo + add (inline PTX) --
+# ---- int32: the multiply-add is one mad.lo (IMAD); noFMA keeps mul.lo + add (both inline PTX) -
 # The entry's own loop counter is one add.s32; the chain's adds are add.u32.
 roofprobe_ptx_test(flops_int32_fma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
   DEPENDS ${_flops_deps}
-  EXPECT [[mad\.lo\.s32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
+  EXPECT [[mad\.lo\.(s|u)32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
          [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
   SASS_EXPECT_INSN [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, R[0-9]+]] eq 256
                    [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, RZ]] eq 0)
