@@ -20,7 +20,11 @@ if [[ $with_cuda == ON ]]; then grep -q '^flops \[cuda\]' list.txt || fail "roof
 bare "$root/bin/roofprobe" run --backend cpu --quick --out "$work/run" --quiet > run.txt || fail "roofprobe run --backend cpu --quick"
 for f in machine.yaml sweep.csv run.yaml; do [[ -s $work/run/$f ]] || fail "run wrote no $f"; done
 bare "$root/bin/roofprobe" validate "$work/run/machine.yaml" || fail "the quick run's machine.yaml does not validate"
-grep -q 'FP64.FMA' run.txt || fail "the quick run printed no FP64.FMA ceiling"
+# What the run measured is the fitter's business (integration.run_quick_cpu); here it must have
+# run its probes from the bundle: complete, with a memory level and a compute ceiling.
+grep -q '^complete: true' "$work/run/machine.yaml" || fail "the quick run's machine.yaml is not complete"
+grep -qE '^  (L1|L2|L3|DRAM) ' run.txt || fail "the quick run printed no memory level"
+grep -qE '^  FP(64|32)\.(no)?FMA ' run.txt || fail "the quick run printed no compute ceiling"
 
 bare "$root/bin/roofprobe-bench" --benchmark_list_tests > bench.txt || fail "roofprobe-bench"
 (( $(wc -l < bench.txt) > 0 )) || fail "roofprobe-bench lists no benchmark"
