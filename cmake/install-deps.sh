@@ -14,6 +14,38 @@ if apt-cache show libclang-rt-dev > /dev/null 2>&1; then packages+=(libclang-rt-
 # Optional extras: likwid (reference CPU figures for the README comparison).
 [[ ${ROOFPROBE_WITH_LIKWID:-0} == 1 ]] && packages+=(likwid)
 
+# SASS checks (ctest -L ptx) need cuobjdump, which some CUDA installs leave out (this machine's
+# CUDA 13.0 has nvcc and ptxas only). NVIDIA publishes it on PyPI as a wheel; it goes into a
+# private folder of the checkout (build/tools, git-ignored), where tests/ptx/CMakeLists.txt looks.
+install_sass_tools() {
+  local nvcc root tools major
+  nvcc=$(command -v nvcc || true)
+  [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]] && nvcc=/usr/local/cuda/bin/nvcc
+  [[ -n $nvcc ]] || return 0                          # no CUDA: no SASS checks to run
+  [[ -x $(dirname "$nvcc")/cuobjdump ]] && return 0   # the toolkit ships it
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  tools=$root/build/tools
+  major=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+  if compgen -G "$tools/nvidia/cu$major/bin/cuobjdump" > /dev/null; then
+    echo "install-deps: cuobjdump present in build/tools"
+    return 0
+  fi
+  # PyPI has cuobjdump/nvdisasm wheels from 13.2 on (none for 13.0/13.1); a newer disassembler
+  # of the same major version reads older cubins. Pinned so that CI's SASS listing is repeatable.
+  local version
+  case $major in
+    13) version=13.2.51 ;;
+    *) echo "install-deps: no cuobjdump wheel pinned for CUDA $major: SASS checks will not run" >&2
+       return 0 ;;
+  esac
+  echo "install-deps: cuobjdump and nvdisasm $version from PyPI into build/tools"
+  # A failed download is not fatal here: ctest's sass.tools_present then fails and says why.
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+    --target "$tools" "nvidia-cuda-cuobjdump==$version" "nvidia-cuda-nvdisasm==$version" ||
+    echo "install-deps: warning: pip could not install cuobjdump: SASS checks will fail" >&2
+}
+install_sass_tools
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -34,6 +34,7 @@
 #include "driver/signals.hpp"
 #include "driver/summary.hpp"
 #include "driver/sweep_runner.hpp"
+#include "driver/verdict.hpp"
 #include "driver/units.hpp"
 #include "driver/version.hpp"
 #include "plot/compare_overlay.hpp"
@@ -427,6 +428,18 @@ int export_command(const ExportOptions& o) {
 int compare_command(const CompareOptions& o) {
   check_compare_format(o.format);
   const std::vector<Machine> machines = read_compare_inputs(o.files);
+  if (o.verdict) {
+    if (machines.size() != 2)
+      throw InputError("compare --verdict: give two machine files, the measured one first, then its reference");
+    if (!o.plot.empty()) throw InputError("compare --verdict: --plot draws the side-by-side comparison only");
+    const auto label = [&](std::size_t i) {
+      const std::string& name = machines[i].device.name;
+      return (name.empty() ? o.files[i] : name) + " (" + o.files[i] + ")";
+    };
+    std::cout << format_verdict(build_verdict(machines[0], label(0), machines[1], label(1)), o.format)
+              << std::flush;
+    return 0;
+  }
   const CompareTable table = build_compare_table(o.files, machines);
   const std::string text = format_compare_table(table, o.format);
   std::string image;

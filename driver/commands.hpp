@@ -65,6 +65,7 @@ struct CompareOptions {
   std::vector<std::string> files;  // two or more; ratios are to the first
   std::string format = "text";     // text | markdown | csv
   std::string plot;                // overlay roofline image (.png | .svg | .pdf); empty: none
+  bool verdict = false;            // two files, measured then reference: driver/verdict.hpp
 };
 int compare_command(const CompareOptions& options);
 

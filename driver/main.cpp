@@ -120,6 +120,8 @@ int main(int argc, char** argv) {
       ->required();
   compare_cmd->add_option("--format", compare_options.format, "text | markdown | csv")->capture_default_str();
   compare_cmd->add_option("--plot", compare_options.plot, "Also draw their rooflines on one plot (FILE.png | .svg | .pdf)");
+  compare_cmd->add_flag("--verdict", compare_options.verdict,
+                        "MEASURED REFERENCE: each measured ceiling vs its peak at the measured clock and the reference's spec and published figures, with a verdict");
 
   try {
     app.parse(argc, argv);

@@ -120,6 +120,18 @@ RP_HD constexpr TensorShape tensor_wmma_shape(TensorType t) {
   return {};
 }
 
+// Whether the mma.sync of t is a tensor-core instruction on compute capability cc, rather than
+// something ptxas emulates. fp8 (e4m3) mma.sync is native (QMMA.16832.F32.E4M3.E4M3) on sm_89
+// and sm_120/121 only: on sm_90, 10.0, 10.3 and 11.0 ptxas (CUDA 13.0) expands it into
+// F2FP.F16.E4M3.UNPACK conversions plus f16 HMMA.16816 with a zero accumulator, folds the
+// repeated products of the probe's loop and adds the rest with FADDs (6 HMMAs for 20 MMAs in
+// the SASS of the PTX check): such a "tensor" rate is neither fp8 nor the tensor cores. Those
+// parts reach fp8 through wgmma (sm_90a) or tcgen05 (sm_100a), which are not probes yet.
+RP_HD constexpr bool tensor_mma_native(TensorType t, int cc) {
+  if (t != TensorType::Fp8Fp32) return true;
+  return cc == 89 || cc >= 120;
+}
+
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
   return api == TensorApi::Mma ? tensor_mma_shape(t) : tensor_wmma_shape(t);
 }

@@ -119,13 +119,30 @@ struct ScalarOps<Bf16x2> {
 };
 
 // int32: unsigned words, so that wrap-around is defined (the low 32 bits are those of signed
-// arithmetic). The multiply-add is plain C++, which nvcc emits as one mad.lo (IMAD); the noFMA
-// multiply and add are inline PTX because NVVM would otherwise fuse x * a + b into mad.lo itself.
+// arithmetic). The multiply-add is one mad.lo (IMAD); the noFMA multiply and add are inline PTX
+// because NVVM would otherwise fuse x * a + b into mad.lo itself.
+//
+// ptxas fuses too: a mul.lo.u32 whose only use is an add.u32 becomes one IMAD x, a, b (integers
+// do not round, so the fusion is exact), and the "noFMA" chain then ran 256 IMADs instead of 256
+// multiplies + 256 adds (seen in SASS, sm_75..sm_120, CUDA 13.0; tests/ptx/flops_precisions.cmake).
+// add() is therefore predicated on a guard that is true at run time but unknown to ptxas
+// (b != kInt32AddGuardNever, set once per thread, outside the loop): a predicated add keeps the
+// product's old value when the guard is false, which one IMAD cannot express, so the add stays an
+// IADD3 (@P0 IADD3). Predication costs no issue slot, so the chain still issues exactly one IMAD
+// (the multiply, addend RZ) and one IADD3 per step.
+inline constexpr std::uint32_t kInt32AddGuardNever = 0xFFFFFFFFu;
+static_assert(kChainInt32B != kInt32AddGuardNever, "the int32 noFMA adds would be skipped");
+
 template <>
 struct ScalarOps<std::uint32_t> {
+  // Inline PTX too: NVVM for compute_100 and compute_120 (CUDA 13.0) took over 200 s on one
+  // kernel whose chain of 128 plain `x * a + b` it could see through (1.7 s for compute_90), and
+  // never finished flops.cu in the bundle's build; as one opaque mad.lo each it takes seconds.
   __device__ static __forceinline__ std::uint32_t fma(std::uint32_t x, std::uint32_t a,
                                                       std::uint32_t b) {
-    return x * a + b;
+    std::uint32_t r;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(a), "r"(b));
+    return r;
   }
   __device__ static __forceinline__ std::uint32_t mul(std::uint32_t x, std::uint32_t a) {
     std::uint32_t r;
@@ -133,8 +150,10 @@ struct ScalarOps<std::uint32_t> {
     return r;
   }
   __device__ static __forceinline__ std::uint32_t add(std::uint32_t x, std::uint32_t b) {
-    std::uint32_t r;
-    asm("add.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(b));
+    std::uint32_t r = x;
+    asm("{\n\t.reg .pred g;\n\tsetp.ne.u32 g, %1, %2;\n\t@g add.u32 %0, %0, %1;\n\t}"
+        : "+r"(r)
+        : "r"(b), "r"(kInt32AddGuardNever));
     return r;
   }
 };

@@ -138,6 +138,10 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
       why += " (api=wmma runs this type here)";
     return why;
   }
+  if (api == TensorApi::Mma && !tensor_mma_native(t, cc))
+    return std::string(tensor_type_name(t)) + " mma.sync is emulated on compute capability " +
+           cc_text(cc) + " (ptxas turns it into f16 HMMA plus conversions: no fp8 tensor rate); " +
+           "it runs natively on 8.9 and 12.x, this GPU's fp8 path is wgmma/tcgen05";
   return {};
 }
 

@@ -45,7 +45,7 @@ inline constexpr int kTensorNotCompiled = -1;  // `hits` of a kernel built witho
 __host__ __device__ constexpr bool tensor_mma_compiled(TensorType t, int arch) {
   const int need = tensor_mma_shape(t).min_cc;
   if (t == TensorType::Fp8Fp32 && !RP_TENSOR_COMPILER_HAS_FP8_MMA) return false;
-  return need > 0 && arch >= need;
+  return need > 0 && arch >= need && tensor_mma_native(t, arch);
 }
 
 // ---- mma.sync -------------------------------------------------------------------------------

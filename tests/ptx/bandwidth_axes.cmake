@@ -6,13 +6,14 @@
 #
 # cg: every global access of the stream carries .cg (ld.global.cg: L2 only, the point of the
 # axis); no plain, .nc or .ca global load may remain. The negative lookahead matches any
-# ld/st.global opcode that is not .cg.
+# ld/st.global opcode that is not .cg. In SASS (sm_70+) .cg is a strong GPU-scope access,
+# LDG.E.128.STRONG.GPU, served by L2; a weak LDG or LDG.CONSTANT would go through L1.
 roofprobe_ptx_test(bandwidth_read_cg bandwidth_instance.cu
   DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
   DEPENDS ${_bandwidth_deps}
   EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[ld\.global(?!\.cg\.).*]] eq 0
          [[st\.global\.u32]] eq 1  [[ld\.global\.cg\.(u|b)(32|64)]] eq 0
-  SASS_EXPECT [[LDG\..*128.*]] ge 4)
+  SASS_EXPECT [[LDG\.E\.128\.STRONG\.GPU]] ge 4  [[LDG(?!\.E\.128\.STRONG\.GPU$).*]] eq 0)
 
 # rmw and copy with cg store with st.global.cg as well (L2 only, like the loads).
 roofprobe_ptx_test(bandwidth_rmw_cg bandwidth_instance.cu
@@ -20,14 +21,16 @@ roofprobe_ptx_test(bandwidth_rmw_cg bandwidth_instance.cu
   DEPENDS ${_bandwidth_deps}
   EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[st\.global\.cg\.v4\.u32]] ge 4
          [[(ld|st)\.global(?!\.cg\.v4\.).*]] eq 0
-  SASS_EXPECT [[LDG\..*128.*]] ge 4  [[STG\..*128.*]] ge 4)
+  SASS_EXPECT [[LDG\.E\.128\.STRONG\.GPU]] ge 4  [[STG\.E\.128\.STRONG\.GPU]] ge 4
+              [[(LDG|STG)(?!\.E\.128\.STRONG\.GPU$).*]] eq 0)
 
 roofprobe_ptx_test(bandwidth_copy_cg_w32 bandwidth_instance.cu
   DEFINES -DRP_PTX_MODE=Copy -DRP_PTX_BITS=32 -DRP_PTX_CACHE=Cg
   DEPENDS ${_bandwidth_deps}
   EXPECT [[ld\.global\.cg\.(u|b)32]] ge 4  [[st\.global\.cg\.(u|b)32]] ge 4
          [[(ld|st)\.global(?!\.cg\.).*]] eq 0  [[(ld|st)\.global.*\.v[24]\..*]] eq 0
-  SASS_EXPECT [[(LDG|STG)\..*128.*]] eq 0)
+  SASS_EXPECT [[LDG\.E\.STRONG\.GPU]] ge 4  [[STG\.E\.STRONG\.GPU]] ge 4
+              [[(LDG|STG)(?!\.E\.STRONG\.GPU$).*]] eq 0)
 
 # 32-bit: one 32-bit load per element, no vector load at all.
 roofprobe_ptx_test(bandwidth_read_w32 bandwidth_instance.cu
@@ -35,7 +38,7 @@ roofprobe_ptx_test(bandwidth_read_w32 bandwidth_instance.cu
   DEPENDS ${_bandwidth_deps}
   EXPECT [[ld\.global(\.nc)?\.(u|b)32]] ge 4  [[ld\.global.*\.v[24]\..*]] eq 0
          [[ld\.global(\.nc)?\.(u|b)64]] eq 0  [[st\.global\.u32]] eq 1
-  SASS_EXPECT [[LDG\..*128.*]] eq 0)
+  SASS_EXPECT [[LDG\.E(\.CONSTANT)?]] ge 4  [[LDG(?!\.E(\.CONSTANT)?$).*]] eq 0)
 
 # 64-bit: a v2.u32 (or a u64) load per element, never a v4 or a scalar 32-bit one.
 roofprobe_ptx_test(bandwidth_read_w64 bandwidth_instance.cu
@@ -43,7 +46,7 @@ roofprobe_ptx_test(bandwidth_read_w64 bandwidth_instance.cu
   DEPENDS ${_bandwidth_deps}
   EXPECT [[ld\.global(\.nc)?\.(v2\.(u|b)32|(u|b)64)]] ge 4  [[ld\.global.*\.v4\..*]] eq 0
          [[ld\.global(\.nc)?\.(u|b)32]] eq 0  [[st\.global\.u32]] eq 1
-  SASS_EXPECT [[LDG\..*128.*]] eq 0)
+  SASS_EXPECT [[LDG\.E\.64(\.CONSTANT)?]] ge 4  [[LDG(?!\.E\.64(\.CONSTANT)?$).*]] eq 0)
 
 # The negative-lookahead check must catch a plain load: run it on the default-caching kernel
 # (bandwidth_read's PTX, ld.global.nc.v4.u32), where it has to fail.

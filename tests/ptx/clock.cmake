@@ -14,13 +14,16 @@ roofprobe_ptx_test(clock_fp32_fma clock_instance.cu
   DEPENDS ${_clock_deps}
   EXPECT [[fma\.rn\.f32]] eq 128  [[sub\.rn\.f32]] eq 8  [[(add|mul)(\.rn)?\.f32]] le 8
          [[ld\.param\.f32]] eq 1  [[st\.global\.u32]] eq 1  [[st\.global\.u64]] eq 4
-  SASS_EXPECT FFMA eq 128)
+  SASS_EXPECT FFMA eq 128
+  SASS_EXPECT_INSN [[CS2R R[0-9]+, SR_CLOCKLO]] ge 3)
 
 roofprobe_ptx_test(clock_idle clock_instance.cu
   DEFINES -DRP_PTX_LOAD=Idle
   DEPENDS ${_clock_deps}
   EXPECT [[(fma|add|sub|mul)(\.rn)?\.f32]] eq 0  [[st\.global\.u32]] eq 0
-         [[st\.global\.u64]] eq 4)
+         [[st\.global\.u64]] eq 4
+  SASS_EXPECT [[F(FMA|ADD|MUL)]] eq 0
+  SASS_EXPECT_INSN [[CS2R R[0-9]+, SR_CLOCKLO]] ge 3)
 
 # ptx_check counts opcodes, and a clock read is a plain `mov.u64 %rdN, %clock64;`: these tests
 # grep the operand. Both kernels read the clock at least three times (start, every loop turn,

@@ -2,8 +2,7 @@
 # Same instance file and same counting as the fp64/fp32 checks: the entry holds one tile's work,
 # 8 slots x K/2 chain steps. An fp16/bf16 element is one 32-bit word (f16x2 / bf16x2), loaded and
 # stored as u32; a and b arrive as two more ld.param.u32 besides the two the entry always has.
-# SASS expectations are lower bounds only (they run where cuobjdump exists): ptxas also uses
-# HFMA2.MMA / IMAD.MOV to move values, so exact SASS counts would depend on its register moves.
+# SASS: whole instructions counted with the _h2_* / _bf_* patterns of CMakeLists.txt.
 
 # The numeric architecture ("90a" -> 90): bf16 code differs below sm_80 and sm_90.
 string(REGEX MATCH "^[0-9]+" _flops_ptx_arch_number "${ROOFPROBE_PTX_ARCH}")
@@ -14,20 +13,22 @@ roofprobe_ptx_test(flops_fp16_fma_k64 flops_instance.cu
   DEPENDS ${_flops_deps}
   EXPECT [[fma\.rn\.f16x2]] eq 256  [[(mul|add)(\.rn)?\.f16x2]] eq 0
          [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
-  SASS_EXPECT [[HFMA2(\..*)?]] ge 256)
+  SASS_EXPECT [[(HMUL2|HADD2)(\..*)?]] eq 0
+  SASS_EXPECT_INSN "${_h2_fma}" eq 256)
 
 roofprobe_ptx_test(flops_fp16_nofma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
   DEPENDS ${_flops_deps}
   EXPECT [[fma(\.rn)?\.f16x2]] eq 0  [[mul\.rn\.f16x2]] eq 256  [[add\.rn\.f16x2]] eq 256
          [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
-  SASS_EXPECT [[HMUL2(\..*)?]] ge 256  [[HADD2(\..*)?]] ge 256)
+  SASS_EXPECT_INSN "${_h2_fma}" eq 0  "${_h2_mul}" eq 256  "${_h2_add}" eq 256)
 
 # Odd K: the single trailing add per slot.
 roofprobe_ptx_test(flops_fp16_fma_k1 flops_instance.cu
   DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=1 -DRP_PTX_FORM=Fma
   DEPENDS ${_flops_deps}
-  EXPECT [[add\.rn\.f16x2]] eq 8  [[(fma|mul)(\.rn)?\.f16x2]] eq 0)
+  EXPECT [[add\.rn\.f16x2]] eq 8  [[(fma|mul)(\.rn)?\.f16x2]] eq 0
+  SASS_EXPECT_INSN "${_h2_fma}" eq 0  "${_h2_mul}" eq 0  "${_h2_add}" eq 8)
 
 # ---- bf16: sm_80+ only; sm_90 has bf16x2 mul/add, sm_80..89 express them as fma.rn.bf16x2 ------
 if(_flops_ptx_arch_number GREATER_EQUAL 80)
@@ -36,14 +37,15 @@ if(_flops_ptx_arch_number GREATER_EQUAL 80)
     DEPENDS ${_flops_deps}
     EXPECT [[fma\.rn\.bf16x2]] eq 256  [[(mul|add)(\.rn)?\.bf16x2]] eq 0  [[trap]] eq 0
            [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
-    SASS_EXPECT [[HFMA2\.BF16.*]] ge 256)
+    SASS_EXPECT [[(HMUL2|HADD2)(\..*)?]] eq 0
+    SASS_EXPECT_INSN "${_bf_fma}" eq 256)
   if(_flops_ptx_arch_number GREATER_EQUAL 90)
     roofprobe_ptx_test(flops_bf16_nofma_k64 flops_instance.cu
       DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
       DEPENDS ${_flops_deps}
       EXPECT [[fma(\.rn)?\.bf16x2]] eq 0  [[mul\.rn\.bf16x2]] eq 256  [[add\.rn\.bf16x2]] eq 256
              [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8
-      SASS_EXPECT [[(HMUL2|HADD2|HFMA2)\.BF16.*]] ge 512)
+      SASS_EXPECT_INSN "${_bf_fma}" eq 0  "${_bf_mul}" eq 256  "${_bf_add}" eq 256)
   else()
     # x * a + (-0) and x * 1 + b: one fma.rn.bf16x2 per multiply and per add.
     roofprobe_ptx_test(flops_bf16_nofma_k64 flops_instance.cu
@@ -60,23 +62,28 @@ else()
     EXPECT [[trap]] eq 1  [[.*bf16x2]] eq 0)
 endif()
 
-# ---- int32: the multiply-add is one mad.lo.s32 (IMAD); noFMA keeps mul.lo + add (inline PTX) --
+# ---- int32: the multiply-add is one mad.lo (IMAD); noFMA keeps mul.lo + add (both inline PTX) -
 # The entry's own loop counter is one add.s32; the chain's adds are add.u32.
 roofprobe_ptx_test(flops_int32_fma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
   DEPENDS ${_flops_deps}
-  EXPECT [[mad\.lo\.s32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
+  EXPECT [[mad\.lo\.(s|u)32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
          [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
-  SASS_EXPECT [[IMAD(\..*)?]] ge 256)
+  SASS_EXPECT_INSN [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, R[0-9]+]] eq 256
+                   [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, RZ]] eq 0)
 
-# ptxas may fuse a mul.lo and the add that consumes it into one IMAD (integers do not round);
-# the SASS bound (>= 512 integer multiply/add instructions) is what would show it.
+# noFMA: ptxas fused each mul.lo + add.u32 into one IMAD (256 IMADs, no add: the "noFMA" ceiling
+# was the FMA one); the kernel now predicates its adds (flops_kernel.cuh), and the SASS must hold
+# 256 pure multiplies (IMAD with addend RZ), 256 guarded adds (@P IADD3, or IMAD.IADD when ptxas
+# moves an add to the FMA pipe), and no multiply-add.
 roofprobe_ptx_test(flops_int32_nofma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
   DEPENDS ${_flops_deps}
   EXPECT [[mad\..*]] eq 0  [[mul\.lo\.u32]] eq 256  [[add\.u32]] eq 256
          [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
-  SASS_EXPECT [[(IMAD|IADD3|IMUL)(\..*)?]] ge 512)
+  SASS_EXPECT_INSN [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, RZ]] eq 256
+                   [[@P[0-6] (IADD3 R[0-9]+, R[0-9]+, U?R[0-9]+, RZ|IMAD\.IADD R[0-9]+, R[0-9]+, 0x1, U?R[0-9]+)]] eq 256
+                   [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, R[0-9]+]] eq 0)
 
 # The fp16 check must fail on a wrong count (one FMA short).
 add_test(NAME ptx.flops_fp16_checker_rejects_wrong_count

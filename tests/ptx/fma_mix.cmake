@@ -38,14 +38,16 @@ roofprobe_ptx_test(fma_mix_fp16_a025 fma_mix_instance.cu
   DEFINES -DRP_PTX_OPS=MixFp16x2 -DRP_PTX_QUARTERS=1
   DEPENDS ${_fma_mix_deps}
   EXPECT [[fma\.rn\.f16x2]] eq 64  [[mul\.rn\.f16x2]] eq 96  [[add\.rn\.f16x2]] eq 96
-         [[(mul|add|fma)\.f16x2]] eq 0  [[ld\.global\.u32]] eq 8  [[st\.global\.u32]] eq 8)
+         [[(mul|add|fma)\.f16x2]] eq 0  [[ld\.global\.u32]] eq 8  [[st\.global\.u32]] eq 8
+  SASS_EXPECT_INSN "${_h2_fma}" eq 64  "${_h2_mul}" eq 96  "${_h2_add}" eq 96)
 
 # bfloat162, a = 0.75 (the sm_90 encoding: native mul/add.rn.bf16x2): 192 FMA, 32 MUL, 32 ADD.
 if(ROOFPROBE_PTX_ARCH MATCHES "^(9|1[0-9])")
   roofprobe_ptx_test(fma_mix_bf16_a075 fma_mix_instance.cu
     DEFINES -DRP_PTX_OPS=MixBf16x2 -DRP_PTX_QUARTERS=3
     DEPENDS ${_fma_mix_deps}
-    EXPECT [[fma\.rn\.bf16x2]] eq 192  [[mul\.rn\.bf16x2]] eq 32  [[add\.rn\.bf16x2]] eq 32)
+    EXPECT [[fma\.rn\.bf16x2]] eq 192  [[mul\.rn\.bf16x2]] eq 32  [[add\.rn\.bf16x2]] eq 32
+    SASS_EXPECT_INSN "${_bf_fma}" eq 192  "${_bf_mul}" eq 32  "${_bf_add}" eq 32)
 endif()
 
 # The fma_mix check must fail on a wrong count.

@@ -2,14 +2,17 @@
 // work a probe declares survived compilation (no chain folded, no FMA contracted into the noFMA
 // form, 128-bit loads where the probe claims them).
 //
-//   ptx_check [--sass] [--entries N] FILE --expect REGEX OP COUNT [--expect ...]
+//   ptx_check [--sass] [--entries N] FILE --expect REGEX OP COUNT [--expect-insn ...] [...]
 //
 // FILE is PTX (nvcc -ptx), or with --sass the output of `cuobjdump -sass`. The instructions of
 // the kernel entries are counted by opcode (e.g. "fma.rn.f64", "ld.global.nc.v4.u32"; SASS:
 // "DFMA", "LDG.E.128"); predicates and operands are ignored. --entries (default 1) is how many
 // kernel entries the file must hold. Each --expect counts the opcodes fully matching REGEX
-// (ECMAScript) and compares with COUNT: OP is eq, ge or le. On failure it prints every check and
-// the opcode histogram, and exits 1.
+// (ECMAScript) and compares with COUNT: OP is eq, ge or le. --expect-insn does the same on the
+// whole instruction with its operands, space-normalised and without the trailing ';' (e.g.
+// "IMAD R4, R4, R5, RZ", "@P0 IADD3 R4, R4, R7, RZ"): SASS spells a plain 32-bit multiply as an
+// IMAD whose addend is RZ, so only the operands tell a multiply from a multiply-add. On failure
+// it prints every check and the opcode histogram, and exits 1.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,7 @@ struct Expectation {
   std::string pattern;
   std::string op;
   long count = 0;
+  bool whole_instruction = false;
 };
 
 struct Options {
@@ -38,7 +42,7 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "ptx_check: %s\nusage: ptx_check [--sass] [--entries N] FILE "
-               "--expect REGEX eq|ge|le COUNT [--expect ...]\n",
+               "--expect[-insn] REGEX eq|ge|le COUNT [--expect ...]\n",
                why.c_str());
   std::exit(2);
 }
@@ -51,8 +55,8 @@ Options parse(int argc, char** argv) {
       o.sass = true;
     } else if (a == "--entries" && i + 1 < argc) {
       o.entries = std::atoi(argv[++i]);
-    } else if (a == "--expect" && i + 3 < argc) {
-      Expectation e{argv[i + 1], argv[i + 2], std::atol(argv[i + 3])};
+    } else if ((a == "--expect" || a == "--expect-insn") && i + 3 < argc) {
+      Expectation e{argv[i + 1], argv[i + 2], std::atol(argv[i + 3]), a == "--expect-insn"};
       if (e.op != "eq" && e.op != "ge" && e.op != "le") usage("bad operator '" + e.op + "'");
       o.expect.push_back(e);
       i += 3;
@@ -85,9 +89,28 @@ std::string opcode_of(std::string text) {
   return text.substr(0, end);
 }
 
+// The whole instruction, blanks collapsed to one space and the trailing ';' dropped. SASS's
+// ".reuse" operand flags (register-reuse cache hints of the scheduler, no meaning for what is
+// computed) are removed, so that a pattern need not allow them on every operand.
+std::string normalise(std::string text) {
+  for (auto at = text.find(".reuse"); at != std::string::npos; at = text.find(".reuse"))
+    text.erase(at, 6);
+  std::string out;
+  for (char c : trim(text)) {
+    if (c == ' ' || c == '\t') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ';' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 struct Listing {
   int entries = 0;
   std::vector<std::string> opcodes;
+  std::vector<std::string> instructions;  // same order as opcodes
 };
 
 // PTX: the instructions inside the bodies of `.entry` functions (brace depth > 0 after an entry
@@ -113,6 +136,7 @@ Listing read_ptx(std::istream& in) {
     if (!inside || t.empty() || t[0] == '.' || t[0] == '{' || t[0] == '}' || t.back() == ':')
       continue;
     l.opcodes.push_back(opcode_of(t));
+    l.instructions.push_back(normalise(t));
   }
   return l;
 }
@@ -132,6 +156,7 @@ Listing read_sass(std::istream& in) {
     rest = trim(rest);
     if (rest.empty()) continue;
     l.opcodes.push_back(opcode_of(rest));
+    l.instructions.push_back(normalise(rest));
   }
   return l;
 }
@@ -168,12 +193,13 @@ int main(int argc, char** argv) {
   }
   for (const Expectation& e : o.expect) {
     const std::regex re(e.pattern);
-    const long got = std::count_if(l.opcodes.begin(), l.opcodes.end(),
+    const auto& items = e.whole_instruction ? l.instructions : l.opcodes;
+    const long got = std::count_if(items.begin(), items.end(),
                                    [&](const std::string& op) { return std::regex_match(op, re); });
     const bool pass = holds(e, got);
     ok = ok && pass;
-    std::printf("%s  /%s/ %s %ld: counted %ld\n", pass ? "ok  " : "FAIL", e.pattern.c_str(),
-                e.op.c_str(), e.count, got);
+    std::printf("%s  %s/%s/ %s %ld: counted %ld\n", pass ? "ok  " : "FAIL",
+                e.whole_instruction ? "insn " : "", e.pattern.c_str(), e.op.c_str(), e.count, got);
   }
   if (!ok) print_histogram(l.opcodes);
   return ok ? 0 : 1;

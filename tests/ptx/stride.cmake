@@ -2,7 +2,8 @@
 # tests/ptx/CMakeLists.txt. The group loop stays rolled (#pragma unroll 1) and holds
 # kStrideUnroll (8) scalar ld.global.cg of the declared width (u32 for 4-byte words, u64 for
 # 8-byte words): one warp request each, L1 bypassed. No vector loads, no loads of the other width,
-# no cached (.ca/.nc/default) global loads; one 64-bit store of the thread's sum.
+# no cached (.ca/.nc/default) global loads; one 64-bit store of the thread's sum. SASS: every
+# load is LDG.E[.64].STRONG.GPU (the L2-only form of .cg), nothing else.
 set(_stride_deps
   ${CMAKE_CURRENT_SOURCE_DIR}/stride_instance.cu
   ${PROJECT_SOURCE_DIR}/kernels/cuda/stride_kernel.cuh
@@ -12,9 +13,9 @@ set(_stride_deps
 
 # Cases: stride; word bytes; the declared type; the other width (must not appear); the SASS
 # load width regex that must match all 8 loads (32-bit loads carry no width suffix).
-foreach(_case IN ITEMS "0;4;u32;64;LDG(\\.[A-Z]+)*" "1;4;u32;64;LDG(\\.[A-Z]+)*"
-                       "8;4;u32;64;LDG(\\.[A-Z]+)*" "1;8;u64;32;LDG(\\.[A-Z]+)*\\.64(\\.[A-Z]+)*"
-                       "32;8;u64;32;LDG(\\.[A-Z]+)*\\.64(\\.[A-Z]+)*")
+foreach(_case IN ITEMS "0;4;u32;64;LDG\\.E\\.STRONG\\.GPU" "1;4;u32;64;LDG\\.E\\.STRONG\\.GPU"
+                       "8;4;u32;64;LDG\\.E\\.STRONG\\.GPU" "1;8;u64;32;LDG\\.E\\.64\\.STRONG\\.GPU"
+                       "32;8;u64;32;LDG\\.E\\.64\\.STRONG\\.GPU")
   list(GET _case 0 _stride)
   list(GET _case 1 _word)
   list(GET _case 2 _type)

@@ -22,37 +22,64 @@ if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.4)
   set(_tensor_fp8_compiler TRUE)
 endif()
 
-# roofprobe_tensor_mma_check(NAME TYPE MIN_ARCH OPCODE_REGEX [REQUIRES_FP8])
-function(roofprobe_tensor_mma_check name type min_arch opcode)
-  if(_tensor_arch LESS min_arch OR ("${ARGN}" STREQUAL "REQUIRES_FP8" AND NOT _tensor_fp8_compiler))
-    roofprobe_ptx_test(${name} tensor_instance.cu
+# roofprobe_tensor_mma_check(NAME TYPE MIN_ARCH OPCODE_REGEX SASS_OPCODE [ARCH <sm>]
+#                            [REQUIRES_FP8])
+# SASS: each mma.sync must be exactly one tensor-core instruction of its shape (HMMA.16816.F32,
+# IMMA.16832.S8.S8, DMMA.8x8x4, QMMA.16832.F32.E4M3.E4M3, ...), 20 in all and no other MMA.
+# fp8 is compiled only where it is native (tensor_mma_native): on sm_90 and sm_100..sm_110
+# ptxas emulates it (F2FP conversions + f16 HMMA, products folded), which the kernel refuses.
+function(roofprobe_tensor_mma_check name type min_arch opcode sass_opcode)
+  cmake_parse_arguments(PARSE_ARGV 5 M "REQUIRES_FP8" "ARCH" "")
+  set(arch ${_tensor_arch})
+  if(M_ARCH)
+    set(arch ${M_ARCH})
+  endif()
+  set(compiled TRUE)
+  if(arch LESS min_arch OR (M_REQUIRES_FP8 AND NOT _tensor_fp8_compiler))
+    set(compiled FALSE)
+  elseif(type STREQUAL "Fp8Fp32" AND NOT (arch EQUAL 89 OR arch GREATER_EQUAL 120))
+    set(compiled FALSE)
+  endif()
+  if(NOT compiled)
+    roofprobe_ptx_test(${name} tensor_instance.cu ARCH ${arch}
       DEFINES -DRP_PTX_TYPE=${type} -DRP_PTX_WMMA=0
       DEPENDS ${_tensor_deps}
-      EXPECT [[w?mma\..*]] eq 0  [[st\.global\.u32]] eq 1)
+      EXPECT [[w?mma\..*]] eq 0  [[st\.global\.u32]] eq 1
+      SASS_EXPECT [[[A-Z]*MMA.*]] eq 0  [[F2FP.*]] eq 0)
   else()
-    roofprobe_ptx_test(${name} tensor_instance.cu
+    roofprobe_ptx_test(${name} tensor_instance.cu ARCH ${arch}
       DEFINES -DRP_PTX_TYPE=${type} -DRP_PTX_WMMA=0
       DEPENDS ${_tensor_deps}
       EXPECT "${opcode}" eq 20  [[w?mma\..*]] eq 20
-             [[ld\.param\.u32]] eq 1  [[(ld|st)\.local\..*]] eq 0  [[setp\.eq\..*]] eq 1)
+             [[ld\.param\.u32]] eq 1  [[(ld|st)\.local\..*]] eq 0  [[setp\.eq\..*]] eq 1
+      SASS_EXPECT "${sass_opcode}" eq 20  [[[A-Z]*MMA.*]] eq 20  [[F2FP.*]] eq 0)
   endif()
   set(ROOFPROBE_PTX_FILES ${ROOFPROBE_PTX_FILES} PARENT_SCOPE)
 endfunction()
 
 roofprobe_tensor_mma_check(tensor_mma_fp16_fp32 Fp16Fp32 80
-  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32]])
+  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32]] [[HMMA\.16816\.F32]])
 roofprobe_tensor_mma_check(tensor_mma_fp16_fp16 Fp16Fp16 80
-  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f16\.f16\.f16\.f16]])
+  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f16\.f16\.f16\.f16]] [[HMMA\.16816\.F16]])
 roofprobe_tensor_mma_check(tensor_mma_bf16_fp32 Bf16Fp32 80
-  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32]])
+  [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32]] [[HMMA\.16816\.F32\.BF16]])
 roofprobe_tensor_mma_check(tensor_mma_tf32_fp32 Tf32Fp32 80
-  [[mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32]])
+  [[mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32]] [[HMMA\.1688\.F32\.TF32]])
 roofprobe_tensor_mma_check(tensor_mma_int8_int32 Int8Int32 80
-  [[mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32]])
+  [[mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32]] [[IMMA\.16832\.S8\.S8]])
 roofprobe_tensor_mma_check(tensor_mma_fp64_fp64 Fp64Fp64 80
-  [[mma\.sync\.aligned\.m8n8k4\.row\.col\.f64\.f64\.f64\.f64]])
-roofprobe_tensor_mma_check(tensor_mma_fp8_fp32 Fp8Fp32 89
-  [[mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32]] REQUIRES_FP8)
+  [[mma\.sync\.aligned\.m8n8k4\.row\.col\.f64\.f64\.f64\.f64]] [[DMMA\.8x8x4]])
+# fp8 at the configured architecture, and where it is native (sm_89 Ada, sm_120 Blackwell
+# GeForce: one QMMA per mma.sync) and emulated (sm_90: nothing compiled) whatever that is.
+set(_fp8_ptx [[mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32]])
+set(_fp8_sass [[QMMA\.16832\.F32\.E4M3\.E4M3]])
+roofprobe_tensor_mma_check(tensor_mma_fp8_fp32 Fp8Fp32 89 "${_fp8_ptx}" "${_fp8_sass}" REQUIRES_FP8)
+foreach(_fp8_arch 89 90 120)
+  if(NOT _fp8_arch EQUAL _tensor_arch)
+    roofprobe_tensor_mma_check(tensor_mma_fp8_fp32_sm${_fp8_arch} Fp8Fp32 89 "${_fp8_ptx}"
+                               "${_fp8_sass}" ARCH ${_fp8_arch} REQUIRES_FP8)
+  endif()
+endforeach()
 
 # WMMA: one PTX wmma.mma per call (the unit the probe counts), 20 per entry as above (nvcc may
 # load `reps` twice here, hence ge 1).
@@ -61,14 +88,16 @@ if(NOT _tensor_arch LESS 70)
     DEFINES -DRP_PTX_TYPE=Fp16Fp32 -DRP_PTX_WMMA=1
     DEPENDS ${_tensor_deps}
     EXPECT [[wmma\.mma\.sync\.aligned\.row\.row\.m16n16k16\.f32\.f32]] eq 20
-           [[w?mma\.(sync|mma).*]] eq 20  [[ld\.param\.u32]] ge 1  [[(ld|st)\.local\..*]] eq 0)
+           [[w?mma\.(sync|mma).*]] eq 20  [[ld\.param\.u32]] ge 1  [[(ld|st)\.local\..*]] eq 0
+    SASS_EXPECT [[HMMA\.16816\.F32]] eq 40  [[[A-Z]*MMA.*]] eq 40)
 endif()
 if(NOT _tensor_arch LESS 80)
   roofprobe_ptx_test(tensor_wmma_fp64_fp64 tensor_instance.cu
     DEFINES -DRP_PTX_TYPE=Fp64Fp64 -DRP_PTX_WMMA=1
     DEPENDS ${_tensor_deps}
     EXPECT [[wmma\.mma\.sync\.aligned\.row\.row\.m8n8k4\.f64\.f64\.f64\.f64\.rn]] eq 20
-           [[ld\.param\.u32]] ge 1  [[(ld|st)\.local\..*]] eq 0)
+           [[ld\.param\.u32]] ge 1  [[(ld|st)\.local\..*]] eq 0
+    SASS_EXPECT [[DMMA\.8x8x4]] eq 20  [[[A-Z]*MMA.*]] eq 20)
 endif()
 
 # The check must fail on a wrong count: one MMA fewer than the fp16.fp32 kernel holds.

@@ -301,6 +301,12 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   EXPECT_NE(why("fp16.fp32", "mma", "7.5").find("api=wmma runs this type here"), std::string::npos);
   EXPECT_NE(why("fp8.fp32", "mma", "8.0").find("8.9"), std::string::npos);
   EXPECT_NE(why("fp8.fp32", "wmma", "9.0").find("WMMA has no fp8"), std::string::npos);
+  // fp8 mma.sync is emulated by ptxas on Hopper and datacenter Blackwell (SASS check
+  // sass.tensor_mma_fp8_fp32_sm90): refused there, run where it is a QMMA.
+  for (const char* cc : {"9.0", "10.0", "10.3", "11.0"})
+    EXPECT_NE(why("fp8.fp32", "mma", cc).find("emulated"), std::string::npos) << cc;
+  for (const char* cc : {"8.9", "12.0", "12.1"}) EXPECT_EQ(why("fp8.fp32", "mma", cc), "") << cc;
+  EXPECT_EQ(why("fp16.fp32", "mma", "9.0"), "");
   EXPECT_NE(why("bf16.fp32", "wmma", "7.5").find("needs compute capability 8.0"),
             std::string::npos);
   EXPECT_NE(why("int8.int32", "wmma", "7.0").find("7.2"), std::string::npos);
