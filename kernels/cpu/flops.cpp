@@ -110,6 +110,8 @@ class FlopsPoint final : public PreparedPoint {
 
   void set_repetitions(std::int64_t reps) override { reps_ = reps; }
   std::int64_t repetitions() const override { return reps_; }
+  // The FMA/noFMA ceilings' theoretical peaks use the clock these launches ran at.
+  bool wants_launch_clock() const override { return true; }
 
  private:
   template <class F>
