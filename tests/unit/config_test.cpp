@@ -79,7 +79,7 @@ TEST(Config, Errors) {
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: fp128"),
             "test.yaml:4: cpu.probes.flops.precision: 'fp128' is not one of the choices (did you mean 'fp32'?)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      mode: stream"),
-            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy)");
+            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy, write, write_nt)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: [fp64, fp64]"),
             "test.yaml:4: cpu.probes.flops.precision: value 'fp64' listed twice");
   EXPECT_EQ(error_of("cpu:\n  threads: 1\n"), "test.yaml:2: cpu.probes: missing (list the probes to run)");

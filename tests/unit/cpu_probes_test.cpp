@@ -21,10 +21,17 @@ std::unique_ptr<PreparedPoint> prepare(const std::string& probe, const Params& p
   return p->prepare(params, cpu_device());
 }
 
+// Bytes as likwid-bench counts them (no write-allocate): per pass over a working set of W bytes,
+// read W (load), rmw 2W (update), copy W/2 + W/2 (two arrays), write and write_nt W (store).
 TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
-  for (std::string mode : {"read", "rmw", "copy"}) {
-    SCOPED_TRACE(mode);
-    auto point = prepare("bandwidth", {{"mode", mode}, {"working_set_bytes", "200192"}});
+  struct Expect {
+    const char* mode;
+    double read, written;  // per pass, in units of the working set
+  };
+  for (Expect e : {Expect{"read", 1, 0}, {"rmw", 1, 1}, {"copy", 0.5, 0.5}, {"write", 0, 1}, {"write_nt", 0, 1}}) {
+    SCOPED_TRACE(e.mode);
+    // 200192 bytes: chunks that are not a whole number of unrolled blocks (the scalar tails run).
+    auto point = prepare("bandwidth", {{"mode", e.mode}, {"working_set_bytes", "200192"}});
     point->set_repetitions(3);
     point->launch();
     point->launch();
@@ -32,10 +39,20 @@ TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
     EXPECT_TRUE(c.ok) << c.detail;
     Work w = point->work();
     EXPECT_EQ(w.working_set_bytes, 200192);
-    double per_pass = mode == "copy" ? 200192 / 2 : 200192;
-    EXPECT_EQ(w.bytes_read, 3 * per_pass);
-    EXPECT_EQ(w.bytes_written, mode == "read" ? 0 : 3 * per_pass);
+    EXPECT_EQ(w.bytes_read, 3 * e.read * 200192);
+    EXPECT_EQ(w.bytes_written, 3 * e.written * 200192);
     EXPECT_EQ(w.transactions, w.bytes() / 32);
+  }
+}
+
+// Verification is not vacuous: a point that never launched fails it (its arrays hold the
+// initial values, not what the passes leave).
+TEST(CpuBandwidth, UnlaunchedPointFailsVerification) {
+  for (std::string mode : {"read", "copy", "write", "write_nt"}) {  // rmw after 0 passes is init
+    SCOPED_TRACE(mode);
+    auto point = prepare("bandwidth", {{"mode", mode}, {"working_set_bytes", "65536"}});
+    point->set_repetitions(2);
+    EXPECT_FALSE(point->verify().ok);
   }
 }
 
