@@ -148,6 +148,12 @@ class PreparedPoint {
   // backend then measures the clock around each of its launches (Backend::last_launch_clock_mhz)
   // even where that costs time (CPU without cycle counters: a short clock chain per launch).
   virtual bool wants_launch_clock() const { return false; }
+  // Seconds the last launch's parallel phase lasted, timed by the launch itself from the moment
+  // all its workers were running (an OpenMP barrier) to the end of the last one; 0: not timed.
+  // CPU backends use it instead of the time around launch(), so waking a worker that another
+  // process had displaced is not counted as streaming time (likwid-bench starts its timers
+  // after a barrier too).
+  virtual double parallel_seconds() const { return 0; }
 };
 
 struct ProbeInfo {

@@ -150,10 +150,8 @@ class BandwidthPoint final : public PreparedPoint {
     const std::int64_t reps = reps_;
     const std::int64_t done = total_reps_;
     const Mode mode = mode_.mode;
-#pragma omp parallel num_threads(threads_)
-    {
-      const int t = omp_get_thread_num();
-      const Range r = chunk_of(n, omp_get_num_threads(), t, kLineElements<double>);
+    parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
+      const Range r = chunk_of(n, threads, t, kLineElements<double>);
       switch (mode) {
         case Mode::Read: sums[t] = read_passes(a, r, reps); break;  // checked by verify()
         case Mode::Rmw: rmw_passes(a, r, reps); break;
@@ -161,9 +159,11 @@ class BandwidthPoint final : public PreparedPoint {
         case Mode::Write: write_passes<false>(a, r, reps, done); break;
         case Mode::WriteNt: write_passes<true>(a, r, reps, done); break;
       }
-    }
+    });
     total_reps_ += reps_;
   }
+
+  double parallel_seconds() const override { return parallel_seconds_; }
 
   Check verify() override {
     const double passes = static_cast<double>(total_reps_);
@@ -220,6 +220,7 @@ class BandwidthPoint final : public PreparedPoint {
   std::vector<double> sums_;
   std::int64_t reps_ = 1;
   std::int64_t total_reps_ = 0;
+  double parallel_seconds_ = 0;
 };
 
 class CpuBandwidthProbe final : public Probe {

@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <sys/mman.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -42,6 +43,25 @@ Buffer<T> allocate_untouched(std::size_t n) {
 // Elements per chunk alignment: one cache line, so no two threads share a line.
 template <class T>
 inline constexpr std::size_t kLineElements = 64 / sizeof(T);
+
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Runs body(thread, threads) on `threads` OpenMP threads and returns the seconds from the moment
+// all of them are running (a barrier releases them together) until the last one is done.
+template <class Body>
+double timed_parallel(int threads, Body body) {
+  double start = 0;
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp barrier
+#pragma omp master
+    start = steady_seconds();
+    body(omp_get_thread_num(), omp_get_num_threads());
+  }
+  return steady_seconds() - start;  // the region's end joins every thread
+}
 
 // Each thread writes init(i) into its own chunk, so its pages land in its NUMA domain and its
 // caches; the probes then stream the same chunks with the same thread count.

@@ -1,6 +1,7 @@
 // The CPU probes run for real (small points): each verifies, and declares the work it does.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "kernels/common/flop_chain.hpp"
@@ -42,6 +43,27 @@ TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
     EXPECT_EQ(w.bytes_read, 3 * e.read * 200192);
     EXPECT_EQ(w.bytes_written, 3 * e.written * 200192);
     EXPECT_EQ(w.transactions, w.bytes() / 32);
+  }
+}
+
+// The CPU backend reports the launch's barrier-synchronised parallel phase, which lies inside
+// the wall time around the launch (it leaves out waking the workers).
+TEST(CpuBandwidth, BackendTimesTheSynchronisedParallelPhase) {
+  Backend* backend = Registry::instance().backend("cpu");
+  for (std::string probe : {"bandwidth", "flops"}) {
+    SCOPED_TRACE(probe);
+    auto point = probe == "bandwidth"
+                     ? prepare(probe, {{"mode", "read"}, {"working_set_bytes", "65536"}})
+                     : prepare(probe, {{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", "64"},
+                                       {"bytes_per_thread", "4096"}});
+    point->set_repetitions(50);
+    const auto start = std::chrono::steady_clock::now();
+    const double seconds = backend->time_launch(*point);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(seconds, 0);
+    EXPECT_EQ(seconds, point->parallel_seconds());
+    EXPECT_LE(seconds, wall);
+    EXPECT_TRUE(point->verify().ok);
   }
 }
 
