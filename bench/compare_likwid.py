@@ -9,9 +9,10 @@ _avx_fma and against roofprobe's theoretical peak (at the clock measured during 
 Working sets come from the cache sizes of the cores used (sysfs): L1 and L2 = 50% of the
 threads' private caches together, L3 = 50% of the L3 instances they share, DRAM = 16 x L3.
 Each round runs, per row: roofprobe, likwid _avx512, roofprobe, likwid _avx (so each tool gets
-the same number of runs); a row's figure per tool is its best run over all rounds. roofprobe's
-run figure is the median of its samples (what its fitter takes per point); likwid's is the
-MByte/s (MFlops/s) it prints for its run. Both use 1e6/1e9-based units.
+the same number of runs); a row's figure per tool is its best run over all rounds. A roofprobe
+run measures the point at its default vector widths (512 and 256 bits on AVX-512 builds) and
+its figure is the faster width's median over its samples (what its fitter takes per size);
+likwid's is the MByte/s (MFlops/s) it prints for its run. Both use 1e6/1e9-based units.
 
 usage: bench/compare_likwid.py ROOFPROBE [--threads 2] [--rounds 3] [--out DIR]
 Needs likwid-bench (Debian package likwid)."""
@@ -66,8 +67,14 @@ def roofprobe_point(binary, threads, probe_yaml, workdir):
 
 
 def roofprobe_bandwidth(binary, threads, mode, size, workdir):
+    """(GB/s, vector bits) of the faster of roofprobe's default vector widths at this point,
+    each point's figure the median of its samples (as the fitter takes a size's best point)."""
     rows, _ = roofprobe_point(binary, threads, f"{{bandwidth: {{mode: [{mode}], working_set_bytes: [{size}]}}}}", workdir)
-    return statistics.median(float(r["gbs"]) for r in rows)
+    points = {}
+    for r in rows:
+        bits = re.search(r"vector_bits=(\d+)", r["params"]).group(1)
+        points.setdefault(bits, []).append(float(r["gbs"]))
+    return max((statistics.median(v), int(bits)) for bits, v in points.items())
 
 
 def roofprobe_fma(binary, threads, precision, workdir):
@@ -119,11 +126,11 @@ def print_table(rows, a):
     for (mode, kernel, level), r in rows.items():
         if kernel is None:
             continue
-        ours = max(r["roofprobe"])
+        ours, bits = max(r["roofprobe"])
         tests = likwid_tests(kernel)
         theirs = [max(r[t]) for t in tests]
-        print(f"| {kernel} ({mode}) | {level} | {r['size'] / 1024:.0f} KiB | {ours:.1f} GB/s | {theirs[0]:.1f} | "
-              f"{theirs[1]:.1f} | {ours / max(theirs):.3f} |")
+        print(f"| {kernel} ({mode}) | {level} | {r['size'] / 1024:.0f} KiB | {ours:.1f} GB/s ({bits}-bit) | "
+              f"{theirs[0]:.1f} | {theirs[1]:.1f} | {ours / max(theirs):.3f} |")
     print()
     print("| ceiling | roofprobe | likwid _avx512_fma | likwid _avx_fma | roofprobe / best likwid | "
           "theoretical at the samples' clock | roofprobe / theoretical |")

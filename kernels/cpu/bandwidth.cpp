@@ -6,9 +6,10 @@
 //   copy      b[i] = a[i], direction alternating every pass   likwid copy      16 B/element
 //   write     a[i] = pass number                              likwid store      8 B/element
 //   write_nt  the same with non-temporal (streaming) stores   likwid store_mem  8 B/element
-// Loops are likwid's: aligned full-width vector loads/stores, 4 vectors per iteration (read: 8
-// accumulators, to cover add latency x add pipes on Intel and AMD cores), one OpenMP region per
-// launch with every pass inside it, no barrier between passes.
+// Loops are likwid's: aligned vector loads/stores of `vector_bits` (512/256/128 as the build
+// allows: likwid's _avx512/_avx/_sse forms), 4 vectors per iteration (read: 8 accumulators, to
+// cover add latency x add pipes on Intel and AMD cores), one OpenMP region per launch with every
+// pass inside it, timed from a barrier that starts all threads together.
 // Every launch is verified: read sums are exact (multiples of 1/8), rmw values are init +
 // passes, copy leaves both arrays at their initial values, write leaves the last pass number.
 #include <omp.h>
@@ -18,14 +19,16 @@
 
 #include "kernels/common/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/stream_vec.hpp"
 
 namespace roofprobe::cpu {
 namespace {
 
-using V = Vec<double>;
-constexpr std::size_t kLanesF64 = static_cast<std::size_t>(kLanes<double>);
 constexpr int kAccumulators = 8;  // read: add latency x add pipes (4 x 2 on Intel, 3 x 2 on Zen)
 constexpr std::size_t kUnroll = 4;  // the other modes: vectors per iteration, as likwid-bench
+
+template <class V>
+inline constexpr std::size_t kLanesOf = sizeof(V) / sizeof(double);
 
 enum class Mode { Read, Rmw, Copy, Write, WriteNt };
 
@@ -53,76 +56,97 @@ const ModeInfo& mode_info(const std::string& name) {
 // Exact in binary floating point, so sums are predictable to the bit.
 inline double initial_value(std::size_t i) { return 0.125 * static_cast<double>(i % 8); }
 
-// [r.begin, vector_end) in whole unrolled blocks; the rest element by element.
+// [r.begin, end) in whole unrolled blocks; the rest element by element.
 inline std::size_t block_end(Range r, std::size_t block) { return r.begin + (r.size() / block) * block; }
 
 // All passes of one launch: the accumulators live across passes and are reduced once, so small
 // (L1) chunks are not dominated by a horizontal sum per pass.
+template <class V>
 double read_passes(const double* a, Range r, std::int64_t reps) {
-  constexpr std::size_t block = kAccumulators * kLanesF64;
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kAccumulators * lanes;
   V acc[kAccumulators] = {};
   double tail = 0;
   const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
     for (std::size_t i = r.begin; i < end; i += block)
-      for (int j = 0; j < kAccumulators; ++j) acc[j] += vload(a + i + j * kLanesF64);
+      for (int j = 0; j < kAccumulators; ++j) acc[j] += vload<V>(a + i + j * lanes);
     for (std::size_t i = end; i < r.end; ++i) tail += a[i];
   }
   double sum = tail;
   for (int j = 0; j < kAccumulators; ++j)
-    for (std::size_t l = 0; l < kLanesF64; ++l) sum += acc[j][l];
+    for (std::size_t l = 0; l < lanes; ++l) sum += acc[j][l];
   return sum;
 }
 
+template <class V>
 void rmw_passes(double* a, Range r, std::int64_t reps) {
-  constexpr std::size_t block = kUnroll * kLanesF64;
-  const V one = broadcast<double>(1.0);
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
+  const V one = vbroadcast<V>(1.0);
   const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
     for (std::size_t i = r.begin; i < end; i += block)
-      for (std::size_t j = 0; j < kUnroll; ++j) vstore(a + i + j * kLanesF64, vload(a + i + j * kLanesF64) + one);
+      for (std::size_t j = 0; j < kUnroll; ++j) vstore<V>(a + i + j * lanes, vload<V>(a + i + j * lanes) + one);
     for (std::size_t i = end; i < r.end; ++i) a[i] += 1.0;
   }
 }
 
 // Even passes copy a into b, odd passes b into a (`first` is the parity of the launch's first).
+template <class V>
 void copy_passes(double* a, double* b, Range r, std::int64_t reps, std::int64_t first) {
-  constexpr std::size_t block = kUnroll * kLanesF64;
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
   const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
     const bool forward = (first + rep) % 2 == 0;
     const double* src = forward ? a : b;
     double* dst = forward ? b : a;
     for (std::size_t i = r.begin; i < end; i += block)
-      for (std::size_t j = 0; j < kUnroll; ++j) vstore(dst + i + j * kLanesF64, vload(src + i + j * kLanesF64));
+      for (std::size_t j = 0; j < kUnroll; ++j) vstore<V>(dst + i + j * lanes, vload<V>(src + i + j * lanes));
     for (std::size_t i = end; i < r.end; ++i) dst[i] = src[i];
   }
 }
 
 // Pass p of all launches so far writes the value p + 1 everywhere (a stale pass is visible).
-template <bool Streaming>
+template <class V, bool Streaming>
 void write_passes(double* a, Range r, std::int64_t reps, std::int64_t done) {
-  constexpr std::size_t block = kUnroll * kLanesF64;
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
   const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
     const double value = static_cast<double>(done + rep + 1);
-    const V v = broadcast<double>(value);
+    const V v = vbroadcast<V>(value);
     for (std::size_t i = r.begin; i < end; i += block)
       for (std::size_t j = 0; j < kUnroll; ++j) {
         if constexpr (Streaming)
-          vstream(a + i + j * kLanesF64, v);
+          vstream<V>(a + i + j * lanes, v);
         else
-          vstore(a + i + j * kLanesF64, v);
+          vstore<V>(a + i + j * lanes, v);
       }
     for (std::size_t i = end; i < r.end; ++i) a[i] = value;
   }
   if constexpr (Streaming) stream_fence();
 }
 
+// One thread's share of a launch in vectors of type V.
+template <class V>
+void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, std::int64_t done, double& sum) {
+  switch (mode) {
+    case Mode::Read: sum = read_passes<V>(a, r, reps); break;  // checked by verify()
+    case Mode::Rmw: rmw_passes<V>(a, r, reps); break;
+    case Mode::Copy: copy_passes<V>(a, b, r, reps, done); break;
+    case Mode::Write: write_passes<V, false>(a, r, reps, done); break;
+    case Mode::WriteNt: write_passes<V, true>(a, r, reps, done); break;
+  }
+}
+
 class BandwidthPoint final : public PreparedPoint {
  public:
-  BandwidthPoint(const ModeInfo& mode, std::size_t working_set_bytes, int threads)
-      : mode_(mode), threads_(threads), sums_(threads, 0.0) {
+  BandwidthPoint(const ModeInfo& mode, int vector_bits, std::size_t working_set_bytes, int threads)
+      : mode_(mode), vector_bits_(vector_bits), threads_(threads), sums_(threads, 0.0) {
+    if (!with_stream_vector(vector_bits, [](auto) {}))
+      throw std::invalid_argument("vector_bits " + std::to_string(vector_bits) + " is not available in this build");
     n_ = working_set_bytes / sizeof(double) / static_cast<std::size_t>(mode.arrays);
     a_ = allocate_untouched<double>(n_);
     first_touch(a_.get(), n_, threads_, initial_value);
@@ -150,15 +174,11 @@ class BandwidthPoint final : public PreparedPoint {
     const std::int64_t reps = reps_;
     const std::int64_t done = total_reps_;
     const Mode mode = mode_.mode;
-    parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
-      const Range r = chunk_of(n, threads, t, kLineElements<double>);
-      switch (mode) {
-        case Mode::Read: sums[t] = read_passes(a, r, reps); break;  // checked by verify()
-        case Mode::Rmw: rmw_passes(a, r, reps); break;
-        case Mode::Copy: copy_passes(a, b, r, reps, done); break;
-        case Mode::Write: write_passes<false>(a, r, reps, done); break;
-        case Mode::WriteNt: write_passes<true>(a, r, reps, done); break;
-      }
+    with_stream_vector(vector_bits_, [&](auto vector) {
+      using V = decltype(vector);
+      parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
+        stream_chunk<V>(mode, a, b, chunk_of(n, threads, t, kLineElements<double>), reps, done, sums[t]);
+      });
     });
     total_reps_ += reps_;
   }
@@ -214,6 +234,7 @@ class BandwidthPoint final : public PreparedPoint {
   }
 
   const ModeInfo& mode_;
+  int vector_bits_;
   int threads_;
   std::size_t n_ = 0;
   Buffer<double> a_, b_;
@@ -238,11 +259,17 @@ class CpuBandwidthProbe final : public Probe {
               {}};
     for (const ModeInfo& m : kModes) mode.choices.push_back(m.name);
     mode.defaults = mode.choices;
+    // Every width this build has; by default the widest and, where that is 512, also 256 (see
+    // stream_vec.hpp). Not a series axis: per size the fitter keeps the faster width.
+    Axis width{"vector_bits", AxisType::Choice, "SIMD width of the loads and stores", {}};
+    for (int bits : stream_vector_bits()) width.choices.push_back(std::to_string(bits));
+    width.defaults = {width.choices.front()};
+    if (width.choices.front() == "512") width.defaults.push_back("256");
     Axis ws{"working_set_bytes", AxisType::Bytes, "bytes streamed by all threads together"};
     ws.min = 1024;
     ws.max = 1ull << 40;
     for (std::uint64_t s = 4096; s <= (1ull << 30); s *= 2) ws.defaults.push_back(std::to_string(s));
-    info_.axes = {mode, ws};
+    info_.axes = {mode, width, ws};
     FeedSpec feed;
     feed.kind = FeedKind::MemoryLevels;
     feed.metric = "gbs";
@@ -267,7 +294,8 @@ class CpuBandwidthProbe final : public Probe {
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& device) const override {
     const ModeInfo& mode = mode_info(param_text(p, "mode"));
     auto bytes = static_cast<std::size_t>(param_int(p, "working_set_bytes"));
-    return std::make_unique<BandwidthPoint>(mode, bytes, device.threads > 0 ? device.threads : 1);
+    const int bits = p.count("vector_bits") ? static_cast<int>(param_int(p, "vector_bits")) : stream_vector_bits().front();
+    return std::make_unique<BandwidthPoint>(mode, bits, bytes, device.threads > 0 ? device.threads : 1);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -21,7 +22,7 @@ namespace {
 // One dependent add per cycle: `kAddsPerIteration` adds form a chain whose length in cycles is
 // the number of adds (latency 1 on every x86-64 and AArch64 core), so adds / time = clock.
 constexpr int kAddsPerIteration = 64;
-constexpr int kIterationsPerCheck = 1024;  // ~18k cycles between two looks at the time
+constexpr int kIterationsPerBlock = 1024;
 
 #if defined(__x86_64__)
 #define RP_ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
@@ -63,19 +64,22 @@ bool read_scaled(int fd, double& value) {
 
 double chain_clock_mhz(double seconds) {
 #if defined(RP_ADD8)
+  // A fixed number of adds, enough for `seconds` on a core of up to kMaxClockHz, read between
+  // two clock reads only: each CLOCK_THREAD_CPUTIME_ID read is a system call of a microsecond
+  // or more, and reads inside the chain would count as cycles that did no add (checking every
+  // 18k cycles read Zen 4's clock 2% low).
+  constexpr double kMaxClockHz = 5e9;
+  const auto blocks = static_cast<std::int64_t>(
+      std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
   std::uint64_t x = 0;
-  std::int64_t iterations = 0;
   const double start = thread_cpu_seconds();
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < kIterationsPerCheck; ++i) {
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (int i = 0; i < kIterationsPerBlock; ++i)
       asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x));
-    }
-    iterations += kIterationsPerCheck;
-    elapsed = thread_cpu_seconds() - start;
-  } while (elapsed < seconds);
-  if (x != static_cast<std::uint64_t>(iterations) * kAddsPerIteration) return 0;  // impossible unless asm broke
-  return static_cast<double>(iterations) * kAddsPerIteration / elapsed / 1e6;
+  const double elapsed = thread_cpu_seconds() - start;
+  const double adds = static_cast<double>(blocks) * kIterationsPerBlock * kAddsPerIteration;
+  if (x != static_cast<std::uint64_t>(adds) || elapsed <= 0) return 0;  // impossible unless asm broke
+  return adds / elapsed / 1e6;
 #else
   (void)seconds;
   return 0;  // unknown ISA: the clock is not measured and peaks are left underived

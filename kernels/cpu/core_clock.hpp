@@ -8,9 +8,10 @@
 //             the launch. No cost to the launch. Needs a PMU the kernel exposes (often absent
 //             in VMs) and perf_event_paranoid <= 2.
 //   chain:    a dependent integer-add chain (one add per cycle on every x86-64 and AArch64 core)
-//             run by every thread for `chain_seconds` of its own CPU time right before and right
-//             after the launch; clock = mean of those 2 x threads readings. Costs 2 x
-//             chain_seconds per launch, so it runs only for points that ask for it.
+//             run by every thread for kChainSeconds (at 5 GHz; longer at lower clocks) of its
+//             own CPU time right before and right after the launch; clock = mean of those
+//             2 x threads readings. Costs about 2 x kChainSeconds per launch, so it runs only
+//             for points that ask for it.
 #pragma once
 
 #include <functional>
@@ -19,8 +20,9 @@
 
 namespace roofprobe::cpu {
 
-// Adds per second / 1e6 of a dependent add chain run for `seconds` of this thread's CPU time
-// (time preempted by other processes does not count as slow clock); 0 on an ISA without the chain.
+// Adds per second / 1e6 of a dependent add chain, timed by this thread's CPU time (time
+// preempted by other processes does not count as slow clock), long enough to last `seconds`
+// on a 5 GHz core (longer on slower ones); 0 on an ISA without the chain.
 double chain_clock_mhz(double seconds);
 
 class CoreClock {

@@ -6,9 +6,8 @@
 
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 
-#if defined(__AVX512F__) || defined(__AVX__) || defined(__FMA__) || defined(__SSE2__)
+#if defined(__AVX512F__) || defined(__AVX__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 #if defined(__ARM_NEON)
@@ -90,50 +89,6 @@ inline Vec<float> vfma(Vec<float> x, Vec<float> a, Vec<float> b) {
   return out;
 #endif
 }
-
-// Streaming primitives of the bandwidth probe on whole vectors of doubles: aligned loads and
-// stores (the callers pass kSimdBytes-aligned addresses) and, where the ISA has one, the
-// non-temporal store (likwid-bench's `_mem` kernels: the line is written without being read).
-inline Vec<double> vload(const double* p) {
-#if defined(__AVX512F__)
-  return _mm512_load_pd(p);
-#elif defined(__AVX__)
-  return _mm256_load_pd(p);
-#else
-  Vec<double> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-#endif
-}
-
-inline void vstore(double* p, Vec<double> v) {
-#if defined(__AVX512F__)
-  _mm512_store_pd(p, v);
-#elif defined(__AVX__)
-  _mm256_store_pd(p, v);
-#else
-  std::memcpy(p, &v, sizeof v);
-#endif
-}
-
-#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__)
-inline constexpr bool kHasStreamingStore = true;
-inline void vstream(double* p, Vec<double> v) {
-#if defined(__AVX512F__)
-  _mm512_stream_pd(p, v);
-#elif defined(__AVX__)
-  _mm256_stream_pd(p, v);
-#else
-  _mm_stream_pd(p, v);
-#endif
-}
-// Orders the streaming stores before what follows (the end of the timed launch, verification).
-inline void stream_fence() { _mm_sfence(); }
-#else
-inline constexpr bool kHasStreamingStore = false;
-inline void vstream(double* p, Vec<double> v) { vstore(p, v); }
-inline void stream_fence() {}
-#endif
 
 // Ops for the shared chain templates (kernels/common/flop_chain.hpp).
 struct VecOps {

@@ -29,10 +29,16 @@ TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
     const char* mode;
     double read, written;  // per pass, in units of the working set
   };
+  const Probe* probe = Registry::instance().probe("cpu", "bandwidth");
+  std::vector<std::string> widths;
+  for (const Axis& a : probe->info().axes)
+    if (a.name == "vector_bits") widths = a.choices;
+  ASSERT_FALSE(widths.empty());
+  for (const std::string& bits : widths)
   for (Expect e : {Expect{"read", 1, 0}, {"rmw", 1, 1}, {"copy", 0.5, 0.5}, {"write", 0, 1}, {"write_nt", 0, 1}}) {
-    SCOPED_TRACE(e.mode);
+    SCOPED_TRACE(std::string(e.mode) + " " + bits + " bits");
     // 200192 bytes: chunks that are not a whole number of unrolled blocks (the scalar tails run).
-    auto point = prepare("bandwidth", {{"mode", e.mode}, {"working_set_bytes", "200192"}});
+    auto point = prepare("bandwidth", {{"mode", e.mode}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
     point->set_repetitions(3);
     point->launch();
     point->launch();
