@@ -24,10 +24,10 @@ TEST(Config, EmbeddedDefaultAndQuickParse) {
   const BackendConfig* cpu = def.backend("cpu");
   ASSERT_NE(cpu, nullptr);
   ASSERT_EQ(cpu->probes.size(), 2u);
-  // default: 4 KiB .. 1 GiB at 4 per octave = 18 octaves * 4 + 1 sizes
+  // default: 4 KiB .. 1 GiB at 3 per octave = 18 octaves * 3 + 1 sizes
   for (const auto& p : cpu->probes)
     if (p.name == "bandwidth") {
-      EXPECT_EQ(p.axes.at("working_set_bytes").size(), 73u);
+      EXPECT_EQ(p.axes.at("working_set_bytes").size(), 55u);
       EXPECT_EQ(p.axes.at("working_set_bytes").front(), "4096");
       EXPECT_EQ(p.axes.at("working_set_bytes").back(), "1073741824");
     }
