@@ -1,79 +1,166 @@
 #!/usr/bin/env python3
-"""Side-by-side table of roofprobe's CPU ceilings and likwid-bench on the same machine, in the
-same minutes: runs `roofprobe run --backend cpu` (or reads an existing machine.yaml), then
-likwid-bench's load/update kernels at each fitted level's working set and its AVX FMA
-peakflops kernels, and prints a Markdown table.
+"""roofprobe's CPU bandwidth kernels and FMA peaks against likwid-bench's same kernels, on the
+same working sets, thread count and cores, interleaved run by run, as one Markdown table.
 
-usage: bench/compare_likwid.py ROOFPROBE [--machine machine.yaml] [--out DIR]
-Needs likwid-bench (Debian package likwid). likwid's MByte/s and MFlops/s are 1e6-based."""
+Rows: kernel (load/update/copy/store/store_mem = roofprobe's read/rmw/copy/write/write_nt) x
+level (L1, L2, L3, DRAM), then FP64/FP32 FMA against likwid's peakflops(_sp)_avx512_fma and
+_avx_fma and against roofprobe's theoretical peak (at the clock measured during its samples).
+
+Working sets come from the cache sizes of the cores used (sysfs): L1 and L2 = 50% of the
+threads' private caches together, L3 = 50% of the L3 instances they share, DRAM = 16 x L3.
+Each round runs, per row: roofprobe, likwid _avx512, roofprobe, likwid _avx (so each tool gets
+the same number of runs); a row's figure per tool is its best run over all rounds. A roofprobe
+run measures the point at its default vector widths (512 and 256 bits on AVX-512 builds) and
+its figure is the faster width's median over its samples (what its fitter takes per size);
+likwid's is the MByte/s (MFlops/s) it prints for its run. Both use 1e6/1e9-based units.
+
+usage: bench/compare_likwid.py ROOFPROBE [--threads 2] [--rounds 3] [--out DIR]
+Needs likwid-bench (Debian package likwid)."""
 import argparse
-import math
+import csv
+import glob
+import json
 import os
 import re
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
+
+KERNELS = [("read", "load"), ("rmw", "update"), ("copy", "copy"), ("write", "store"), ("write_nt", "store_mem")]
+ISAS = ["avx512", "avx"]
+# roofprobe's sampling for one point: about as long as a likwid-bench run (>= 1 s).
+MEASUREMENT = ("{warmup_seconds: 0.1, min_samples: 10, min_seconds: 1.0, max_noise: 0.01, "
+               "timeout_seconds: 2.0, target_launch_seconds: 0.02}")
 
 
-def parse_machine(path):
-    """Reads the fields the table needs from roofprobe's fixed-layout machine.yaml."""
-    levels, compute, threads = [], {}, 1
-    current = None
-    for line in open(path):
-        if m := re.match(r"^  threads: (\d+)", line):
-            threads = int(m.group(1))
-        if m := re.match(r"^  - level: (\S+)", line):
-            current = {"level": m.group(1)}
-            levels.append(current)
-        elif m := re.match(r"^  - name: (\S+)", line):
-            current = {"name": m.group(1)}
-            compute[m.group(1)] = current
-        elif current is not None and (m := re.match(r"^    (gbs|gflops): ([0-9.e+-]+)", line)):
-            current[m.group(1)] = float(m.group(2))
-        elif current is not None and (m := re.match(r"^    working_set_bytes: \[([0-9.e+]+), ([0-9.e+]+)\]", line)):
-            current["ws"] = (float(m.group(1)), float(m.group(2)))
-        elif current is not None and (m := re.match(r"^    by_series: \{(.*)\}", line)):
-            for k, v in re.findall(r"mode=(\w+): ([0-9.e+-]+)", m.group(1)):
-                current[k] = float(v)
-    return levels, compute, threads
+def cache_totals(threads):
+    """Bytes of each data/unified cache level over cpus 0..threads-1 (distinct instances)."""
+    totals = {}
+    for cpu in range(threads):
+        for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
+            read = lambda name: open(os.path.join(index, name)).read().strip()
+            if read("type") == "Instruction":
+                continue
+            size = read("size")
+            size = int(size[:-1]) * {"K": 1024, "M": 1 << 20, "G": 1 << 30}[size[-1]] if size[-1].isalpha() else int(size)
+            totals.setdefault(int(read("level")), {})[read("shared_cpu_list")] = size
+    return {level: sum(inst.values()) for level, inst in totals.items()}
 
 
-def likwid(test, size_kb, threads):
-    out = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size_kb}kB:{threads}"],
+def working_sets(threads):
+    c = cache_totals(threads)
+    return {"L1": c[1] // 2, "L2": c[2] // 2, "L3": c[3] // 2, "DRAM": 16 * c[3]}
+
+
+def roofprobe_point(binary, threads, probe_yaml, workdir):
+    """Runs roofprobe on one config; returns the sweep rows and the machine file text."""
+    with tempfile.TemporaryDirectory(dir=workdir) as d:
+        config = os.path.join(d, "c.yaml")
+        with open(config, "w") as f:
+            f.write(f"measurement: {MEASUREMENT}\ncpu: {{threads: {threads}, probes: {probe_yaml}}}\n")
+        subprocess.run([binary, "run", "--config", config, "--backend", "cpu", "--out", os.path.join(d, "o"), "-q"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rows = list(csv.DictReader(open(os.path.join(d, "o", "sweep.csv"))))
+        return rows, open(os.path.join(d, "o", "machine.yaml")).read()
+
+
+def roofprobe_bandwidth(binary, threads, mode, size, workdir):
+    """(GB/s, vector bits) of the faster of roofprobe's default vector widths at this point,
+    each point's figure the median of its samples (as the fitter takes a size's best point)."""
+    rows, _ = roofprobe_point(binary, threads, f"{{bandwidth: {{mode: [{mode}], working_set_bytes: [{size}]}}}}", workdir)
+    points = {}
+    for r in rows:
+        bits = re.search(r"vector_bits=(\d+)", r["params"]).group(1)
+        points.setdefault(bits, []).append(float(r["gbs"]))
+    return max((statistics.median(v), int(bits)) for bits, v in points.items())
+
+
+def roofprobe_fma(binary, threads, precision, workdir):
+    """(GFLOP/s, theoretical GFLOP/s at the samples' clock, clock MHz) of <precision>.FMA."""
+    _, machine = roofprobe_point(binary, threads, f"{{flops: {{precision: [{precision}], form: [fma], "
+                                 "flops_per_element: [256, 1024], bytes_per_thread: 16KiB}}", workdir)
+    block = machine[machine.index(f"name: {precision.upper()}.FMA"):]
+    field = lambda k: float(re.search(rf"\n\s+{k}: ([0-9.e+-]+)", block).group(1))
+    return field("gflops"), field("theoretical_gflops"), field("clock_mhz")
+
+
+def likwid(test, size_bytes, threads):
+    """likwid-bench's MByte/s or MFlops/s of one run, in GB/s or GFLOP/s."""
+    out = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size_bytes}B:{threads}"],
                          capture_output=True, text=True, check=True).stdout
-    mb = re.search(r"MByte/s:\s+([0-9.]+)", out)
-    mf = re.search(r"MFlops/s:\s+([0-9.]+)", out)
-    return float(mb.group(1)) / 1e3, float(mf.group(1)) / 1e3 if mf else 0.0
+    m = re.search(r"MFlops/s:\s+([0-9.]+)", out) if "peakflops" in test else re.search(r"MByte/s:\s+([0-9.]+)", out)
+    return float(m.group(1)) / 1e3
+
+
+def likwid_tests(kernel, precision=None):
+    if precision is None:
+        return [f"{kernel}_{isa}" for isa in ISAS]
+    sp = "_sp" if precision == "fp32" else ""
+    return [f"peakflops{sp}_{isa}_fma" for isa in ISAS]
+
+
+def run_rows(a, sizes):
+    """rows[key] = {"roofprobe": [...], "<likwid test>": [...]} over all rounds, interleaved."""
+    rows = {}
+    for rnd in range(a.rounds):
+        for mode, kernel in KERNELS:
+            for level, size in sizes.items():
+                r = rows.setdefault((mode, kernel, level), {"size": size})
+                for test in likwid_tests(kernel):
+                    r.setdefault("roofprobe", []).append(roofprobe_bandwidth(a.roofprobe, a.threads, mode, size, a.out))
+                    r.setdefault(test, []).append(likwid(test, size, a.threads))
+        for precision in ("fp64", "fp32"):
+            r = rows.setdefault((precision, None, "L1"), {"size": 16 * 1024 * a.threads})
+            for test in likwid_tests(None, precision):
+                r.setdefault("roofprobe", []).append(roofprobe_fma(a.roofprobe, a.threads, precision, a.out))
+                r.setdefault(test, []).append(likwid(test, r["size"], a.threads))
+        print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr)
+    return rows
+
+
+def print_table(rows, a):
+    print(f"| kernel (roofprobe mode) | level | working set | roofprobe | likwid _avx512 | likwid _avx | roofprobe / best likwid |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (mode, kernel, level), r in rows.items():
+        if kernel is None:
+            continue
+        ours, bits = max(r["roofprobe"])
+        tests = likwid_tests(kernel)
+        theirs = [max(r[t]) for t in tests]
+        print(f"| {kernel} ({mode}) | {level} | {r['size'] / 1024:.0f} KiB | {ours:.1f} GB/s ({bits}-bit) | "
+              f"{theirs[0]:.1f} | {theirs[1]:.1f} | {ours / max(theirs):.3f} |")
+    print()
+    print("| ceiling | roofprobe | likwid _avx512_fma | likwid _avx_fma | roofprobe / best likwid | "
+          "theoretical at the samples' clock | roofprobe / theoretical |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (precision, kernel, level), r in rows.items():
+        if kernel is not None:
+            continue
+        best = max(r["roofprobe"], key=lambda x: x[0])  # the run with the best GFLOP/s
+        theirs = [max(r[t]) for t in likwid_tests(None, precision)]
+        print(f"| {precision.upper()}.FMA | {best[0]:.1f} GFLOP/s | {theirs[0]:.1f} | {theirs[1]:.1f} | "
+              f"{best[0] / max(theirs):.3f} | {best[1]:.1f} at {best[2]:.0f} MHz | {best[0] / best[1]:.3f} |")
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("roofprobe")
-    ap.add_argument("--machine")
-    ap.add_argument("--out", default="/tmp/roofprobe-vs-likwid")
-    ap.add_argument("--avx", default="avx", help="likwid kernel suffix: avx or avx512")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default="/tmp/roofprobe-vs-likwid", help="scratch directory and raw.json")
     a = ap.parse_args()
-    machine = a.machine
-    if not machine:
-        subprocess.run([a.roofprobe, "run", "--backend", "cpu", "--out", a.out, "-q"], check=True)
-        machine = os.path.join(a.out, "machine.yaml")
-    levels, compute, threads = parse_machine(machine)
-    rows = []
-    for lv in levels:
-        lo, hi = lv["ws"]
-        kb = max(8 * threads, int(round(math.sqrt(lo * hi) / 1000)))  # plateau centre
-        load, _ = likwid(f"load_{a.avx}", kb, threads)
-        update, _ = likwid(f"update_{a.avx}", kb, threads)
-        rows.append((f"{lv['level']} read vs load_{a.avx}", f"{kb} kB", lv["gbs"], load, "GB/s"))
-        if "rmw" in lv:
-            rows.append((f"{lv['level']} rmw vs update_{a.avx}", f"{kb} kB", lv["rmw"], update, "GB/s"))
-    for name, test in (("FP64.FMA", f"peakflops_{a.avx}_fma"), ("FP32.FMA", f"peakflops_sp_{a.avx}_fma")):
-        if name in compute:
-            _, flops = likwid(test, 16 * threads, threads)
-            rows.append((f"{name} vs {test}", f"{16 * threads} kB", compute[name]["gflops"], flops, "GFLOP/s"))
-    print(f"| ceiling | working set | roofprobe | likwid-bench | roofprobe / likwid |")
-    print(f"| --- | --- | --- | --- | --- |")
-    for name, ws, ours, theirs, unit in rows:
-        print(f"| {name} | {ws} | {ours:.1f} {unit} | {theirs:.1f} {unit} | {100 * ours / theirs:.1f}% |")
+    os.makedirs(a.out, exist_ok=True)
+    sizes = working_sets(a.threads)
+    started, load_before = time.strftime("%Y-%m-%d %H:%M:%S %Z"), os.getloadavg()[0]
+    rows = run_rows(a, sizes)
+    finished, load_after = time.strftime("%H:%M:%S %Z"), os.getloadavg()[0]
+    with open(os.path.join(a.out, "raw.json"), "w") as f:
+        json.dump({f"{k[0]}|{k[1]}|{k[2]}": v for k, v in rows.items()}, f, indent=1)
+    print(f"{a.threads} threads, {a.rounds} rounds, {started} - {finished}, "
+          f"1-minute load average {load_before:.1f} before, {load_after:.1f} after\n")
+    print_table(rows, a)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const Mea
   while (!criterion.done()) {
     double t = backend.time_launch(point);
     m.seconds.push_back(t);
+    m.launch_clock_mhz.push_back(backend.last_launch_clock_mhz());
     criterion.add(t);
   }
   m.work = point.work();
@@ -126,7 +127,12 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     s.gips = s.warp_instructions / s.seconds / 1e9;
     s.shared_gtxn_s = s.shared_wavefronts / s.seconds / 1e9;
     // A clock probe's launch lasts a known number of cycles: its clock is that over the time.
-    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6 : m.clock_mhz;
+    // Otherwise the clock measured during this launch where the backend measured one, else the
+    // reading taken right after the point.
+    const double during = i < m.launch_clock_mhz.size() ? m.launch_clock_mhz[i] : 0;
+    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6
+                  : during > 0            ? during
+                                          : m.clock_mhz;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
     out.push_back(std::move(s));

@@ -34,6 +34,7 @@ class NoiseCriterion {
 
 struct PointMeasurement {
   std::vector<double> seconds;     // one per sampled launch
+  std::vector<double> launch_clock_mhz;  // per sampled launch, measured during it (0: not measured)
   Work work;                       // per launch, at the final repetition count
   double clock_mhz = 0;            // measured right after sampling
   bool converged = false;

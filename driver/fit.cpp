@@ -227,6 +227,15 @@ std::optional<PointSamples> best_of(const std::vector<const Sample*>& samples, c
   return std::nullopt;
 }
 
+// Median clock of the point's samples (each measured during or right after its launch); 0 when
+// none carries one.
+double median_clock_of(const std::vector<const Sample*>& samples, const Params& params) {
+  std::vector<double> mhz;
+  for (const Sample* s : samples)
+    if (s->params == params && s->clock_mhz > 0 && std::isfinite(s->clock_mhz)) mhz.push_back(s->clock_mhz);
+  return mhz.empty() ? 0 : median_of(mhz);
+}
+
 // A sample of the point with these parameters (its work counts are the point's).
 const Sample* first_sample_of(const std::vector<const Sample*>& samples, const Params& params) {
   for (const Sample* s : samples)
@@ -419,10 +428,19 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.name = render_name(spec.name_pattern, *best->params, fallback);
     c.source = "empirical";
     c.gflops = best->median;
-    auto theo = machine.device.theoretical_gflops.find(c.name);
-    c.theoretical_gflops = theo != machine.device.theoretical_gflops.end() ? theo->second : 0;
+    // The theoretical peak at the clock measured with this ceiling's own samples: the device's
+    // figure is at its start-up clock and peaks scale with the clock.
+    const DeviceInfo& dev = machine.device;
+    const double own_clock = median_clock_of(samples, *best->params);
+    c.clock_mhz = own_clock > 0 ? own_clock : dev.clock_measured_mhz;
+    auto theo = dev.theoretical_gflops.find(c.name);
+    c.theoretical_gflops = theo == dev.theoretical_gflops.end() ? 0
+                           : own_clock > 0 && dev.clock_measured_mhz > 0 ? theo->second * own_clock / dev.clock_measured_mhz
+                                                                          : theo->second;
     c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
-    c.clock_mhz = machine.device.clock_measured_mhz;
+    auto unknown = dev.extra.find("theoretical_unknown");
+    if (theo == dev.theoretical_gflops.end() && unknown != dev.extra.end())
+      machine.missing.push_back(c.name + ": no theoretical peak: " + unknown->second);
     c.stats = compute_stats(best->values);
     c.probe = group.probe;
     c.params = *best->params;

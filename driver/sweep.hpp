@@ -30,7 +30,8 @@ struct Sample {
   double gips = 0;               // derived: warp_instructions / seconds / 1e9
   double shared_gtxn_s = 0;      // derived: shared_wavefronts / seconds / 1e9
   // The SM/core clock: for a probe that declares Work::clock_cycles, cycles / seconds of this
-  // sample; otherwise measured by the backend right after the point (0: unknown).
+  // sample; else measured during this launch where the backend did (CPU compute probes); else
+  // measured by the backend right after the point (0: unknown).
   double clock_mhz = 0;
   int point_samples = 0;         // rows its point has: a resumed run knows the point is whole
   std::string flags;             // "noisy" (stopped by the timeout, not the noise bound), or empty

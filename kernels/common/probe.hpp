@@ -144,6 +144,16 @@ class PreparedPoint {
   // launch keep the defaults.
   virtual void set_repetitions(std::int64_t reps) { (void)reps; }
   virtual std::int64_t repetitions() const { return 1; }
+  // True when the point feeds a ceiling whose theoretical peak scales with the core clock: the
+  // backend then measures the clock around each of its launches (Backend::last_launch_clock_mhz)
+  // even where that costs time (CPU without cycle counters: a short clock chain per launch).
+  virtual bool wants_launch_clock() const { return false; }
+  // Seconds the last launch's parallel phase lasted, timed by the launch itself from the moment
+  // all its workers were running (an OpenMP barrier) to the end of the last one; 0: not timed.
+  // CPU backends use it instead of the time around launch(), so waking a worker that another
+  // process had displaced is not counted as streaming time (likwid-bench starts its timers
+  // after a barrier too).
+  virtual double parallel_seconds() const { return 0; }
 };
 
 struct ProbeInfo {
@@ -183,6 +193,9 @@ class Backend {
   virtual double time_launch(PreparedPoint& point) = 0;
   // Clock measured right now, MHz (0 if the backend cannot measure it).
   virtual double measure_clock_mhz() = 0;
+  // Clock measured during the last time_launch(), MHz; 0 when that launch was not measured
+  // (the backend cannot, or the point did not ask: PreparedPoint::wants_launch_clock).
+  virtual double last_launch_clock_mhz() const { return 0; }
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
   virtual bool recover() { return false; }
   // Threads the device runs without oversubscribing (CPU: the cores hwloc reports); 0 when the

@@ -1,6 +1,7 @@
-// The CPU backend: describes the machine with hwloc (cores, caches, memory), measures the core
-// clock with a dependent-add chain on every core at once, derives the theoretical FLOP peaks
-// at that clock, and times launches with the monotonic clock.
+// The CPU backend: describes the machine with hwloc (cores, caches, memory), derives the
+// theoretical FLOP peaks from the microarchitecture table (uarch.hpp) and the measured clock,
+// and times launches with the monotonic clock, measuring the core clock around the launches
+// that ask for it (core_clock.hpp).
 #include <hwloc.h>
 #include <omp.h>
 #include <sched.h>
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "kernels/common/probe.hpp"
+#include "kernels/cpu/core_clock.hpp"
 #include "kernels/cpu/simd.hpp"
+#include "kernels/cpu/uarch.hpp"
 
 namespace roofprobe::cpu {
 namespace {
@@ -61,68 +64,11 @@ Topology read_topology() {
   return t;
 }
 
-// Family/model from /proc/cpuinfo (x86), to know whether FADD has pipes of its own.
-struct CpuId {
-  int family = -1;
-  int model = -1;
-};
-
-CpuId read_cpuid() {
-  CpuId id;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    auto value = [&]() { return std::atoi(line.substr(line.find(':') + 1).c_str()); };
-    if (line.rfind("cpu family", 0) == 0 && id.family < 0) id.family = value();
-    if (line.rfind("model\t", 0) == 0 && id.model < 0) id.model = value();
-  }
-  return id;
-}
-
 double max_clock_mhz() {
   std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   double khz = 0;
   if (in >> khz) return khz / 1000.0;
   return 0;
-}
-
-// One dependent add per cycle: `kAddsPerIteration` adds form a chain whose length in cycles is
-// the number of adds (latency 1 on every x86-64 and AArch64 core), so adds / time = clock.
-constexpr int kAddsPerIteration = 64;
-
-#if defined(__x86_64__)
-#define RP_ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-#elif defined(__aarch64__)
-#define RP_ADD8 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
-#endif
-
-// The thread's own CPU time, not wall time: time the thread spent preempted by another
-// process must not read as a slow clock.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double chain_clock_mhz(double seconds) {
-#if defined(RP_ADD8)
-  std::uint64_t x = 0;
-  std::int64_t iterations = 0;
-  const double start = thread_cpu_seconds();
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < 4096; ++i) {
-      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x));
-    }
-    iterations += 4096;
-    elapsed = thread_cpu_seconds() - start;
-  } while (elapsed < seconds);
-  if (x != static_cast<std::uint64_t>(iterations) * kAddsPerIteration) return 0;  // impossible unless asm broke
-  return static_cast<double>(iterations) * kAddsPerIteration / elapsed / 1e6;
-#else
-  (void)seconds;
-  return 0;  // unknown ISA: the clock is not measured and peaks are left underived
-#endif
 }
 
 // One CPU per core that this process may run on (first hardware thread of each core), in
@@ -197,6 +143,7 @@ class CpuBackend final : public Backend {
     d.memory_name = "DRAM";
     d.memory_bytes = t.memory_bytes;
     d.clock_max_mhz = max_clock_mhz();
+    clock_.open(threads_);  // after pinning: the counters belong to the pool that runs launches
     d.clock_measured_mhz = measure_clock_mhz();
     d.extra["simd"] = kSimdName;
     d.extra["simd_bytes"] = std::to_string(kSimdBytes);
@@ -204,58 +151,68 @@ class CpuBackend final : public Backend {
     d.extra["cores_total"] = std::to_string(t.cores);
     d.extra["thread_binding"] = binding;
     d.extra["openmp_threads"] = std::to_string(threads_);
+    d.extra["clock_method"] = clock_.method();
     add_theoretical_peaks(d);
     return d;
   }
 
+  // Launches that ask for their clock (compute probes) are bracketed by the clock measurement;
+  // with hardware counters every launch is, at no cost.
+  // Points that time their own parallel phase (PreparedPoint::parallel_seconds) report that:
+  // the time around launch() also holds waking the workers.
   double time_launch(PreparedPoint& point) override {
-    auto start = std::chrono::steady_clock::now();
-    point.launch();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    last_clock_mhz_ = 0;
+    double seconds = 0;
+    if (clock_.counters() || point.wants_launch_clock()) {
+      seconds = clock_.time([&point] { point.launch(); }, last_clock_mhz_);
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      point.launch();
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    const double parallel = point.parallel_seconds();
+    return parallel > 0 && parallel <= seconds ? parallel : seconds;
   }
+
+  double last_launch_clock_mhz() const override { return last_clock_mhz_; }
 
   // All threads run the chain at once: the all-core clock is what the probes run at.
-  double measure_clock_mhz() override {
-    double sum = 0;
-    int n = 0;
-#pragma omp parallel num_threads(threads_ > 0 ? threads_ : 1) reduction(+ : sum, n)
-    {
-      sum += chain_clock_mhz(0.01);
-      n += 1;
-    }
-    return n > 0 ? sum / n : 0;
-  }
+  double measure_clock_mhz() override { return clock_.chain_now(0.01); }
 
  private:
-  // Peak = cores x SIMD lanes x pipes x FLOPs per op x clock. FMA form: FMA pipes x 2 FLOPs.
-  // noFMA form: half multiplies (FMA pipes only) and half adds (FMA or add-only pipes), so
-  // min(2 x fma_pipes, fma_pipes + add_pipes) single-FLOP ops per cycle. AMD Zen 2 and later
-  // have two add-only pipes beside the two FMA pipes; the other cores assumed here have none.
+  // Peak = cores x FLOP/cycle/core (uarch.hpp: pipes, datapath width, vector width) x clock.
+  // The figures here are at the start-up clock; the fitter rescales each ceiling's to the clock
+  // measured during that ceiling's own samples. Unknown cores get no figure and the reason.
   static void add_theoretical_peaks(DeviceInfo& d) {
-    if (d.clock_measured_mhz <= 0 || !kHardwareFma) return;
-    CpuId id = read_cpuid();
-    int fma_pipes = 2;
-    int add_pipes = 0;
-    bool zen2_or_later = (id.family == 0x17 && id.model >= 0x30) || id.family >= 0x19;
-    if (d.vendor == "AuthenticAMD" && zen2_or_later) add_pipes = 2;
-    double ghz = d.clock_measured_mhz / 1000.0;
-    for (auto [prec, bytes] : {std::pair<const char*, int>{"FP64", 8}, {"FP32", 4}}) {
-      int lanes = static_cast<int>(kSimdBytes) / bytes;
-      double fma = d.compute_units * lanes * fma_pipes * 2 * ghz;
-      double nofma = d.compute_units * lanes * std::min(2 * fma_pipes, fma_pipes + add_pipes) * ghz;
-      std::ostringstream basis;
-      basis << d.compute_units << " cores x " << lanes << " " << prec << " lanes (" << kSimdName << ") x "
-            << fma_pipes << " FMA pipes x 2 FLOP x " << ghz << " GHz measured";
-      d.theoretical_gflops[std::string(prec) + ".FMA"] = fma;
-      d.theoretical_basis[std::string(prec) + ".FMA"] = basis.str();
-      std::ostringstream nbasis;
-      nbasis << d.compute_units << " cores x " << lanes << " lanes x min(2 x " << fma_pipes << " FMA, "
-             << fma_pipes << " FMA + " << add_pipes << " FADD) pipes x 1 FLOP x " << ghz << " GHz measured";
-      d.theoretical_gflops[std::string(prec) + ".noFMA"] = nofma;
-      d.theoretical_basis[std::string(prec) + ".noFMA"] = nbasis.str();
+    const CpuIdentity id = read_cpu_identity();
+    d.extra["cpuid"] = describe_identity(id);
+    std::string why_not;
+    if (d.clock_measured_mhz <= 0) why_not = "the core clock could not be measured on this ISA";
+    if (!kHardwareFma) why_not = "built without hardware FMA (-march gives no FMA instructions)";
+    const double ghz = d.clock_measured_mhz / 1000.0;
+    for (auto [prec, bits] : {std::pair<const char*, int>{"FP64", 64}, {"FP32", 32}}) {
+      const CorePeak peak = core_peak(id, static_cast<int>(kSimdBytes) * 8, bits);
+      if (!peak.known && why_not.empty()) why_not = peak.why_unknown;
+      if (!why_not.empty()) break;
+      d.extra["uarch"] = peak.uarch;
+      auto basis = [&](const std::string& rule) {
+        std::ostringstream b;
+        b.precision(4);
+        b << d.compute_units << " cores x " << rule << " (" << peak.uarch << ", " << kSimdName
+          << ") x the core clock measured during the ceiling's own samples (here " << ghz
+          << " GHz, measured at start-up); source: " << peak.source;
+        return b.str();
+      };
+      d.theoretical_gflops[std::string(prec) + ".FMA"] = d.compute_units * peak.fma_flops_per_cycle * ghz;
+      d.theoretical_basis[std::string(prec) + ".FMA"] = basis(peak.fma_rule);
+      d.theoretical_gflops[std::string(prec) + ".noFMA"] = d.compute_units * peak.nofma_flops_per_cycle * ghz;
+      d.theoretical_basis[std::string(prec) + ".noFMA"] = basis(peak.nofma_rule);
     }
+    if (!why_not.empty()) d.extra["theoretical_unknown"] = why_not;
   }
 
+  CoreClock clock_;
+  double last_clock_mhz_ = 0;
   int threads_ = 1;
 };
 

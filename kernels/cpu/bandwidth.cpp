@@ -1,93 +1,168 @@
 // CPU bandwidth probe: streams a working set split into per-thread contiguous chunks (each
-// first-touched by its thread) in one of three modes, many passes per launch:
-//   read  sum of every element (8 SIMD accumulators)          bytes = 8 n per pass
-//   rmw   a[i] = a[i] + 1, ERT's read-modify-write update     bytes = 16 n per pass
-//   copy  b[i] = a[i], direction alternating every pass       bytes = 16 n per pass (no
-//         write-allocate counted, as likwid-bench counts)
-// Every launch is verified: read sums are exact (multiples of 1/8), rmw values are init + passes.
+// first-touched by its thread) in one of five modes, many passes per launch, each the kernel
+// of likwid-bench named beside it (bytes counted as likwid counts them: no write-allocate):
+//   read      sum of every element (8 SIMD accumulators)      likwid load       8 B/element
+//   rmw       a[i] = a[i] + 1, ERT's read-modify-write        likwid update    16 B/element
+//   copy      b[i] = a[i], direction alternating every pass   likwid copy      16 B/element
+//   write     a[i] = pass number                              likwid store      8 B/element
+//   write_nt  the same with non-temporal (streaming) stores   likwid store_mem  8 B/element
+// Loops are likwid's: aligned vector loads/stores of `vector_bits` (512/256/128 as the build
+// allows: likwid's _avx512/_avx/_sse forms), 4 vectors per iteration (read: 8 accumulators, to
+// cover add latency x add pipes on Intel and AMD cores), one OpenMP region per launch with every
+// pass inside it, timed from a barrier that starts all threads together.
+// Every launch is verified: read sums are exact (multiples of 1/8), rmw values are init +
+// passes, copy leaves both arrays at their initial values, write leaves the last pass number.
 #include <omp.h>
 
-#include <cstring>
 #include <sstream>
 #include <vector>
 
 #include "kernels/common/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/stream_vec.hpp"
 
 namespace roofprobe::cpu {
 namespace {
 
-using V = Vec<double>;
-constexpr int kLanesF64 = kLanes<double>;
-constexpr int kAccumulators = 8;  // add latency x pipes on current cores
-constexpr std::size_t kBlock = static_cast<std::size_t>(kAccumulators) * kLanesF64;
+constexpr int kAccumulators = 8;  // read: add latency x add pipes (4 x 2 on Intel, 3 x 2 on Zen)
+constexpr std::size_t kUnroll = 4;  // the other modes: vectors per iteration, as likwid-bench
 
-enum class Mode { Read, Rmw, Copy };
+template <class V>
+inline constexpr std::size_t kLanesOf = sizeof(V) / sizeof(double);
+
+enum class Mode { Read, Rmw, Copy, Write, WriteNt };
+
+struct ModeInfo {
+  Mode mode;
+  const char* name;
+  const char* likwid;  // the likwid-bench kernel that does the same (its _avx / _avx512 forms)
+  int arrays;          // arrays inside the working set
+  int read_streams;    // bytes per element read and written, per array element, as likwid counts
+  int write_streams;
+};
+
+constexpr ModeInfo kModes[] = {
+    {Mode::Read, "read", "load", 1, 1, 0},     {Mode::Rmw, "rmw", "update", 1, 1, 1},
+    {Mode::Copy, "copy", "copy", 2, 1, 1},     {Mode::Write, "write", "store", 1, 0, 1},
+    {Mode::WriteNt, "write_nt", "store_mem", 1, 0, 1},
+};
+
+const ModeInfo& mode_info(const std::string& name) {
+  for (const ModeInfo& m : kModes)
+    if (name == m.name) return m;
+  throw std::invalid_argument("bandwidth mode '" + name + "' is not known");
+}
 
 // Exact in binary floating point, so sums are predictable to the bit.
 inline double initial_value(std::size_t i) { return 0.125 * static_cast<double>(i % 8); }
 
-inline V load(const double* p) {
-  V v;
-  std::memcpy(&v, p, sizeof(V));
-  return v;
-}
-inline void store(double* p, V v) { std::memcpy(p, &v, sizeof(V)); }
+// [r.begin, end) in whole unrolled blocks; the rest element by element.
+inline std::size_t block_end(Range r, std::size_t block) { return r.begin + (r.size() / block) * block; }
 
 // All passes of one launch: the accumulators live across passes and are reduced once, so small
 // (L1) chunks are not dominated by a horizontal sum per pass.
-double read_passes(const double* data, Range r, std::int64_t reps) {
+template <class V>
+double read_passes(const double* a, Range r, std::int64_t reps) {
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kAccumulators * lanes;
   V acc[kAccumulators] = {};
   double tail = 0;
-  const std::size_t full_end = r.begin + (r.size() / kBlock) * kBlock;
+  const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
-    for (std::size_t i = r.begin; i < full_end; i += kBlock)
-      for (int j = 0; j < kAccumulators; ++j) acc[j] += load(data + i + j * kLanesF64);
-    for (std::size_t i = full_end; i < r.end; ++i) tail += data[i];
+    for (std::size_t i = r.begin; i < end; i += block)
+      for (int j = 0; j < kAccumulators; ++j) acc[j] += vload<V>(a + i + j * lanes);
+    for (std::size_t i = end; i < r.end; ++i) tail += a[i];
   }
   double sum = tail;
   for (int j = 0; j < kAccumulators; ++j)
-    for (int l = 0; l < kLanesF64; ++l) sum += acc[j][l];
+    for (std::size_t l = 0; l < lanes; ++l) sum += acc[j][l];
   return sum;
 }
 
-void rmw_pass(double* data, Range r) {
-  const V one = broadcast<double>(1.0);
-  const std::size_t full_end = r.begin + (r.size() / kBlock) * kBlock;
-  for (std::size_t i = r.begin; i < full_end; i += kBlock)
-    for (int j = 0; j < kAccumulators; ++j) store(data + i + j * kLanesF64, load(data + i + j * kLanesF64) + one);
-  for (std::size_t i = full_end; i < r.end; ++i) data[i] += 1.0;
+template <class V>
+void rmw_passes(double* a, Range r, std::int64_t reps) {
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
+  const V one = vbroadcast<V>(1.0);
+  const std::size_t end = block_end(r, block);
+  for (std::int64_t rep = 0; rep < reps; ++rep) {
+    for (std::size_t i = r.begin; i < end; i += block)
+      for (std::size_t j = 0; j < kUnroll; ++j) vstore<V>(a + i + j * lanes, vload<V>(a + i + j * lanes) + one);
+    for (std::size_t i = end; i < r.end; ++i) a[i] += 1.0;
+  }
 }
 
-void copy_pass(const double* src, double* dst, Range r) {
-  const std::size_t full_end = r.begin + (r.size() / kBlock) * kBlock;
-  for (std::size_t i = r.begin; i < full_end; i += kBlock)
-    for (int j = 0; j < kAccumulators; ++j) store(dst + i + j * kLanesF64, load(src + i + j * kLanesF64));
-  for (std::size_t i = full_end; i < r.end; ++i) dst[i] = src[i];
+// Even passes copy a into b, odd passes b into a (`first` is the parity of the launch's first).
+template <class V>
+void copy_passes(double* a, double* b, Range r, std::int64_t reps, std::int64_t first) {
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
+  const std::size_t end = block_end(r, block);
+  for (std::int64_t rep = 0; rep < reps; ++rep) {
+    const bool forward = (first + rep) % 2 == 0;
+    const double* src = forward ? a : b;
+    double* dst = forward ? b : a;
+    for (std::size_t i = r.begin; i < end; i += block)
+      for (std::size_t j = 0; j < kUnroll; ++j) vstore<V>(dst + i + j * lanes, vload<V>(src + i + j * lanes));
+    for (std::size_t i = end; i < r.end; ++i) dst[i] = src[i];
+  }
+}
+
+// Pass p of all launches so far writes the value p + 1 everywhere (a stale pass is visible).
+template <class V, bool Streaming>
+void write_passes(double* a, Range r, std::int64_t reps, std::int64_t done) {
+  constexpr std::size_t lanes = kLanesOf<V>;
+  constexpr std::size_t block = kUnroll * lanes;
+  const std::size_t end = block_end(r, block);
+  for (std::int64_t rep = 0; rep < reps; ++rep) {
+    const double value = static_cast<double>(done + rep + 1);
+    const V v = vbroadcast<V>(value);
+    for (std::size_t i = r.begin; i < end; i += block)
+      for (std::size_t j = 0; j < kUnroll; ++j) {
+        if constexpr (Streaming)
+          vstream<V>(a + i + j * lanes, v);
+        else
+          vstore<V>(a + i + j * lanes, v);
+      }
+    for (std::size_t i = end; i < r.end; ++i) a[i] = value;
+  }
+  if constexpr (Streaming) stream_fence();
+}
+
+// One thread's share of a launch in vectors of type V.
+template <class V>
+void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, std::int64_t done, double& sum) {
+  switch (mode) {
+    case Mode::Read: sum = read_passes<V>(a, r, reps); break;  // checked by verify()
+    case Mode::Rmw: rmw_passes<V>(a, r, reps); break;
+    case Mode::Copy: copy_passes<V>(a, b, r, reps, done); break;
+    case Mode::Write: write_passes<V, false>(a, r, reps, done); break;
+    case Mode::WriteNt: write_passes<V, true>(a, r, reps, done); break;
+  }
 }
 
 class BandwidthPoint final : public PreparedPoint {
  public:
-  BandwidthPoint(Mode mode, std::size_t working_set_bytes, int threads)
-      : mode_(mode), threads_(threads), sums_(threads, 0.0) {
-    // copy keeps two arrays inside the working set, the other modes one.
-    std::size_t arrays = mode == Mode::Copy ? 2 : 1;
-    n_ = working_set_bytes / sizeof(double) / arrays;
+  BandwidthPoint(const ModeInfo& mode, int vector_bits, std::size_t working_set_bytes, int threads)
+      : mode_(mode), vector_bits_(vector_bits), threads_(threads), sums_(threads, 0.0) {
+    if (!with_stream_vector(vector_bits, [](auto) {}))
+      throw std::invalid_argument("vector_bits " + std::to_string(vector_bits) + " is not available in this build");
+    n_ = working_set_bytes / sizeof(double) / static_cast<std::size_t>(mode.arrays);
     a_ = allocate_untouched<double>(n_);
     first_touch(a_.get(), n_, threads_, initial_value);
-    if (mode == Mode::Copy) {
-      b_ = allocate_untouched<double>(n_);
+    if (mode.arrays == 2) {
+      b_ = allocate_untouched<double>(n_);  // -1 until the first pass copies a into it
       first_touch(b_.get(), n_, threads_, [](std::size_t) { return -1.0; });
     }
   }
 
   Work work() const override {
     Work w;
-    double bytes = static_cast<double>(n_ * sizeof(double)) * reps_;
-    w.bytes_read = bytes;
-    w.bytes_written = mode_ == Mode::Read ? 0 : bytes;
+    const double per_stream = static_cast<double>(n_ * sizeof(double)) * static_cast<double>(reps_);
+    w.bytes_read = per_stream * mode_.read_streams;
+    w.bytes_written = per_stream * mode_.write_streams;
     w.transactions = w.bytes() / 32.0;
-    w.working_set_bytes = static_cast<double>(n_ * sizeof(double) * (mode_ == Mode::Copy ? 2 : 1));
+    w.working_set_bytes = static_cast<double>(n_ * sizeof(double) * static_cast<std::size_t>(mode_.arrays));
     return w;
   }
 
@@ -98,35 +173,29 @@ class BandwidthPoint final : public PreparedPoint {
     const std::size_t n = n_;
     const std::int64_t reps = reps_;
     const std::int64_t done = total_reps_;
-    const Mode mode = mode_;
-#pragma omp parallel num_threads(threads_)
-    {
-      const int t = omp_get_thread_num();
-      const Range r = chunk_of(n, omp_get_num_threads(), t, kLineElements<double>);
-      if (mode == Mode::Read) {
-        sums[t] = read_passes(a, r, reps);  // the launch's result, checked by verify()
-      } else {
-        for (std::int64_t rep = 0; rep < reps; ++rep) {
-          if (mode == Mode::Rmw)
-            rmw_pass(a, r);
-          else if ((done + rep) % 2 == 0)
-            copy_pass(a, b, r);
-          else
-            copy_pass(b, a, r);
-        }
-      }
-    }
+    const Mode mode = mode_.mode;
+    with_stream_vector(vector_bits_, [&](auto vector) {
+      using V = decltype(vector);
+      parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
+        stream_chunk<V>(mode, a, b, chunk_of(n, threads, t, kLineElements<double>), reps, done, sums[t]);
+      });
+    });
     total_reps_ += reps_;
   }
 
+  double parallel_seconds() const override { return parallel_seconds_; }
+
   Check verify() override {
-    switch (mode_) {
+    const double passes = static_cast<double>(total_reps_);
+    switch (mode_.mode) {
       case Mode::Read: return verify_read();
-      case Mode::Rmw: return verify_values(a_.get(), static_cast<double>(total_reps_));
+      case Mode::Rmw: return verify_values(a_.get(), [&](std::size_t i) { return initial_value(i) + passes; });
       case Mode::Copy: {
-        Check c = verify_values(a_.get(), 0);
-        return c.ok ? verify_values(b_.get(), 0) : c;
+        Check c = verify_values(a_.get(), initial_value);
+        return c.ok ? verify_values(b_.get(), initial_value) : c;
       }
+      case Mode::Write:
+      case Mode::WriteNt: return verify_values(a_.get(), [&](std::size_t) { return passes; });
     }
     return Check{false, "unknown mode"};
   }
@@ -151,26 +220,28 @@ class BandwidthPoint final : public PreparedPoint {
     return Check{};
   }
 
-  Check verify_values(const double* data, double offset) const {
+  template <class Expected>
+  Check verify_values(const double* data, Expected expected) const {
     for (std::size_t i = 0; i < n_; ++i) {
-      double expected = initial_value(i) + offset;
-      if (data[i] != expected) {
+      if (data[i] != expected(i)) {
         std::ostringstream msg;
         msg.precision(17);
-        msg << "element " << i << ": expected " << expected << ", got " << data[i];
+        msg << "element " << i << ": expected " << expected(i) << ", got " << data[i];
         return Check{false, msg.str()};
       }
     }
     return Check{};
   }
 
-  Mode mode_;
+  const ModeInfo& mode_;
+  int vector_bits_;
   int threads_;
   std::size_t n_ = 0;
   Buffer<double> a_, b_;
   std::vector<double> sums_;
   std::int64_t reps_ = 1;
   std::int64_t total_reps_ = 0;
+  double parallel_seconds_ = 0;
 };
 
 class CpuBandwidthProbe final : public Probe {
@@ -179,35 +250,52 @@ class CpuBandwidthProbe final : public Probe {
     info_.name = "bandwidth";
     info_.backend = "cpu";
     info_.description =
-        "Working-set sweep of read, read-modify-write (ERT) and copy streams over per-thread "
-        "first-touched chunks; GB/s and 32-byte transactions per level";
-    Axis mode{"mode", AxisType::Choice, "read | rmw (ERT update) | copy", {"read", "rmw", "copy"}};
-    mode.defaults = {"read", "rmw", "copy"};
+        "Working-set sweep of read, read-modify-write (ERT), copy, write and non-temporal write "
+        "streams (likwid-bench load/update/copy/store/store_mem) over per-thread first-touched "
+        "chunks; GB/s and 32-byte transactions per level";
+    Axis mode{"mode", AxisType::Choice,
+              "read (likwid load) | rmw (ERT, likwid update) | copy | write (likwid store) | "
+              "write_nt (non-temporal, likwid store_mem)",
+              {}};
+    for (const ModeInfo& m : kModes) mode.choices.push_back(m.name);
+    mode.defaults = mode.choices;
+    // Every width this build has; by default the widest and, where that is 512, also 256 (see
+    // stream_vec.hpp). Not a series axis: per size the fitter keeps the faster width.
+    Axis width{"vector_bits", AxisType::Choice, "SIMD width of the loads and stores", {}};
+    for (int bits : stream_vector_bits()) width.choices.push_back(std::to_string(bits));
+    width.defaults = {width.choices.front()};
+    if (width.choices.front() == "512") width.defaults.push_back("256");
     Axis ws{"working_set_bytes", AxisType::Bytes, "bytes streamed by all threads together"};
     ws.min = 1024;
     ws.max = 1ull << 40;
     for (std::uint64_t s = 4096; s <= (1ull << 30); s *= 2) ws.defaults.push_back(std::to_string(s));
-    info_.axes = {mode, ws};
+    info_.axes = {mode, width, ws};
     FeedSpec feed;
     feed.kind = FeedKind::MemoryLevels;
     feed.metric = "gbs";
     feed.x_axis = "working_set_bytes";
-    feed.series_axes = {"mode"};
+    feed.series_axes = {"mode"};  // every mode its own series: mode=read, ..., mode=write_nt
     feed.primary_series = "mode=read";
     info_.feeds = {feed};
   }
 
   const ProbeInfo& info() const override { return info_; }
 
+  std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
+    if (param_text(p, "mode") == "write_nt" && !kHasStreamingStore)
+      return "write_nt: this build's ISA has no non-temporal store instruction";
+    return {};
+  }
+
   std::uint64_t footprint_bytes(const Params& p) const override {
     return static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& device) const override {
-    const std::string& m = param_text(p, "mode");
-    Mode mode = m == "read" ? Mode::Read : m == "rmw" ? Mode::Rmw : Mode::Copy;
+    const ModeInfo& mode = mode_info(param_text(p, "mode"));
     auto bytes = static_cast<std::size_t>(param_int(p, "working_set_bytes"));
-    return std::make_unique<BandwidthPoint>(mode, bytes, device.threads > 0 ? device.threads : 1);
+    const int bits = p.count("vector_bits") ? static_cast<int>(param_int(p, "vector_bits")) : stream_vector_bits().front();
+    return std::make_unique<BandwidthPoint>(mode, bits, bytes, device.threads > 0 ? device.threads : 1);
   }
 
  private:

@@ -83,12 +83,14 @@ class FlopsPoint final : public PreparedPoint {
       T* data = data_.get();
       const std::size_t n = n_;
       const std::int64_t reps = reps_;
-#pragma omp parallel num_threads(threads_)
-      chain_pass<T, K, F>(data, chunk_of(n, omp_get_num_threads(), omp_get_thread_num(), kLineElements<T>),
-                          reps);
+      parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
+        chain_pass<T, K, F>(data, chunk_of(n, threads, t, kLineElements<T>), reps);
+      });
     });
     total_reps_ += reps_;
   }
+
+  double parallel_seconds() const override { return parallel_seconds_; }
 
   Check verify() override {
     T expected[kClasses];
@@ -110,6 +112,8 @@ class FlopsPoint final : public PreparedPoint {
 
   void set_repetitions(std::int64_t reps) override { reps_ = reps; }
   std::int64_t repetitions() const override { return reps_; }
+  // The FMA/noFMA ceilings' theoretical peaks use the clock these launches ran at.
+  bool wants_launch_clock() const override { return true; }
 
  private:
   template <class F>
@@ -130,6 +134,7 @@ class FlopsPoint final : public PreparedPoint {
   Buffer<T> data_;
   std::int64_t reps_ = 1;
   std::int64_t total_reps_ = 0;
+  double parallel_seconds_ = 0;
 };
 
 class CpuFlopsProbe final : public Probe {

@@ -24,10 +24,10 @@ TEST(Config, EmbeddedDefaultAndQuickParse) {
   const BackendConfig* cpu = def.backend("cpu");
   ASSERT_NE(cpu, nullptr);
   ASSERT_EQ(cpu->probes.size(), 2u);
-  // default: 4 KiB .. 1 GiB at 4 per octave = 18 octaves * 4 + 1 sizes
+  // default: 4 KiB .. 1 GiB at 3 per octave = 18 octaves * 3 + 1 sizes
   for (const auto& p : cpu->probes)
     if (p.name == "bandwidth") {
-      EXPECT_EQ(p.axes.at("working_set_bytes").size(), 73u);
+      EXPECT_EQ(p.axes.at("working_set_bytes").size(), 55u);
       EXPECT_EQ(p.axes.at("working_set_bytes").front(), "4096");
       EXPECT_EQ(p.axes.at("working_set_bytes").back(), "1073741824");
     }
@@ -79,7 +79,7 @@ TEST(Config, Errors) {
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: fp128"),
             "test.yaml:4: cpu.probes.flops.precision: 'fp128' is not one of the choices (did you mean 'fp32'?)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      mode: stream"),
-            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy)");
+            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy, write, write_nt)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: [fp64, fp64]"),
             "test.yaml:4: cpu.probes.flops.precision: value 'fp64' listed twice");
   EXPECT_EQ(error_of("cpu:\n  threads: 1\n"), "test.yaml:2: cpu.probes: missing (list the probes to run)");

@@ -1,6 +1,7 @@
 // The CPU probes run for real (small points): each verifies, and declares the work it does.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "kernels/common/flop_chain.hpp"
@@ -21,10 +22,23 @@ std::unique_ptr<PreparedPoint> prepare(const std::string& probe, const Params& p
   return p->prepare(params, cpu_device());
 }
 
+// Bytes as likwid-bench counts them (no write-allocate): per pass over a working set of W bytes,
+// read W (load), rmw 2W (update), copy W/2 + W/2 (two arrays), write and write_nt W (store).
 TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
-  for (std::string mode : {"read", "rmw", "copy"}) {
-    SCOPED_TRACE(mode);
-    auto point = prepare("bandwidth", {{"mode", mode}, {"working_set_bytes", "200192"}});
+  struct Expect {
+    const char* mode;
+    double read, written;  // per pass, in units of the working set
+  };
+  const Probe* probe = Registry::instance().probe("cpu", "bandwidth");
+  std::vector<std::string> widths;
+  for (const Axis& a : probe->info().axes)
+    if (a.name == "vector_bits") widths = a.choices;
+  ASSERT_FALSE(widths.empty());
+  for (const std::string& bits : widths)
+  for (Expect e : {Expect{"read", 1, 0}, {"rmw", 1, 1}, {"copy", 0.5, 0.5}, {"write", 0, 1}, {"write_nt", 0, 1}}) {
+    SCOPED_TRACE(std::string(e.mode) + " " + bits + " bits");
+    // 200192 bytes: chunks that are not a whole number of unrolled blocks (the scalar tails run).
+    auto point = prepare("bandwidth", {{"mode", e.mode}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
     point->set_repetitions(3);
     point->launch();
     point->launch();
@@ -32,10 +46,41 @@ TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
     EXPECT_TRUE(c.ok) << c.detail;
     Work w = point->work();
     EXPECT_EQ(w.working_set_bytes, 200192);
-    double per_pass = mode == "copy" ? 200192 / 2 : 200192;
-    EXPECT_EQ(w.bytes_read, 3 * per_pass);
-    EXPECT_EQ(w.bytes_written, mode == "read" ? 0 : 3 * per_pass);
+    EXPECT_EQ(w.bytes_read, 3 * e.read * 200192);
+    EXPECT_EQ(w.bytes_written, 3 * e.written * 200192);
     EXPECT_EQ(w.transactions, w.bytes() / 32);
+  }
+}
+
+// The CPU backend reports the launch's barrier-synchronised parallel phase, which lies inside
+// the wall time around the launch (it leaves out waking the workers).
+TEST(CpuBandwidth, BackendTimesTheSynchronisedParallelPhase) {
+  Backend* backend = Registry::instance().backend("cpu");
+  for (std::string probe : {"bandwidth", "flops"}) {
+    SCOPED_TRACE(probe);
+    auto point = probe == "bandwidth"
+                     ? prepare(probe, {{"mode", "read"}, {"working_set_bytes", "65536"}})
+                     : prepare(probe, {{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", "64"},
+                                       {"bytes_per_thread", "4096"}});
+    point->set_repetitions(50);
+    const auto start = std::chrono::steady_clock::now();
+    const double seconds = backend->time_launch(*point);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(seconds, 0);
+    EXPECT_EQ(seconds, point->parallel_seconds());
+    EXPECT_LE(seconds, wall);
+    EXPECT_TRUE(point->verify().ok);
+  }
+}
+
+// Verification is not vacuous: a point that never launched fails it (its arrays hold the
+// initial values, not what the passes leave).
+TEST(CpuBandwidth, UnlaunchedPointFailsVerification) {
+  for (std::string mode : {"read", "copy", "write", "write_nt"}) {  // rmw after 0 passes is init
+    SCOPED_TRACE(mode);
+    auto point = prepare("bandwidth", {{"mode", mode}, {"working_set_bytes", "65536"}});
+    point->set_repetitions(2);
+    EXPECT_FALSE(point->verify().ok);
   }
 }
 

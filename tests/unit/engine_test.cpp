@@ -129,6 +129,41 @@ TEST(Engine, GrowsLaunchesPastAFixedOverhead) {
       << "the work must be at least half of each launch";
 }
 
+// A backend that measures the clock during each launch (CPU compute probes): every sample
+// carries its own launch's clock, not the reading taken after the point.
+class ClockingBackend : public FakeBackend {
+ public:
+  double time_launch(PreparedPoint& p) override {
+    last_ = 3000 + (++launches_ % 7);
+    return FakeBackend::time_launch(p);
+  }
+  double last_launch_clock_mhz() const override { return last_; }
+
+ private:
+  double last_ = 0;
+  int launches_ = 0;
+};
+
+TEST(Engine, SamplesCarryTheClockMeasuredDuringTheirLaunch) {
+  ClockingBackend backend;
+  FakePoint point;
+  PointMeasurement m = measure_point(backend, point, settings());
+  ASSERT_EQ(m.launch_clock_mhz.size(), m.seconds.size());
+  auto samples = samples_of(m, "fake", "probe", Params{{"a", "1"}}, 0, 0);
+  bool varied = false;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_EQ(samples[i].clock_mhz, m.launch_clock_mhz[i]);
+    EXPECT_GE(samples[i].clock_mhz, 3000);
+    varied |= samples[i].clock_mhz != samples[0].clock_mhz;
+  }
+  EXPECT_TRUE(varied) << "each sample has its own launch's clock";
+  // Without a launch clock the samples keep the after-point reading.
+  FakeBackend plain;
+  FakePoint other;
+  PointMeasurement n = measure_point(plain, other, settings());
+  for (const Sample& s : samples_of(n, "fake", "probe", Params{{"a", "1"}}, 0, 0)) EXPECT_EQ(s.clock_mhz, 2000);
+}
+
 TEST(Engine, FlagsNoisyPointsAndClockSag) {
   PointMeasurement m;
   m.converged = true;

@@ -1,0 +1,183 @@
+#include "kernels/cpu/core_clock.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+
+#if defined(__linux__)
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
+
+namespace roofprobe::cpu {
+namespace {
+
+// One dependent add per cycle: `kAddsPerIteration` adds form a chain whose length in cycles is
+// the number of adds (latency 1 on every x86-64 and AArch64 core), so adds / time = clock.
+constexpr int kAddsPerIteration = 64;
+constexpr int kIterationsPerBlock = 1024;
+
+#if defined(__x86_64__)
+#define RP_ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+#elif defined(__aarch64__)
+#define RP_ADD8 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+#endif
+
+// The thread's own CPU time, not wall time: time the thread spent preempted by another
+// process must not read as a slow clock.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+#if defined(__linux__)
+int open_counter(std::uint32_t type, std::uint64_t config, bool exclude_kernel) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = type;
+  attr.config = config;
+  attr.exclude_kernel = exclude_kernel ? 1 : 0;
+  attr.exclude_hv = 1;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  // pid 0, cpu -1: this thread, wherever it runs.
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+}
+
+// Counter value scaled for multiplexing (the kernel may time-share a counter among events).
+bool read_scaled(int fd, double& value) {
+  std::uint64_t v[3] = {0, 0, 0};  // value, time enabled, time running
+  if (::read(fd, v, sizeof v) != static_cast<ssize_t>(sizeof v) || v[2] == 0) return false;
+  value = static_cast<double>(v[0]) * static_cast<double>(v[1]) / static_cast<double>(v[2]);
+  return true;
+}
+#endif
+
+}  // namespace
+
+double chain_clock_mhz(double seconds) {
+#if defined(RP_ADD8)
+  // A fixed number of adds, enough for `seconds` on a core of up to kMaxClockHz, read between
+  // two clock reads only: each CLOCK_THREAD_CPUTIME_ID read is a system call of a microsecond
+  // or more, and reads inside the chain would count as cycles that did no add (checking every
+  // 18k cycles read Zen 4's clock 2% low).
+  constexpr double kMaxClockHz = 5e9;
+  const auto blocks = static_cast<std::int64_t>(
+      std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
+  std::uint64_t x = 0;
+  const double start = thread_cpu_seconds();
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (int i = 0; i < kIterationsPerBlock; ++i)
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x));
+  const double elapsed = thread_cpu_seconds() - start;
+  const double adds = static_cast<double>(blocks) * kIterationsPerBlock * kAddsPerIteration;
+  if (x != static_cast<std::uint64_t>(adds) || elapsed <= 0) return 0;  // impossible unless asm broke
+  return adds / elapsed / 1e6;
+#else
+  (void)seconds;
+  return 0;  // unknown ISA: the clock is not measured and peaks are left underived
+#endif
+}
+
+CoreClock::~CoreClock() {
+  for (int fd : fds_) ::close(fd);
+}
+
+void CoreClock::open(int threads) {
+  for (int fd : fds_) ::close(fd);  // describe() may run again (tests, roofprobe-bench)
+  fds_.clear();
+  threads_ = threads > 0 ? threads : 1;
+  std::ostringstream chain_text;
+  chain_text << "dependent-add chain on every thread for " << kChainSeconds * 1e3
+             << " ms of its CPU time right before and after each compute sample (mean of the readings)";
+  const std::string chain = chain_text.str();
+#if defined(__linux__)
+  std::vector<int> fds(static_cast<std::size_t>(2 * threads_), -1);
+  std::vector<int> errors(static_cast<std::size_t>(threads_), 0);
+#pragma omp parallel num_threads(threads_)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    // Kernel cycles too where allowed (perf_event_paranoid < 2), else user cycles only.
+    int cycles = open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false);
+    if (cycles < 0) cycles = open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true);
+    if (cycles < 0) errors[t] = errno;
+    const int task = cycles < 0 ? -1 : open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, true);
+    if (cycles >= 0 && task < 0) errors[t] = errno;
+    fds[2 * t] = cycles;
+    fds[2 * t + 1] = task;
+  }
+  int error = 0;
+  for (int e : errors) error = error != 0 ? error : e;
+  if (error == 0) {
+    fds_ = fds;
+    method_ = "perf_event_open PERF_COUNT_HW_CPU_CYCLES / PERF_COUNT_SW_TASK_CLOCK of every thread during each sample";
+    return;
+  }
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+  method_ = chain + "; perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: " + std::strerror(error) +
+            (error == ENOENT ? " (no hardware PMU exposed, as in most VMs)" : "");
+#else
+  method_ = chain;
+#endif
+}
+
+bool CoreClock::read_counters(std::vector<Reading>& out) const {
+#if defined(__linux__)
+  out.assign(static_cast<std::size_t>(threads_), Reading{});
+  for (std::size_t t = 0; t < out.size(); ++t)
+    if (!read_scaled(fds_[2 * t], out[t].cycles) || !read_scaled(fds_[2 * t + 1], out[t].ns)) return false;
+  return true;
+#else
+  (void)out;
+  return false;
+#endif
+}
+
+double CoreClock::chain_now(double seconds) const {
+  double sum = 0;
+  int n = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : sum, n)
+  {
+    sum += chain_clock_mhz(seconds);
+    n += 1;
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+double CoreClock::time(const std::function<void()>& launch, double& mhz) {
+  mhz = 0;
+  if (counters()) {
+    std::vector<Reading> before, after;
+    const bool ok = read_counters(before);
+    const auto start = std::chrono::steady_clock::now();
+    launch();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ok && read_counters(after)) {
+      double cycles = 0, ns = 0;
+      for (std::size_t t = 0; t < after.size(); ++t) {
+        cycles += after[t].cycles - before[t].cycles;
+        ns += after[t].ns - before[t].ns;
+      }
+      // A thread that did not run (a pool rebuilt under another thread) leaves ns at 0.
+      if (ns > 0 && cycles > 0) mhz = cycles / ns * 1e3;
+    }
+    return seconds;
+  }
+  const double before = chain_now(kChainSeconds);
+  const auto start = std::chrono::steady_clock::now();
+  launch();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double after = chain_now(kChainSeconds);
+  if (before > 0 && after > 0) mhz = 0.5 * (before + after);
+  return seconds;
+}
+
+}  // namespace roofprobe::cpu

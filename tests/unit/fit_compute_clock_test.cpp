@@ -1,0 +1,104 @@
+// Compute ceilings' theoretical peaks use the clock measured with the ceiling's own samples, and
+// a device without a theoretical figure says why under `missing`.
+#include <gtest/gtest.h>
+
+#include "driver/fit.hpp"
+
+namespace roofprobe {
+namespace {
+
+class FitOnlyProbe : public Probe {
+ public:
+  explicit FitOnlyProbe(ProbeInfo info) : info_(std::move(info)) {}
+  const ProbeInfo& info() const override { return info_; }
+  std::uint64_t footprint_bytes(const Params&) const override { return 0; }
+  std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override {
+    throw std::logic_error("fit-only probe");
+  }
+
+ private:
+  ProbeInfo info_;
+};
+
+void register_probe() {
+  static const bool registered = [] {
+    ProbeInfo fl;
+    fl.name = "clock_test_flops";
+    fl.backend = "clock_test";
+    fl.axes = {{"precision", AxisType::Choice, "", {"fp64", "fp32"}, 0, 0, {"fp64"}},
+               {"form", AxisType::Choice, "", {"fma", "nofma"}, 0, 0, {"fma"}},
+               {"flops_per_element", AxisType::Integer, "", {}, 1, 4096, {"1"}}};
+    FeedSpec ceil;
+    ceil.kind = FeedKind::ComputeCeiling;
+    ceil.metric = "gflops";
+    ceil.series_axes = {"precision", "form"};
+    ceil.name_pattern = "{precision}.{form}";
+    fl.feeds = {ceil};
+    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(fl));
+    return true;
+  }();
+  (void)registered;
+}
+
+// Point `fpe` of FP64.FMA: three samples at `gflops`, measured at `mhz`.
+void add_point(std::vector<Sample>& out, int fpe, double gflops, double mhz) {
+  for (int k = 0; k < 3; ++k) {
+    Sample s;
+    s.backend = "clock_test";
+    s.probe = "clock_test_flops";
+    s.params = {{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", std::to_string(fpe)}};
+    s.point = fpe;
+    s.sample = k;
+    s.gflops = gflops;
+    s.clock_mhz = mhz + k;  // median mhz + 1
+    out.push_back(s);
+  }
+}
+
+TEST(FitComputeClock, TheoreticalPeakScalesToTheCeilingsOwnClock) {
+  register_probe();
+  std::vector<Sample> samples;
+  add_point(samples, 16, 80, 3999);    // a slower point at a higher clock: not the ceiling
+  add_point(samples, 64, 100, 2699);   // the ceiling, measured while the clock sagged to 2700
+  Machine m;
+  m.device.clock_measured_mhz = 3000;                 // start-up clock
+  m.device.theoretical_gflops = {{"FP64.FMA", 120}};  // at 3000 MHz
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 1u);
+  const ComputeCeiling& c = m.compute[0];
+  EXPECT_DOUBLE_EQ(c.clock_mhz, 2700);
+  EXPECT_DOUBLE_EQ(c.theoretical_gflops, 120 * 2700.0 / 3000);
+  EXPECT_DOUBLE_EQ(c.fraction_of_theoretical, 100 / 108.0);
+  EXPECT_TRUE(m.missing.empty());
+}
+
+TEST(FitComputeClock, SamplesWithoutAClockKeepTheDeviceClock) {
+  register_probe();
+  std::vector<Sample> samples;
+  add_point(samples, 64, 100, 0);
+  for (Sample& s : samples) s.clock_mhz = 0;  // not measured
+  Machine m;
+  m.device.clock_measured_mhz = 3000;
+  m.device.theoretical_gflops = {{"FP64.FMA", 120}};
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.compute[0].clock_mhz, 3000);
+  EXPECT_DOUBLE_EQ(m.compute[0].theoretical_gflops, 120);
+}
+
+TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {
+  register_probe();
+  std::vector<Sample> samples;
+  add_point(samples, 64, 100, 2999);
+  Machine m;
+  m.device.clock_measured_mhz = 3000;
+  m.device.extra["theoretical_unknown"] = "Intel hybrid client: hybrid part";
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.compute[0].theoretical_gflops, 0);
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_EQ(m.missing[0], "FP64.FMA: no theoretical peak: Intel hybrid client: hybrid part");
+}
+
+}  // namespace
+}  // namespace roofprobe
