@@ -97,6 +97,7 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
   constexpr double kSag = 0.9;
   if (reference_clock_mhz > 0 && m.clock_mhz > 0 && m.clock_mhz < kSag * reference_clock_mhz)
     flags += (flags.empty() ? "" : "|") + std::string("clock-sag");
+  if (m.work.underfilled) flags += (flags.empty() ? "" : "|") + std::string(kUnderfilledFlag);
   return flags;
 }
 

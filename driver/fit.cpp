@@ -89,7 +89,7 @@ void suffix_duplicates(std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const std::vector<CacheInfo>& caches,
-                                     const std::string& memory_name) {
+                                     const std::string& memory_name, const std::string& first_level) {
   std::vector<std::string> names;
   if (caches.empty()) {
     for (std::size_t i = 0; i < plateaus.size(); ++i)
@@ -98,9 +98,23 @@ std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const
   }
   // A level ends at its knee: it is the cache whose capacity is nearest its knee (in ratio), never
   // a nearer cache than the level before it. The last level (no knee) and a knee far past the
-  // last cache are memory.
+  // last cache are memory. A series that declares its nearest level (`first_level`: the kernel
+  // can reach no nearer one, and reaches this one) has it as its first level when it has more
+  // than one: its knee says where the level ends, not which level it is (an H100's aggregate L1,
+  // 33 MB, and its 50 MB L2 are less than an octave apart).
   std::size_t floor_level = 0;
-  for (const Plateau& p : plateaus) {
+  std::size_t declared = caches.size();
+  for (std::size_t k = 0; k < caches.size(); ++k)
+    if (caches[k].name == first_level) declared = k;
+  const bool use_declared = declared < caches.size() && plateaus.size() > 1;
+  if (use_declared) floor_level = declared;
+  for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    const Plateau& p = plateaus[i];
+    if (use_declared && i == 0) {
+      names.push_back(caches[declared].name);
+      floor_level = declared + 1;
+      continue;
+    }
     std::size_t level = caches.size();
     if (p.capacity > 0) {
       double nearest = std::numeric_limits<double>::infinity();
@@ -292,6 +306,19 @@ MemoryLevel make_level(const Plateau& p, const std::string& name, const std::str
   return level;
 }
 
+// The probe's reach rule for the series of `sample` (FeedSpec::series_reach), or none.
+const FeedSpec::SeriesReach* reach_of(const FeedSpec& spec, const Sample& sample) {
+  for (const FeedSpec::SeriesReach& rule : spec.series_reach) {
+    bool matches = true;
+    for (const auto& [axis, value] : params_from_string(rule.params)) {
+      auto it = sample.params.find(axis);
+      matches = matches && it != sample.params.end() && it->second == value;
+    }
+    if (matches) return &rule;
+  }
+  return nullptr;
+}
+
 // One series' curve (one access kernel: read, update, copy, ...) fitted on its own, its levels
 // named from the hierarchy.
 struct SeriesLevels {
@@ -308,7 +335,9 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
   SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
   std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options);
   if (plateaus.empty()) return std::nullopt;
-  std::vector<std::string> names = name_levels(plateaus, device.caches, device.memory_name);
+  const FeedSpec::SeriesReach* reach = reach_of(spec, *samples.front());
+  std::vector<std::string> names =
+      name_levels(plateaus, device.caches, device.memory_name, reach ? reach->first_level : "");
   // Past the last cache there is no further level: a level named memory before the last is the
   // drawn-out transition into memory (a victim L3 still hitting part of the set), so memory is
   // the level at the largest working sets. Cache duplicates (a GPU's near and far L2 halves) stay.
@@ -317,6 +346,7 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
   for (std::size_t i = 0; i < plateaus.size(); ++i) {
     const bool last = i + 1 == plateaus.size();
     if (!device.caches.empty() && !last && is_memory(names[i])) continue;
+    if (reach != nullptr && reach->first_level_only && i > 0 && !last) continue;
     s.plateaus.push_back(plateaus[i]);
     s.names.push_back(last && is_memory(names[i]) ? memory : names[i]);
   }
@@ -329,7 +359,7 @@ bool all_flagged(const std::vector<const Sample*>& samples, const std::string& x
   for (const Sample* s : samples) {
     const auto x = x_value(*s, x_axis);
     if (!x || *x < lo * (1 - 1e-9) || *x > hi * (1 + 1e-9)) continue;
-    if (s->flags.empty()) return false;
+    if (!is_noisy(*s)) return false;
     any = true;
   }
   return any;
@@ -339,8 +369,15 @@ bool all_flagged(const std::vector<const Sample*>& samples, const std::string& x
 // level's headline is the fastest kernel at it (total bytes moved per second, reads + writes),
 // and every kernel's own figure stays in by_series.
 void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
-  const Series series = split_series(group.samples, spec.series_axes);
+  // Underfilled launches (fewer work items than threads) measure the launch's parallelism, not
+  // a level: a GPU's cg read then rises linearly with the set up to a few MB, a ramp sharper
+  // than the model's A/w, which pulled an H100's fitted L2 to twice its plateau.
+  std::vector<const Sample*> filled;
+  for (const Sample* s : group.samples)
+    if (!is_underfilled(*s)) filled.push_back(s);
+  const Series series = split_series(filled, spec.series_axes);
   LevelModelOptions options;
+  options.allow_ramp = filled.size() == group.samples.size();
   for (const CacheInfo& c : machine.device.caches)
     options.capacity_hints.push_back(static_cast<double>(c.bytes) * std::max(1, c.instances));
   std::vector<SeriesLevels> fitted;
@@ -641,12 +678,12 @@ ProbeSamples for_maxima(const ProbeSamples& group, const FeedSpec& spec, std::se
     std::set<int> points, clean_points;
     for (const Sample* s : samples) {
       points.insert(s->point);
-      if (s->flags.empty()) clean_points.insert(s->point);
+      if (!is_noisy(*s)) clean_points.insert(s->point);
     }
     const bool use_clean = 2 * clean_points.size() >= points.size();
     if (!use_clean) noisy.insert(key);
     for (const Sample* s : samples)
-      if (!use_clean || s->flags.empty()) kept.samples.push_back(s);
+      if (!use_clean || !is_noisy(*s)) kept.samples.push_back(s);
   }
   return kept;
 }
@@ -666,13 +703,23 @@ void mark_noisy(const std::set<std::string>& noisy, const ProbeSamples& group, c
                               ": most points are flagged noisy; its figures include them");
 }
 
-// Nearest level first: levels from different probes arrive in probe order, so shared memory
-// (beside L1 on NVIDIA GPUs) goes right after L1 and the host link ("system") last.
+// Nearest level first. Levels arrive in probe and series order (a GPU's ca read brings L1 and
+// HBM, the cg read then L2), so they are ranked by the hierarchy: the caches in the device's
+// order ("L2.b" with its L2), shared memory right after L1 (beside it on NVIDIA GPUs), then
+// memory, then the host link ("system").
 void order_memory_levels(Machine& machine) {
-  auto rank = [](const MemoryLevel& l) {
-    if (l.level == "system") return 3;
-    if (l.level == "shared" || l.level == "L1" || l.level.rfind("L1.", 0) == 0) return l.level == "shared" ? 1 : 0;
-    return 2;
+  const auto& caches = machine.device.caches;
+  const double memory_rank = caches.empty() ? 100.0 : static_cast<double>(caches.size());
+  auto rank = [&](const MemoryLevel& l) {
+    if (l.level == "system") return memory_rank + 1;
+    if (l.level == "shared") return 0.5;
+    const std::string base = l.level.substr(0, l.level.find('.'));
+    if (base == machine.device.memory_name) return memory_rank;
+    for (std::size_t k = 0; k < caches.size(); ++k)
+      if (caches[k].name == base) return static_cast<double>(k);
+    if (base.size() > 1 && base[0] == 'L' && std::isdigit(static_cast<unsigned char>(base[1])))
+      return std::atof(base.c_str() + 1) - 1;  // no hierarchy known: L1, L2, ... by number
+    return memory_rank - 0.5;
   };
   std::stable_sort(machine.memory.begin(), machine.memory.end(),
                    [&](const MemoryLevel& a, const MemoryLevel& b) { return rank(a) < rank(b); });
@@ -712,10 +759,13 @@ void reject_above_theory(Machine& machine) {
 
 void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
   for (const ProbeSamples& group : group_by_probe(samples)) {
-    const Probe* probe = Registry::instance().probe_any_backend(group.probe);
+    // The feeds of the backend that measured the samples: a CPU and a CUDA probe of one name
+    // fit differently (their series axes and levels differ).
+    const Probe* probe = Registry::instance().probe(group.backend, group.probe);
     if (probe == nullptr) {
-      machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build; " +
-                                std::to_string(group.samples.size()) + " samples not fitted");
+      machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build (backend '" +
+                                group.backend + "' not compiled in?); " + std::to_string(group.samples.size()) +
+                                " samples not fitted");
       continue;
     }
     for (const FeedSpec& spec : probe->info().feeds) {

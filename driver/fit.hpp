@@ -31,9 +31,12 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
 // Names levels from a cache hierarchy (caches nearest first, total bytes of each level as seen by
 // the run): a level is the cache whose capacity is nearest its knee; the last level gets
 // `memory_name`. With no caches, levels are named L1, L2, ... and the last `memory_name`.
+// `first_level` (a cache's name, or empty): the series' nearest level, the name of its first
+// level when it has more than one (FeedSpec::series_first_level).
 std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus,
                                      const std::vector<CacheInfo>& caches,
-                                     const std::string& memory_name);
+                                     const std::string& memory_name,
+                                     const std::string& first_level = "");
 
 // Statistics of a set of rates: best = max, median, spread = (max - min) / median, samples.
 // An empty set gives all zeros.

@@ -280,6 +280,10 @@ Candidate refine(const Data& d, const Layout& lay, std::vector<double> p) {
   return c;
 }
 
+// How far above the fastest per-size median an observed first level may lie: noise and the blend
+// of a soft knee, not a level of its own.
+constexpr double kFirstLevelReach = 1.05;
+
 // A fit is physical when its levels fall with size, its knees are in order and inside the
 // sampled sizes, and every level lies within reach of the data.
 bool physical(const Data& d, const Candidate& c) {
@@ -289,6 +293,11 @@ bool physical(const Data& d, const Candidate& c) {
     if (c.p[lay.c(i)] < d.lw_min - 0.7 || c.p[lay.c(i)] > d.lw_max + 0.7) return false;
     if (i > 0 && c.p[lay.c(i)] <= c.p[lay.c(i - 1)]) return false;
   }
+  // Without a launch ramp nothing slows the smallest sizes, so the nearest level is seen there:
+  // it may not lie above the fastest size (a two-size "level" 20% above every sample of an
+  // H100's copy curve was the blend's way to bend into the next knee).
+  const bool first_seen = !lay.ramp && (lay.levels == 1 || c.p[lay.c(0)] > d.lw_min);
+  if (first_seen && c.p[lay.b(0)] > d.z_max + std::log(kFirstLevelReach)) return false;
   return c.p[lay.b(0)] <= d.z_max + std::log(2.0) && c.p[lay.b(lay.levels - 1)] >= d.z_min - std::log(2.0);
 }
 
@@ -493,6 +502,7 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {
     const bool ramp = variant & 1, shared_width = variant & 2;
+    if (ramp && !options.allow_ramp) continue;
     Candidate previous;
     double best_bic = std::numeric_limits<double>::infinity();
     int since_best = 0;

@@ -50,6 +50,10 @@ struct LevelModelOptions {
   // Capacities the topology reports (bytes, nearest first: hwloc caches, cudaDeviceProp L1/L2),
   // tried as knee positions first. Empty: knees are searched on a grid only.
   std::vector<double> capacity_hints;
+  // False when the probe has already left out the launches too small to fill the machine (samples
+  // flagged underfilled): nothing is left for a launch ramp to explain, and a ramp fitted anyway
+  // let an H100's copy curve claim a first level 20% above every sample.
+  bool allow_ramp = true;
 };
 
 struct LevelModelFit {

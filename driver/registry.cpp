@@ -38,12 +38,6 @@ const Probe* Registry::probe(const std::string& backend, const std::string& name
   return nullptr;
 }
 
-const Probe* Registry::probe_any_backend(const std::string& name) const {
-  for (const auto& p : probes_)
-    if (p->info().name == name) return p.get();
-  return nullptr;
-}
-
 std::vector<Backend*> Registry::backends() const {
   std::vector<Backend*> out;
   for (const auto& b : backends_) out.push_back(b.get());

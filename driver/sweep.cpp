@@ -66,6 +66,20 @@ const std::string& sweep_csv_header() {
   return header;
 }
 
+namespace {
+bool has_flag(const std::string& flags, const std::string& flag) {
+  for (std::size_t start = 0; start <= flags.size();) {
+    const std::size_t bar = std::min(flags.find('|', start), flags.size());
+    if (flags.compare(start, bar - start, flag) == 0 && bar - start == flag.size()) return true;
+    start = bar + 1;
+  }
+  return false;
+}
+}  // namespace
+
+bool is_noisy(const Sample& s) { return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag"); }
+bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
+
 std::string sweep_csv_row(const Sample& s) {
   std::ostringstream out;
   out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','

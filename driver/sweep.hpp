@@ -10,6 +10,8 @@
 
 namespace roofprobe {
 
+inline constexpr const char* kUnderfilledFlag = "underfilled";
+
 struct Sample {
   int rank = 0;
   std::string backend;
@@ -34,11 +36,21 @@ struct Sample {
   // measured by the backend right after the point (0: unknown).
   double clock_mhz = 0;
   int point_samples = 0;         // rows its point has: a resumed run knows the point is whole
-  std::string flags;             // "noisy" (stopped by the timeout, not the noise bound), or empty
+  // "|"-separated: "noisy" (stopped by the timeout, not the noise bound), "clock-sag" (clock
+  // below 90% of the run's), "underfilled" (fewer work items than threads: Work::underfilled);
+  // empty when none applies. Only noisy and clock-sag make a sample unreliable (is_noisy).
+  std::string flags;
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
   double metric(const std::string& name) const;
 };
+
+// True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag); an
+// underfilled sample is a reliable measurement of something else (see Sample::flags).
+bool is_noisy(const Sample& s);
+// True when the sample is flagged underfilled.
+bool is_underfilled(const Sample& s);
+
 
 // The header line, without newline.
 const std::string& sweep_csv_header();

@@ -57,6 +57,10 @@ struct Work {
   // SM clock cycles one launch lasts, fixed by the kernel (it spins on clock64() for this many
   // cycles): the engine then derives each sample's clock as cycles / seconds. 0: not a clock probe.
   double clock_cycles = 0;
+  // True when the launch has fewer work items than threads (some threads idle): the point then
+  // measures how many accesses the launch keeps in flight, not the memory level, and the sample
+  // is flagged `underfilled` (the level fit leaves it out; sweep.csv and the plots keep it).
+  bool underfilled = false;
   double bytes() const { return bytes_read + bytes_written; }
 };
 
@@ -95,6 +99,17 @@ struct FeedSpec {
   // MemoryLevels: which series defines the level boundaries ("mode=read"); the other series
   // are reported per level as `by_series`. Empty: the first series.
   std::string primary_series;
+  // MemoryLevels: which levels each series' kernel reaches (the first matching rule applies; a
+  // series no rule matches is named by its knees alone).
+  struct SeriesReach {
+    std::string params;        // "axis=value;..." the series must have; "" matches every series
+    std::string first_level;   // the nearest level it reaches ("cache_op=cg" -> "L2": it bypasses L1)
+    // Past its first level it measures mixtures, not levels: only its first level and memory
+    // are published from it (an H100's ca read past its L1s still hits L1 three times in four:
+    // Nsight Compute, results/measured/h100-sxm-2026-11-24).
+    bool first_level_only = false;
+  };
+  std::vector<SeriesReach> series_reach;
   // ComputeCeiling: ceiling name from the series' parameters, e.g. "{precision}.{form}" with
   // upper-casing applied -> "FP64.FMA".
   std::string name_pattern;
@@ -230,8 +245,6 @@ class Registry {
   void add_backend(std::unique_ptr<Backend> backend);
   std::vector<const Probe*> probes(const std::string& backend = {}) const;  // sorted by name
   const Probe* probe(const std::string& backend, const std::string& name) const;
-  // Any backend's probe of this name (the fitter only needs its FeedSpecs).
-  const Probe* probe_any_backend(const std::string& name) const;
   std::vector<Backend*> backends() const;
   Backend* backend(const std::string& name) const;
 

@@ -11,11 +11,20 @@
 //   ca  thread g touches the SAME elements in every pass, so while the per-SM share of the
 //       working set fits an SM's L1, passes hit L1 (that is how the L1 plateau appears).
 //   cg  the accesses bypass L1 (ld.global.cg / st.global.cg) and the block -> elements
-//       assignment rotates by one block every pass (read; rmw and copy every launch, see
-//       stream_rotates_every_pass): on pass r block b streams the elements block (b + r) mod B
-//       streamed on pass 0, i.e. what its neighbour streamed on the previous pass. No SM keeps a
-//       private share of the set, every SM reads addresses homed all over the L2 (both
-//       partitions on A100/H100), and the curve shows L2 up to its size, then DRAM.
+//       assignment moves on by one block every launch: on launch l block b streams the elements
+//       block (b + l) mod B streamed on launch 0. Within a launch each element is read by one
+//       block only. (An earlier version rotated every pass of a read launch; on an H100 blocks
+//       drift a pass apart, so a block re-read what its neighbour had just read and a 181 MB set
+//       "streamed" at 7.2 TB/s, twice HBM: results/measured/h100-sxm-2026-11-24.)
+//
+// Small ca read sets keep the whole grid busy. Below kStreamReadMinRows grid-wide rows the ca
+// read kernel makes kStreamReadMinRows x T accesses per pass, to elements (g + i T) mod n: every
+// thread has kStreamReadMinRows independent loads in flight instead of one or none. Without it a
+// 16 KiB set ran on 1024 of an H100's 270k threads, one load latency per pass, and the rate grew
+// linearly with the set up to 16 MB, hiding L1 and L2 (same measurement). Each access is counted
+// (bytes = accesses x width), the checksum predicts the wrapped sum, and each SM's share of the
+// set still fits its L1 (at most kStreamReadMinRows x its threads' elements). Rmw and copy never
+// wrap: two threads adding 1 to one element would race.
 // Elements are 4, 8 or 16 bytes (`load_width` 32/64/128 bits): one, two or four 32-bit words.
 #pragma once
 
@@ -25,6 +34,9 @@
 #include "kernels/common/hd.hpp"
 
 namespace roofprobe {
+
+inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (ARCHITECTURE.md)
+inline constexpr int kWarpLanes = 32;
 
 enum class StreamMode : int { Read = 0, Rmw = 1, Copy = 2 };
 
@@ -63,54 +75,46 @@ RP_HD std::size_t stream_iterations_in(const StreamRows& rows, std::size_t threa
   return rows.rows + (thread < rows.remainder ? 1 : 0);
 }
 
-// Rotation (cg only). Read passes rotate every pass: nothing is written, so a block may stream
-// elements another block streamed a moment ago. Rmw and copy passes write what the next pass
-// reads, and nothing orders one block's pass r against another block's pass r + 1 inside a
-// launch (no grid-wide barrier), so for them the rotation advances between launches only (the
-// launch boundary is the barrier): within a launch each block keeps its elements, across
-// launches they move to the neighbouring block. Every element is still touched exactly once per
-// pass in every case.
-RP_HD bool stream_rotates_every_pass(StreamMode mode, StreamCache cache) {
-  return cache == StreamCache::Cg && mode == StreamMode::Read;
-}
-
-// Slot (the block whose rotation-0 elements a block streams) of block `block` of `blocks` on pass
-// 0 of a launch with `launch_rotation` (< blocks, set by the host per launch; ca ignores it).
-RP_HD std::size_t stream_first_slot(StreamCache cache, std::size_t block, std::size_t blocks,
-                                    std::size_t launch_rotation) {
+// Slot (the block whose launch-0 elements a block streams) of block `block` of `blocks` in a
+// launch with `launch_rotation` (< blocks, set by the host per launch; ca ignores it).
+RP_HD std::size_t stream_slot(StreamCache cache, std::size_t block, std::size_t blocks,
+                              std::size_t launch_rotation) {
   if (cache == StreamCache::Ca) return block;
   const std::size_t slot = block + launch_rotation;
   return slot >= blocks ? slot - blocks : slot;
 }
 
-// The slot of the next pass, from this pass's: the kernels' incremental form of the rotation
-// (no division per pass).
-RP_HD std::size_t stream_next_slot(StreamMode mode, StreamCache cache, std::size_t slot,
-                                   std::size_t blocks) {
-  if (!stream_rotates_every_pass(mode, cache)) return slot;
-  return slot + 1 < blocks ? slot + 1 : 0;
-}
-
-// Closed form of the above: the slot of block `block` on pass `pass` of a launch.
-RP_HD std::size_t stream_rotated_block(StreamMode mode, StreamCache cache, std::size_t block,
-                                       std::size_t blocks, std::size_t launch_rotation,
-                                       std::int64_t pass) {
-  if (cache == StreamCache::Ca) return block;
-  const std::size_t per_pass =
-      stream_rotates_every_pass(mode, cache) ? static_cast<std::size_t>(pass) : 0;
-  return (block + launch_rotation + per_pass) % blocks;
-}
-
-// Grid-stride thread index whose elements thread `thread_in_block` of block `block` touches on
-// `pass`: the element pattern is stream_element(stream_pass_thread(...), i, threads). Whole
+// Grid-stride thread index whose elements thread `thread_in_block` of block `block` touches in
+// a launch: the element pattern is stream_element(stream_launch_thread(...), i, threads). Whole
 // blocks move together, so warps keep their 32 consecutive elements (coalescing unchanged).
-RP_HD std::size_t stream_pass_thread(StreamMode mode, StreamCache cache, std::size_t block,
-                                     std::size_t thread_in_block, std::size_t block_threads,
-                                     std::size_t blocks, std::size_t launch_rotation,
-                                     std::int64_t pass) {
-  return stream_rotated_block(mode, cache, block, blocks, launch_rotation, pass) * block_threads +
-         thread_in_block;
+RP_HD std::size_t stream_launch_thread(StreamCache cache, std::size_t block,
+                                       std::size_t thread_in_block, std::size_t block_threads,
+                                       std::size_t blocks, std::size_t launch_rotation) {
+  return stream_slot(cache, block, blocks, launch_rotation) * block_threads + thread_in_block;
 }
+
+// ---- accesses per pass (the read kernel's wrap for small sets) ------------------------------
+inline constexpr std::size_t kStreamReadMinRows = 4;
+
+// Accesses one pass makes over n elements with `threads` threads: n, or for a ca read set
+// smaller than kStreamReadMinRows grid-wide rows kStreamReadMinRows x threads (wrapped modulo
+// n). Only the ca read wraps: it measures L1, where every SM re-reading one small set is the
+// point; a cg read wrapped so hammered a few L2 slices that an H100 gave 6 to 16 TB/s from
+// size to size (no level), so cg keeps the ramp of an under-filled grid, which the level model
+// fits. The wrap needs n and threads to be whole warps (multiples of 32 elements and threads),
+// so every warp request still covers 32 consecutive elements: 1 KiB-multiple sets of 4/8/16-byte
+// elements always are.
+RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, std::size_t n,
+                                           std::size_t threads) {
+  if (mode != StreamMode::Read || cache != StreamCache::Ca || n == 0 || n % kWarpLanes != 0 ||
+      threads % kWarpLanes != 0)
+    return n;
+  const std::size_t minimum = kStreamReadMinRows * threads;
+  return n < minimum ? minimum : n;
+}
+
+// Element of access number `access` (thread g's i-th access is g + i x threads) over n elements.
+RP_HD std::size_t stream_wrapped_element(std::size_t access, std::size_t n) { return access % n; }
 
 // Bytes and 32-bit words of one element of a `load_width_bits`-wide access (32, 64, 128).
 RP_HD std::size_t stream_element_bytes(int load_width_bits) {
@@ -131,8 +135,9 @@ struct StreamBytes {
   double written = 0;
 };
 
-// Bytes one launch moves: `reps` passes over `n` elements per array. read: n loads per pass;
-// rmw: n loads + n stores; copy: n loads from one array + n stores to the other. The read
+// Bytes one launch moves: `reps` passes of `n` accesses per array (stream_accesses_per_pass).
+// read: n loads per pass; rmw: n loads + n stores; copy: n loads from one array + n stores to
+// the other. The read
 // kernel's one partial sum per block is not counted (a few KiB against the stream).
 RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes,
                                           std::int64_t reps) {
@@ -144,8 +149,8 @@ RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::s
   return b;
 }
 
-// 32-byte sectors one launch moves: every pass touches each array's ceil(n x W / 32) sectors once
-// per access stream (read: one load; rmw and copy: one load and one store). Exact for the
+// 32-byte sectors one launch moves, `n` accesses per array and pass (stream_accesses_per_pass):
+// every pass touches each array's ceil(n x W / 32) sectors once per access stream (read: one load; rmw and copy: one load and one store). Exact for the
 // probe's pattern: arrays start 256-byte aligned (cudaMalloc), every warp request covers 32
 // consecutive elements starting at a multiple of 32 elements (blocks hold whole warps), so each
 // sector belongs to exactly one request and no request touches a sector beyond the array's
@@ -178,6 +183,16 @@ RP_HD std::uint32_t stream_words_sum(std::uint64_t words) {
   return static_cast<std::uint32_t>(half_product * kStreamHash);
 }
 
+// Checksum of one read pass: `accesses` accesses (stream_accesses_per_pass) over n elements of
+// `words_per_element` words, access a reading element a mod n: full cycles over the set plus
+// the first (accesses mod n) elements, modulo 2^32.
+RP_HD std::uint32_t stream_read_pass_sum(std::size_t n, std::size_t accesses,
+                                         std::size_t words_per_element) {
+  const std::uint64_t cycles = accesses / n, rest = accesses % n;
+  return static_cast<std::uint32_t>(cycles) * stream_words_sum(std::uint64_t{n} * words_per_element) +
+         stream_words_sum(rest * words_per_element);
+}
+
 // The 16-byte element view (four words per element), kept for callers that index by element.
 RP_HD std::uint32_t stream_initial_word(std::size_t e, int w) {
   return stream_word_initial(static_cast<std::uint64_t>(e) * 4 + static_cast<std::uint64_t>(w));
@@ -187,9 +202,6 @@ RP_HD std::uint32_t stream_initial_sum(std::size_t n) {
 }
 
 // ---- coalescing model ----------------------------------------------------------------------
-inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (ARCHITECTURE.md)
-inline constexpr int kWarpLanes = 32;
-
 // Distinct 32-byte sectors touched by one warp request in which lane l (l < lanes <= 32) accesses
 // bytes [addresses[l], addresses[l] + access_bytes). access_bytes is 1..32, so an access spans at
 // most two sectors and at most 64 distinct sectors can occur.
@@ -210,32 +222,33 @@ RP_HD int sectors_per_warp_request(const std::uint64_t* addresses, int lanes, in
 }
 
 // Sectors of the warp request that lanes [warp_first_thread, +32) of the stream issue on
-// `iteration` over `element_bytes`-byte elements at byte address `base`. Lanes past the end of
-// the array or of the grid are inactive.
+// `iteration` over `element_bytes`-byte elements at byte address `base`: `accesses` accesses per
+// pass (stream_accesses_per_pass) over n elements. Lanes past the accesses or the grid are
+// inactive.
 RP_HD int stream_sectors_per_request(std::uint64_t base, std::size_t element_bytes, std::size_t n,
-                                     std::size_t threads, std::size_t warp_first_thread,
-                                     std::size_t iteration) {
+                                     std::size_t accesses, std::size_t threads,
+                                     std::size_t warp_first_thread, std::size_t iteration) {
   std::uint64_t addresses[kWarpLanes];
   int lanes = 0;
   for (int l = 0; l < kWarpLanes && warp_first_thread + l < threads; ++l) {
-    const std::size_t e = stream_element(warp_first_thread + l, iteration, threads);
-    if (e < n) addresses[lanes++] = base + e * element_bytes;
+    const std::size_t access = stream_element(warp_first_thread + l, iteration, threads);
+    if (access < accesses) addresses[lanes++] = base + stream_wrapped_element(access, n) * element_bytes;
   }
   return sectors_per_warp_request(addresses, lanes, static_cast<int>(element_bytes));
 }
 
-// The same for the request that warp `warp_in_block` of block `block` issues on `iteration` of
-// `pass` under `mode` and `cache` (the cg rotation included): `blocks` blocks of
-// `block_threads` threads.
-RP_HD int stream_pass_sectors_per_request(std::uint64_t base, std::size_t element_bytes,
-                                          std::size_t n, StreamMode mode, StreamCache cache,
-                                          std::size_t blocks, std::size_t block_threads,
-                                          std::size_t block, std::size_t warp_in_block,
-                                          std::size_t launch_rotation, std::int64_t pass,
-                                          std::size_t iteration) {
-  const std::size_t first = stream_pass_thread(mode, cache, block, warp_in_block * kWarpLanes,
-                                               block_threads, blocks, launch_rotation, pass);
-  return stream_sectors_per_request(base, element_bytes, n, blocks * block_threads, first,
+// The same for the request that warp `warp_in_block` of block `block` issues on `iteration` of a
+// launch with `launch_rotation` under `mode` and `cache`: `blocks` blocks of `block_threads`.
+RP_HD int stream_launch_sectors_per_request(std::uint64_t base, std::size_t element_bytes,
+                                            std::size_t n, StreamMode mode, StreamCache cache,
+                                            std::size_t blocks, std::size_t block_threads,
+                                            std::size_t block, std::size_t warp_in_block,
+                                            std::size_t launch_rotation, std::size_t iteration) {
+  const std::size_t threads = blocks * block_threads;
+  const std::size_t first = stream_launch_thread(cache, block, warp_in_block * kWarpLanes,
+                                                 block_threads, blocks, launch_rotation);
+  return stream_sectors_per_request(base, element_bytes, n,
+                                    stream_accesses_per_pass(mode, cache, n, threads), threads, first,
                                     iteration);
 }
 

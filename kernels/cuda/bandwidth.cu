@@ -3,12 +3,13 @@
 // with 32-, 64- or 128-bit accesses (`load_width`) and two cache operators (`cache_op`):
 //   ca  default caching; each thread keeps its elements across passes, so a working set that
 //       fits the SMs' L1s is served from L1 (the L1 plateau).
-//   cg  ld.global.cg / st.global.cg (L2 only) and the block -> elements assignment rotated (every
-//       pass for read, every launch for rmw/copy), so the data is spread over blocks across the
-//       whole chip: L2 up to its size, then DRAM.
-// Swept over the working set, the GB/s curves show one plateau per memory level, which the fitter
-// turns into the hierarchy's ceilings (per size it takes the best point across cache_op, width
-// and occupancy, so L1 comes from ca and L2 from whichever of ca and cg is faster).
+//   cg  ld.global.cg / st.global.cg (L2 only) and the block -> elements assignment rotated every
+//       launch, so the data is spread over blocks across the whole chip: L2 up to its size, then
+//       DRAM.
+// Small ca read sets are read several times per pass (stream_accesses_per_pass) so that every
+// thread of the grid has loads in flight. Swept over the working set, each mode x cache_op curve
+// shows one plateau per memory level it reaches; the fitter fits each on its own (per size the
+// best point across width and occupancy) and takes the fastest per level.
 //
 // The grid is `blocks_per_sm` (0: as many as the occupancy API allows) x SMs blocks of
 // `threads_per_block` threads, so every SM streams.
@@ -55,16 +56,16 @@ __global__ void stream_init_kernel(std::uint32_t* words, std::size_t count) {
 // reinterpreted as the width's element type at launch (cudaMalloc aligns them to 256 bytes).
 struct StreamKernel {
   void (*launch)(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
-                 int reps, unsigned rotation, std::uint32_t* sums);
+                 std::size_t accesses, int reps, unsigned rotation, std::uint32_t* sums);
   int (*max_blocks_per_sm)(int threads);
 };
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
 void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
-                   int reps, unsigned rotation, std::uint32_t* sums) {
+                   std::size_t accesses, int reps, unsigned rotation, std::uint32_t* sums) {
   using V = StreamVector<Bits>;
   stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(
-      reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, reps, rotation, sums);
+      reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses, reps, rotation, sums);
 }
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
@@ -235,7 +236,9 @@ class StreamPoint final : public PreparedPoint {
     use_selected_device();
     const int per_sm = blocks_per_sm_for(s, kernel_);
     blocks_ = per_sm * sm_count(dev);
-    const StreamBytes pass = stream_bytes_per_launch(mode_, n_, element_bytes_, 1);
+    accesses_ = stream_accesses_per_pass(
+        mode_, cache_, n_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads_per_block_));
+    const StreamBytes pass = stream_bytes_per_launch(mode_, accesses_, element_bytes_, 1);
     const double gbs =
         estimated_gbs(dev, s, per_sm, kernel_.max_blocks_per_sm(s.threads_per_block));
     set_repetitions(reps_for((pass.read + pass.written) / (gbs * 1e9), kTargetLaunchSeconds));
@@ -243,20 +246,22 @@ class StreamPoint final : public PreparedPoint {
   }
 
   Work work() const override {
-    const StreamBytes bytes = stream_bytes_per_launch(mode_, n_, element_bytes_, reps_);
+    const StreamBytes bytes = stream_bytes_per_launch(mode_, accesses_, element_bytes_, reps_);
     Work w;
     w.bytes_read = bytes.read;
     w.bytes_written = bytes.written;
     // Coalesced accesses of every width: each 32-byte sector of an array is touched by one warp
-    // request per pass (stream_pattern.hpp; bytes / 32 for every 1 KiB-multiple working set).
-    w.transactions = stream_sectors_per_launch(mode_, n_, element_bytes_, reps_);
+    // request per pass and access round (stream_pattern.hpp; bytes / 32 for every 1 KiB-multiple
+    // working set). The working set stays the distinct bytes, n elements per array.
+    w.transactions = stream_sectors_per_launch(mode_, accesses_, element_bytes_, reps_);
     w.working_set_bytes =
         static_cast<double>(n_ * element_bytes_) * (mode_ == StreamMode::Copy ? 2 : 1);
+    w.underfilled = accesses_ < threads();
     return w;
   }
 
   void launch() override {
-    kernel_.launch(blocks_, threads_per_block_, a_.get(), b_.get(), n_, reps_, rotation_,
+    kernel_.launch(blocks_, threads_per_block_, a_.get(), b_.get(), n_, accesses_, reps_, rotation_,
                    sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
@@ -289,6 +294,9 @@ class StreamPoint final : public PreparedPoint {
 
  private:
   std::size_t words() const { return n_ * words_per_element_; }
+  std::size_t threads() const {
+    return static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads_per_block_);
+  }
 
   void allocate_and_fill() {
     a_ = DeviceBuffer<std::uint32_t>(words());
@@ -309,12 +317,13 @@ class StreamPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaMemcpy(sums.data(), sums_.get(), sums_.bytes(), cudaMemcpyDeviceToHost));
     std::uint32_t total = 0;
     for (std::uint32_t s : sums) total += s;
-    const std::uint32_t want =
-        static_cast<std::uint32_t>(last_launch_reps_) * stream_words_sum(words());
+    const std::uint32_t want = static_cast<std::uint32_t>(last_launch_reps_) *
+                               stream_read_pass_sum(n_, accesses_, words_per_element_);
     if (total == want) return {};
     return Check{false, "read checksum of the last launch: expected " + std::to_string(want) +
                             ", got " + std::to_string(total) + " (" +
-                            std::to_string(last_launch_reps_) + " passes over " +
+                            std::to_string(last_launch_reps_) + " passes of " +
+                            std::to_string(accesses_) + " accesses over " +
                             std::to_string(n_) + " elements of " +
                             std::to_string(element_bytes_) + " bytes)"};
   }
@@ -355,6 +364,7 @@ class StreamPoint final : public PreparedPoint {
   std::size_t n_;  // elements per array
   int threads_per_block_;
   int blocks_ = 0;
+  std::size_t accesses_ = 0;  // per pass and array: n_, or more for a small read set
   int reps_ = 1;
   unsigned rotation_ = 0;  // cg: blocks the next launch's assignment is rotated by
   int last_launch_reps_ = 0;
@@ -397,14 +407,19 @@ class CudaBandwidthProbe final : public Probe {
         numeric_axis("working_set_bytes", AxisType::Bytes, "bytes the stream touches per pass",
                      1024, 1e12, geometric_bytes(16 * 1024, std::uint64_t{1} << 30, 2, 1024)),
     };
-    // Series by mode only: per size the fitter keeps the best point across cache_op, load_width
-    // and occupancy.
+    // One series per access kernel, mode x cache_op (per size the fitter keeps the best point
+    // across load_width and occupancy): ca and cg reach different levels, and their curves
+    // fitted as one envelope put the ca read's L1 and the cg read's L2 into one level (seen on
+    // an H100). Only the ca read reaches L1 (cg bypasses it, stores write through to L2), and
+    // past the L1s it is a mixture (on an H100 at 22-64 MB, 74-90% L1 hits by Nsight Compute,
+    // 28-30 TB/s against the 7.6 of L2 itself), so it publishes L1 and memory only.
     FeedSpec feed;
     feed.kind = FeedKind::MemoryLevels;
     feed.metric = "gbs";
     feed.x_axis = "working_set_bytes";
-    feed.series_axes = {"mode"};
-    feed.primary_series = "mode=read";
+    feed.series_axes = {"mode", "cache_op"};
+    feed.primary_series = "cache_op=ca;mode=read";
+    feed.series_reach = {{"cache_op=ca;mode=read", "L1", true}, {"", "L2", false}};
     info_.feeds = {feed};
   }
 

@@ -65,51 +65,31 @@ TEST(StreamPattern, RowsGiveTheSameIterationCounts) {
   }
 }
 
-// Rotation: the kernels' incremental slots follow the closed form, every pass's slots are a
-// permutation of the blocks, read cg moves on by one block per pass, rmw/copy cg only between
-// launches, ca never.
+// Rotation: each launch's slots are a permutation of the blocks; cg moves on by the launch's
+// rotation, ca never.
 TEST(StreamPattern, RotationOfTheBlockAssignment) {
-  const StreamMode modes[] = {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy};
-  const StreamCache caches[] = {StreamCache::Ca, StreamCache::Cg};
-  for (StreamMode mode : modes) {
-    for (StreamCache cache : caches) {
-      for (std::size_t blocks :
-           {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
-        for (std::size_t rotation : {std::size_t{0}, std::size_t{1}, blocks - 1}) {
-          std::vector<std::size_t> slot(blocks);
-          for (std::size_t b = 0; b < blocks; ++b)
-            slot[b] = stream_first_slot(cache, b, blocks, rotation);
-          for (std::int64_t pass = 0; pass < 2 * static_cast<std::int64_t>(blocks) + 3; ++pass) {
-            std::vector<int> used(blocks, 0);
-            for (std::size_t b = 0; b < blocks; ++b) {
-              ASSERT_EQ(slot[b], stream_rotated_block(mode, cache, b, blocks, rotation, pass))
-                  << "block " << b << " of " << blocks << " pass " << pass;
-              ++used.at(slot[b]);
-              std::size_t expected = b;
-              if (cache == StreamCache::Cg) {
-                expected = (b + rotation +
-                            (mode == StreamMode::Read ? static_cast<std::size_t>(pass) : 0)) %
-                           blocks;
-              }
-              EXPECT_EQ(slot[b], expected);
-              slot[b] = stream_next_slot(mode, cache, slot[b], blocks);
-            }
-            for (int u : used) ASSERT_EQ(u, 1) << "pass " << pass << " is not a permutation";
-          }
+  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+    for (std::size_t blocks : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
+      for (std::size_t rotation = 0; rotation < blocks; rotation += blocks > 8 ? 13 : 1) {
+        std::vector<int> used(blocks, 0);
+        for (std::size_t b = 0; b < blocks; ++b) {
+          const std::size_t slot = stream_slot(cache, b, blocks, rotation);
+          ++used.at(slot);
+          EXPECT_EQ(slot, cache == StreamCache::Cg ? (b + rotation) % blocks : b);
+          EXPECT_EQ(stream_launch_thread(cache, b, 5, 64, blocks, rotation), slot * 64 + 5);
         }
+        for (int u : used) ASSERT_EQ(u, 1) << "rotation " << rotation << " is not a permutation";
       }
     }
   }
-  EXPECT_TRUE(stream_rotates_every_pass(StreamMode::Read, StreamCache::Cg));
-  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Rmw, StreamCache::Cg));
-  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Copy, StreamCache::Cg));
-  EXPECT_FALSE(stream_rotates_every_pass(StreamMode::Read, StreamCache::Ca));
 }
 
-// Every element exactly once per pass for every load width, block shape, rotation and pass, as
-// the kernel walks them (first slot, rows, next slot); under cg read a block's elements on pass
-// r + 1 are its neighbour's of pass r.
-TEST(StreamPattern, RotatedPassesTouchEveryElementOnce) {
+// The accesses of one pass, as the kernel walks them (first element, step threads mod n,
+// subtract n on overflow), for every width, block shape and rotation: rmw and copy touch every
+// element exactly once; read touches every element once per full cycle of the set (more often
+// for a set smaller than kStreamReadMinRows grid rows), and each block's accesses stay as many
+// as its threads x rows.
+TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
   struct Shape {
     std::size_t blocks, block;
   };
@@ -117,52 +97,65 @@ TEST(StreamPattern, RotatedPassesTouchEveryElementOnce) {
   for (int bits : {32, 64, 128}) {
     const std::size_t element_bytes = stream_element_bytes(bits);
     for (std::uint64_t working_set :
-         {std::uint64_t{4096}, std::uint64_t{12345}, std::uint64_t{65536}}) {
+         {std::uint64_t{1024}, std::uint64_t{4096}, std::uint64_t{12345}, std::uint64_t{65536}}) {
       for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy}) {
         const std::size_t n = stream_elements(mode, working_set, element_bytes);
         for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
           for (const Shape& sh : shapes) {
             const std::size_t threads = sh.blocks * sh.block;
-            const StreamRows rows = stream_rows(n, threads);
+            const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+            if (mode != StreamMode::Read || cache != StreamCache::Ca || n % 32 != 0) {
+              ASSERT_EQ(accesses, n);
+            } else {
+              ASSERT_EQ(accesses, std::max(n, kStreamReadMinRows * threads));
+            }
+            const StreamRows rows = stream_rows(accesses, threads);
             for (std::size_t rotation : {std::size_t{0}, sh.blocks / 2, sh.blocks - 1}) {
-              std::vector<std::size_t> slot(sh.blocks);
-              for (std::size_t b = 0; b < sh.blocks; ++b)
-                slot[b] = stream_first_slot(cache, b, sh.blocks, rotation);
-              std::vector<std::size_t> previous_owner(n, threads);
-              for (std::int64_t pass = 0; pass < 4; ++pass) {
-                std::vector<int> touched(n, 0);
-                std::vector<std::size_t> owner(n, threads);
-                for (std::size_t b = 0; b < sh.blocks; ++b) {
-                  for (std::size_t t = 0; t < sh.block; ++t) {
-                    const std::size_t g = slot[b] * sh.block + t;
-                    ASSERT_EQ(g, stream_pass_thread(mode, cache, b, t, sh.block, sh.blocks,
-                                                    rotation, pass));
-                    for (std::size_t i = 0; i < stream_iterations_in(rows, g); ++i) {
-                      const std::size_t e = stream_element(g, i, threads);
-                      ASSERT_LT(e, n);
-                      ++touched[e];
-                      owner[e] = b;
-                    }
+              std::vector<std::size_t> touched(n, 0);
+              for (std::size_t b = 0; b < sh.blocks; ++b) {
+                for (std::size_t t = 0; t < sh.block; ++t) {
+                  const std::size_t g =
+                      stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
+                  const bool wraps = accesses != n;
+                  std::size_t e = wraps ? g % n : g;
+                  const std::size_t step = wraps ? threads % n : threads;
+                  for (std::size_t i = 0; i < stream_iterations_in(rows, g); ++i) {
+                    ASSERT_EQ(e, stream_wrapped_element(stream_element(g, i, threads), n));
+                    ASSERT_LT(e, n);
+                    ++touched[e];
+                    e += step;
+                    if (e >= n) e -= n;
                   }
                 }
-                for (std::size_t e = 0; e < n; ++e) {
-                  ASSERT_EQ(touched[e], 1) << "element " << e << " width " << bits << " pass "
-                                           << pass << " blocks " << sh.blocks;
-                  if (pass > 0 && cache == StreamCache::Cg && mode == StreamMode::Read &&
-                      sh.blocks > 1) {
-                    // Block b now streams what block b + 1 streamed on the previous pass.
-                    ASSERT_EQ((owner[e] + 1) % sh.blocks, previous_owner[e]) << "element " << e;
-                  } else if (pass > 0) {
-                    ASSERT_EQ(owner[e], previous_owner[e]) << "element " << e;
-                  }
-                }
-                previous_owner = owner;
-                for (std::size_t b = 0; b < sh.blocks; ++b)
-                  slot[b] = stream_next_slot(mode, cache, slot[b], sh.blocks);
               }
+              std::size_t total = 0;
+              for (std::size_t e = 0; e < n; ++e) {
+                const std::size_t want = accesses / n + (e < accesses % n ? 1 : 0);
+                ASSERT_EQ(touched[e], want) << "element " << e << " width " << bits << " blocks "
+                                            << sh.blocks << " n " << n;
+                total += touched[e];
+              }
+              ASSERT_EQ(total, accesses);
             }
           }
         }
+      }
+    }
+  }
+}
+
+// The read checksum of a pass is the brute-force sum of the words its accesses read.
+TEST(StreamPattern, ReadPassSumCountsTheWrappedAccesses) {
+  for (std::size_t words_per_element : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+    for (std::size_t n : {std::size_t{32}, std::size_t{96}, std::size_t{1024}}) {
+      for (std::size_t accesses : {n, 4 * n, 4 * 3 * 256 + n / 2, std::size_t{5000}}) {
+        if (accesses < n) continue;
+        std::uint32_t sum = 0;
+        for (std::size_t a = 0; a < accesses; ++a)
+          for (std::size_t w = 0; w < words_per_element; ++w)
+            sum += stream_word_initial((a % n) * words_per_element + w);
+        EXPECT_EQ(stream_read_pass_sum(n, accesses, words_per_element), sum)
+            << "n=" << n << " accesses=" << accesses << " words " << words_per_element;
       }
     }
   }
@@ -222,22 +215,27 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
                           std::size_t{20001}}) {
       for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
         for (const Shape& sh : shapes) {
-          for (std::int64_t pass : {std::int64_t{0}, std::int64_t{5}}) {
+          for (std::size_t rotation : {std::size_t{0}, std::size_t{1}}) {
             const std::size_t threads = sh.blocks * sh.block;
-            const std::size_t iterations = (n + threads - 1) / threads;
-            long long sectors = 0;
-            for (std::size_t b = 0; b < sh.blocks; ++b) {
-              for (std::size_t warp = 0; warp < sh.block / 32; ++warp) {
-                for (std::size_t it = 0; it < iterations; ++it) {
-                  sectors += stream_pass_sectors_per_request(1 << 20, w, n, StreamMode::Read, cache,
-                                                             sh.blocks, sh.block, b, warp, 1,
-                                                             pass, it);
+            // The ca read wraps small sets (more accesses than elements), rmw never does.
+            for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw}) {
+              const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+              const std::size_t iterations = (accesses + threads - 1) / threads;
+              long long sectors = 0;
+              for (std::size_t b = 0; b < sh.blocks; ++b) {
+                for (std::size_t warp = 0; warp < sh.block / 32; ++warp) {
+                  for (std::size_t it = 0; it < iterations; ++it) {
+                    sectors += stream_launch_sectors_per_request(1 << 20, w, n, mode, cache,
+                                                                 sh.blocks, sh.block, b, warp,
+                                                                 rotation, it);
+                  }
                 }
               }
+              // One access stream of the launch (rmw's stores repeat its loads' sectors).
+              EXPECT_DOUBLE_EQ(static_cast<double>(sectors),
+                               stream_sectors_per_launch(StreamMode::Read, accesses, w, 1))
+                  << "width " << bits << " n=" << n << " blocks " << sh.blocks;
             }
-            EXPECT_DOUBLE_EQ(static_cast<double>(sectors),
-                             stream_sectors_per_launch(StreamMode::Read, n, w, 1))
-                << "width " << bits << " n=" << n << " blocks " << sh.blocks;
           }
         }
       }
@@ -303,10 +301,10 @@ TEST(Coalescing, SectorsPerWarpRequestForEveryLoadWidth) {
     for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
       for (std::size_t b = 0; b < blocks; ++b) {
         for (std::size_t warp = 0; warp < block / 32; ++warp) {
-          for (std::int64_t pass : {0, 1, 4}) {
+          for (std::size_t rotation : {0, 1, 4}) {
             for (std::size_t it = 0; it < 3; ++it) {
-              EXPECT_EQ(stream_pass_sectors_per_request(4096, w, n, StreamMode::Read, cache, blocks,
-                                                        block, b, warp, 2, pass, it),
+              EXPECT_EQ(stream_launch_sectors_per_request(4096, w, n, StreamMode::Read, cache,
+                                                          blocks, block, b, warp, rotation, it),
                         want)
                   << "width " << bits << " block " << b << " warp " << warp;
             }
@@ -325,7 +323,7 @@ TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
   const std::size_t n = 100003;
   for (std::size_t warp = 0; warp < threads; warp += 32) {
     for (std::size_t it = 0; it < 3; ++it) {
-      const int sectors = stream_sectors_per_request(1 << 20, 16, n, threads, warp, it);
+      const int sectors = stream_sectors_per_request(1 << 20, 16, n, n, threads, warp, it);
       // Full warps: 32 lanes x 16 bytes = 512 contiguous bytes = 16 sectors, nothing wasted.
       EXPECT_EQ(sectors, 16) << "warp at thread " << warp << " iteration " << it;
     }
@@ -334,7 +332,7 @@ TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
   const std::size_t last_it = (n - 1) / threads;
   const std::size_t first_tail_warp = ((n - 1) % threads) / 32 * 32;
   const std::size_t active = (n - 1) % threads - first_tail_warp + 1;
-  EXPECT_EQ(stream_sectors_per_request(0, 16, n, threads, first_tail_warp, last_it),
+  EXPECT_EQ(stream_sectors_per_request(0, 16, n, n, threads, first_tail_warp, last_it),
             static_cast<int>((active * 16 + 31) / 32));
 }
 
