@@ -1,7 +1,8 @@
 # PTX checks of the FLOP probe's fp16 / bf16 / int32 kernels (included by CMakeLists.txt here).
 # Same instance file and same counting as the fp64/fp32 checks: the entry holds one tile's work,
 # 8 slots x K/2 chain steps. An fp16/bf16 element is one 32-bit word (f16x2 / bf16x2), loaded and
-# stored as u32; a and b arrive as two more ld.param.u32 besides the two the entry always has.
+# stored as u32; a and b arrive as two more ld.param.u32 besides the two the entry always has,
+# and reps is read once more for join_loads' run-time zero (flops_kernel.cuh).
 # SASS: whole instructions counted with the _h2_* / _bf_* patterns of CMakeLists.txt.
 
 # The numeric architecture ("90a" -> 90): bf16 code differs below sm_80 and sm_90.
@@ -12,7 +13,7 @@ roofprobe_ptx_test(flops_fp16_fma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
   DEPENDS ${_flops_deps}
   EXPECT [[fma\.rn\.f16x2]] eq 256  [[(mul|add)(\.rn)?\.f16x2]] eq 0
-         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 5
   SASS_EXPECT [[(HMUL2|HADD2)(\..*)?]] eq 0
   SASS_EXPECT_INSN "${_h2_fma}" eq 256)
 
@@ -20,7 +21,7 @@ roofprobe_ptx_test(flops_fp16_nofma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=roofprobe::cuda::F16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
   DEPENDS ${_flops_deps}
   EXPECT [[fma(\.rn)?\.f16x2]] eq 0  [[mul\.rn\.f16x2]] eq 256  [[add\.rn\.f16x2]] eq 256
-         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 5
   SASS_EXPECT_INSN "${_h2_fma}" eq 0  "${_h2_mul}" eq 256  "${_h2_add}" eq 256)
 
 # Odd K: the single trailing add per slot.
@@ -36,7 +37,7 @@ if(_flops_ptx_arch_number GREATER_EQUAL 80)
     DEFINES -DRP_PTX_T=roofprobe::cuda::Bf16x2 -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
     DEPENDS ${_flops_deps}
     EXPECT [[fma\.rn\.bf16x2]] eq 256  [[(mul|add)(\.rn)?\.bf16x2]] eq 0  [[trap]] eq 0
-           [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+           [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 5
     SASS_EXPECT [[(HMUL2|HADD2)(\..*)?]] eq 0
     SASS_EXPECT_INSN "${_bf_fma}" eq 256)
   if(_flops_ptx_arch_number GREATER_EQUAL 90)
@@ -68,7 +69,7 @@ roofprobe_ptx_test(flops_int32_fma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=Fma
   DEPENDS ${_flops_deps}
   EXPECT [[mad\.lo\.(s|u)32]] eq 256  [[mul\.lo\.(u|s)32]] eq 0  [[add\.u32]] eq 0
-         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 5
   SASS_EXPECT_INSN [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, R[0-9]+]] eq 256
                    [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, RZ]] eq 0)
 
@@ -80,7 +81,7 @@ roofprobe_ptx_test(flops_int32_nofma_k64 flops_instance.cu
   DEFINES -DRP_PTX_T=unsigned -DRP_PTX_K=64 -DRP_PTX_FORM=NoFma
   DEPENDS ${_flops_deps}
   EXPECT [[mad\..*]] eq 0  [[mul\.lo\.u32]] eq 256  [[add\.u32]] eq 256
-         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 4
+         [[ld\.global\.u32]] eq 8   [[st\.global\.u32]] eq 8   [[ld\.param\.u32]] eq 5
   SASS_EXPECT_INSN [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, RZ]] eq 256
                    [[@P[0-6] (IADD3 R[0-9]+, R[0-9]+, U?R[0-9]+, RZ|IMAD\.IADD R[0-9]+, R[0-9]+, 0x1, U?R[0-9]+)]] eq 256
                    [[IMAD R[0-9]+, R[0-9]+, U?R[0-9]+, R[0-9]+]] eq 0)
