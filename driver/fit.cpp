@@ -88,6 +88,11 @@ void suffix_duplicates(std::vector<std::string>& names) {
 
 }  // namespace
 
+// A knee more than this many times the last cache's capacity is not a cache's. (A soft knee, the
+// size where half the accesses miss, lies up to about twice past a victim L3: 70 MB for a Zen
+// 4's 32 MB read curve.)
+constexpr double kBeyondLastCache = 4.0;
+
 std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const std::vector<CacheInfo>& caches,
                                      const std::string& memory_name, const std::string& first_level) {
   std::vector<std::string> names;
@@ -124,7 +129,8 @@ std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const
         if (distance < nearest) nearest = distance, level = k;
       }
       const CacheInfo& last = caches.back();
-      if (p.capacity > 4.0 * static_cast<double>(last.bytes) * std::max(1, last.instances)) level = caches.size();
+      if (p.capacity > kBeyondLastCache * static_cast<double>(last.bytes) * std::max(1, last.instances))
+        level = caches.size();
     }
     level = std::max(level, floor_level);
     floor_level = level;
@@ -327,6 +333,7 @@ struct SeriesLevels {
   SizeCurve curve;
   std::vector<Plateau> plateaus;
   std::vector<std::string> names;
+  bool first_level_only = false;  // FeedSpec::SeriesReach: publishes its first level and memory only
 };
 
 std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std::vector<const Sample*>& samples,
@@ -336,6 +343,7 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
   std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options);
   if (plateaus.empty()) return std::nullopt;
   const FeedSpec::SeriesReach* reach = reach_of(spec, *samples.front());
+  s.first_level_only = reach != nullptr && reach->first_level_only;
   std::vector<std::string> names =
       name_levels(plateaus, device.caches, device.memory_name, reach ? reach->first_level : "");
   // Past the last cache there is no further level: a level named memory before the last is the
@@ -392,10 +400,18 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   // Level names in hierarchy order: the primary series' first, then any only other series have.
   const std::string primary = canonical_series(spec.primary_series);
   std::stable_partition(fitted.begin(), fitted.end(), [&](const SeriesLevels& s) { return s.key == primary; });
+  // When the primary series sees the whole hierarchy, its levels are the hierarchy: another
+  // kernel's extra level is a bend of its own curve (a Zen 4's copy and write curves bent a
+  // second time at 120 MB on their way to DRAM: an "L3.b"), and its figures still count at the
+  // primary's levels (below). A primary that reaches only its first level (a GPU's ca read)
+  // leaves the further levels to the kernels that reach them.
+  const bool primary_defines = !fitted.empty() && fitted.front().key == primary && !fitted.front().first_level_only;
   std::vector<std::string> order;
-  for (const SeriesLevels& s : fitted)
+  for (const SeriesLevels& s : fitted) {
+    if (primary_defines && s.key != primary) break;
     for (const std::string& name : s.names)
       if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  }
   for (const std::string& name : order) {
     const SeriesLevels* head = nullptr;
     const Plateau* best = nullptr;
@@ -407,12 +423,36 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
         if (best == nullptr || s.plateaus[i].value > best->value) best = &s.plateaus[i], head = &s;
       }
     MemoryLevel level = make_level(*best, name, spec.metric, machine.device);
+    // A kernel whose fit merged this level with a neighbour (an update kernel whose L2 and L3
+    // rates lie within its noise: one level from 80 KiB to 50 MiB on a Zen 4) still runs here:
+    // its figure is the rate of its own level serving the middle of this level's sizes. It may
+    // be the headline; the sizes and the capacity stay those of the kernels that resolved it.
+    const double middle = std::sqrt(best->x_lo * best->x_hi);
+    const Plateau* rate = best;
+    const SeriesLevels* rate_head = head;
+    for (const SeriesLevels& s : fitted) {
+      if (s.key.empty() || by_series.count(s.key) != 0 || s.first_level_only || s.plateaus.size() < 2) continue;
+      if (middle < s.plateaus.front().x_lo || middle > s.plateaus.back().x_lo) continue;  // beyond its reach
+      for (const Plateau& p : s.plateaus) {
+        if (middle < p.x_lo || middle > p.x_hi) continue;
+        by_series[s.key] = p.value;
+        if (p.value > rate->value) rate = &p, rate_head = &s;
+      }
+    }
+    if (rate != best) {
+      const MemoryLevel from = make_level(*rate, name, spec.metric, machine.device);
+      level.gbs = from.gbs;
+      level.gtxn_s = from.gtxn_s;
+      level.bytes_per_clk_per_unit = from.bytes_per_clk_per_unit;
+      level.gbs_ci95 = from.gbs_ci95;
+      level.stats = from.stats;
+    }
     level.probe = group.probe;
-    level.headline_series = head->key;
+    level.headline_series = rate_head->key;
     level.by_series = std::move(by_series);
-    level.noisy = all_flagged(head->samples, spec.x_axis, best->x_lo, best->x_hi);
-    auto at = head->curve.params_at.lower_bound(best->x_lo * (1 - 1e-9));
-    if (at != head->curve.params_at.end()) level.params = at->second;
+    level.noisy = all_flagged(rate_head->samples, spec.x_axis, rate->x_lo, rate->x_hi);
+    auto at = rate_head->curve.params_at.lower_bound(rate->x_lo * (1 - 1e-9));
+    if (at != rate_head->curve.params_at.end()) level.params = at->second;
     level.params.erase(spec.x_axis);
     machine.memory.push_back(std::move(level));
   }

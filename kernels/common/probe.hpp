@@ -106,7 +106,7 @@ struct FeedSpec {
     std::string first_level;   // the nearest level it reaches ("cache_op=cg" -> "L2": it bypasses L1)
     // Past its first level it measures mixtures, not levels: only its first level and memory
     // are published from it (an H100's ca read past its L1s still hits L1 three times in four:
-    // Nsight Compute, results/measured/h100-sxm-2026-11-24).
+    // Nsight Compute, results/measured/h100-sxm/20261124T2305Z).
     bool first_level_only = false;
   };
   std::vector<SeriesReach> series_reach;

@@ -589,6 +589,62 @@ TEST(FitSamples, MemoryLevelsFromThePrimarySeries) {
   EXPECT_NEAR(m.memory[1].by_series.at("mode=copy") / 20, 1, 0.01);
 }
 
+// Curves of three kernels on a CPU-like hierarchy: the primary (read) resolves L1, L2, L3 and
+// DRAM; the update (rmw) kernel's L2 and L3 rates are equal, so its fit has one level from L1 to
+// DRAM; the copy curve bends once more on its way to DRAM (a level at 3x the L3 capacity).
+std::vector<Sample> three_kernel_sweep() {
+  std::vector<Sample> samples;
+  Rng rng(11);
+  const SweepShape read{{{64 * KiB, 440}, {1 * MiB, 230}, {32 * MiB, 195}, {0, 60}}, 0.15, 0};
+  const SweepShape rmw{{{64 * KiB, 470}, {32 * MiB, 370}, {0, 100}}, 0.15, 0};
+  const SweepShape copy{{{64 * KiB, 460}, {1 * MiB, 210}, {32 * MiB, 185}, {96 * MiB, 100}, {0, 57}}, 0.15, 0};
+  for (double x : geometric_sizes(4 * KiB, 1 * GiB, 3))
+    for (int k = 0; k < 4; ++k) {
+      samples.push_back(bw_sample("read", x, true_rate(read, x) * std::exp(0.01 * rng.normal()), k));
+      samples.push_back(bw_sample("rmw", x, true_rate(rmw, x) * std::exp(0.01 * rng.normal()), k));
+      samples.push_back(bw_sample("copy", x, true_rate(copy, x) * std::exp(0.01 * rng.normal()), k));
+    }
+  return samples;
+}
+
+Machine cpu_machine() {
+  Machine m;
+  m.device.caches = cpu_caches();
+  m.device.memory_name = "DRAM";
+  return m;
+}
+
+// The primary series defines the hierarchy: another kernel's extra bend is not a level.
+TEST(FitSamples, OnlyThePrimarysLevelsArePublished) {
+  register_test_probes();
+  Machine m = cpu_machine();
+  fit_samples(three_kernel_sweep(), m);
+  std::vector<std::string> names;
+  for (const MemoryLevel& l : m.memory) names.push_back(l.level);
+  EXPECT_EQ(names, (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}));
+}
+
+// A kernel whose fit merged two levels still counts at both, with the rate of its level there:
+// the update kernel's 370 GB/s is the headline of L2 and of L3.
+TEST(FitSamples, AMergedLevelCountsAtEachLevelItServes) {
+  register_test_probes();
+  Machine m = cpu_machine();
+  fit_samples(three_kernel_sweep(), m);
+  ASSERT_EQ(m.memory.size(), 4u);
+  for (int i : {1, 2}) {
+    const MemoryLevel& l = m.memory[i];
+    EXPECT_EQ(l.headline_series, "mode=rmw") << l.level;
+    EXPECT_NEAR(l.gbs / 370, 1, 0.03) << l.level;
+    ASSERT_EQ(l.by_series.count("mode=read"), 1u) << l.level;
+    ASSERT_EQ(l.by_series.count("mode=copy"), 1u) << l.level;
+  }
+  EXPECT_NEAR(m.memory[1].by_series.at("mode=read") / 230, 1, 0.03);
+  EXPECT_NEAR(m.memory[2].by_series.at("mode=read") / 195, 1, 0.03);
+  // Sizes and capacity stay those of the kernels that resolved the level (read's L2 knee).
+  EXPECT_NEAR(std::log(m.memory[1].capacity_bytes / (1 * MiB)), 0, std::log(1.5));
+  EXPECT_NEAR(m.memory[3].gbs / 100, 1, 0.03);  // DRAM: the update kernel's total bytes
+}
+
 TEST(FitSamples, ComputeCeilingsPerSeries) {
   register_test_probes();
   std::vector<Sample> samples;
