@@ -93,28 +93,46 @@ std::optional<double> seconds_per(const std::string& unit) {
 }
 
 // Multiplier from a unit ncu printed to the base unit (count, second, per second). ncu scales
-// units with decimal prefixes ("Ksector", "Minst", "usecond", "cycle/nsecond", "Ghz").
-double unit_scale(const std::string& raw) {
+// units with decimal prefixes ("Ksector", "Minst", "usecond", "cycle/nsecond", "Ghz"). A unit
+// that is none of ncu's gives nullopt: reading it as a plain count could put a rate 1e3-1e9 off.
+std::optional<double> unit_scale(const std::string& raw) {
   const std::string unit = trim(raw);
-  if (unit.empty() || unit == "%") return 1;
+  if (unit.empty() || unit == "%") return 1.0;
   if (auto s = seconds_per(unit)) return *s;
   static const std::map<std::string, double> hz = {{"hz", 1}, {"khz", 1e3}, {"mhz", 1e6}, {"ghz", 1e9}};
   if (auto it = hz.find(lower(unit)); it != hz.end()) return it->second;
-  auto count_scale = [](const std::string& u) {
-    if (u.size() > 1 && std::string("KMGT").find(u[0]) != std::string::npos &&
-        std::islower(static_cast<unsigned char>(u[1]))) {
+  // Counted things ncu names, singular as it prints them, with an optional K/M/G/T prefix.
+  static const std::set<std::string> counts = {"byte",   "sector", "request", "inst",      "cycle",
+                                               "warp",   "thread", "block",   "wavefront", "transaction",
+                                               "bit",    "instruction", "register", "context", "count"};
+  auto count_scale = [&](const std::string& u) -> std::optional<double> {
+    if (counts.count(u) != 0) return 1.0;
+    if (u.size() > 1 && std::string("KMGT").find(u[0]) != std::string::npos && counts.count(u.substr(1)) != 0) {
       const double scales[] = {1e3, 1e6, 1e9, 1e12};
       return scales[std::string("KMGT").find(u[0])];
     }
-    return 1.0;
+    return std::nullopt;
   };
   const std::size_t slash = unit.find('/');
   if (slash != std::string::npos) {
-    const std::string num = unit.substr(0, slash), den = unit.substr(slash + 1);
-    const std::optional<double> per = seconds_per(den);
-    return count_scale(num) / (per ? *per : 1.0);
+    const std::optional<double> num = count_scale(unit.substr(0, slash));
+    const std::optional<double> per = seconds_per(unit.substr(slash + 1));
+    if (!num || !per) return std::nullopt;
+    return *num / *per;
   }
   return count_scale(unit);
+}
+
+// A metric value in base units, or an error naming the metric when its unit is unknown or the
+// value is negative (every counter the points are made of counts something).
+double scaled_value(double value, const std::string& unit, const std::string& metric_name) {
+  const std::optional<double> scale = unit_scale(unit);
+  if (!scale)
+    throw InputError("metric '" + trim(metric_name) + "' has unit '" + trim(unit) +
+                             "', which is not one of Nsight Compute's (a count, a time or a rate)");
+  if (value < 0)
+    throw InputError("metric '" + trim(metric_name) + "' is negative (" + number_text(value) + ")");
+  return value * *scale;
 }
 
 using Counters = std::map<std::string, double>;  // metric name -> value in base units
@@ -129,6 +147,7 @@ std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>
                                      std::size_t header, std::size_t kernel_col) {
   const std::vector<std::string>& names = records[header];
   std::vector<std::string> units(names.size());
+  bool have_units = false;
   std::vector<Launch> out;
   for (std::size_t r = header + 1; r < records.size(); ++r) {
     const std::vector<std::string>& row = records[r];
@@ -136,13 +155,18 @@ std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>
     if (trim(row[kernel_col]).empty()) {  // the units row
       if (out.empty())
         for (std::size_t c = 0; c < row.size() && c < units.size(); ++c) units[c] = row[c];
+      have_units = true;
       continue;
     }
+    if (!have_units)
+      throw InputError(
+          "no units row under the header (ncu --csv --page raw prints one: without it 'usecond' and "
+          "'Ksector' values would be read as seconds and sectors)");
     Launch launch;
     launch.kernel = trim(row[kernel_col]);
     for (std::size_t c = 0; c < row.size() && c < names.size(); ++c) {
       if (c == kernel_col) continue;
-      if (auto v = ncu_number(row[c])) launch.values[trim(names[c])] = *v * unit_scale(units[c]);
+      if (auto v = ncu_number(row[c])) launch.values[trim(names[c])] = scaled_value(*v, units[c], names[c]);
     }
     out.push_back(std::move(launch));
   }
@@ -173,7 +197,7 @@ std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::stri
     if (added) out.push_back({kernel, {}});
     const std::string unit = unit_col && *unit_col < row.size() ? row[*unit_col] : std::string();
     if (auto v = ncu_number(row[value_col]))
-      out[it->second].values[trim(row[metric_col])] = *v * unit_scale(unit);
+      out[it->second].values[trim(row[metric_col])] = scaled_value(*v, unit, row[metric_col]);
   }
   return out;
 }
@@ -259,12 +283,20 @@ void add_launch(KernelTotals& k, const Counters& c, double tensor_flops) {
     k.instructions += *v;
     k.has_instructions = true;
   }
-  for (std::size_t l = 0; l < levels().size(); ++l)
-    for (const char* name : levels()[l].metrics)
+  for (std::size_t l = 0; l < levels().size(); ++l) {
+    // The first two counters of a level (its loads and stores, reads and writes) come together:
+    // one without the other would count the missing one as 0.
+    const auto& names = levels()[l].metrics;
+    const bool first = metric(c, {names[0]}).has_value(), second = metric(c, {names[1]}).has_value();
+    if (first != second)
+      throw InputError(std::string("metric '") + names[first ? 1 : 0] + "' is missing while '" +
+                               names[first ? 0 : 1] + "' is there: collect both or neither");
+    for (const char* name : names)
       if (auto v = metric(c, {name})) {
         k.transactions[l] += *v;
         k.has_level[l] = true;
       }
+  }
   if (auto t = launch_seconds(c)) {
     k.seconds += *t;
   } else {
@@ -412,20 +444,24 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
   const bool details = std::any_of(names.begin(), names.end(), [](const std::string& n) {
     return trim(n) == "Metric Name";
   }) && std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
-  const std::vector<Launch> launches = details ? parse_details_layout(records, *header, kernel_col)
-                                               : parse_raw_layout(records, *header, kernel_col);
-  if (launches.empty()) throw InputError(source + ": no kernel launches under the header");
-
-  // Launches of one kernel are summed, in the order the kernels first appear.
   std::vector<KernelTotals> kernels;
-  std::map<std::string, std::size_t> index;
-  for (const Launch& launch : launches) {
-    auto [it, added] = index.emplace(launch.kernel, kernels.size());
-    if (added) {
-      kernels.emplace_back();
-      kernels.back().kernel = launch.kernel;
+  try {
+    const std::vector<Launch> launches = details ? parse_details_layout(records, *header, kernel_col)
+                                                 : parse_raw_layout(records, *header, kernel_col);
+    if (launches.empty()) throw InputError("no kernel launches under the header");
+
+    // Launches of one kernel are summed, in the order the kernels first appear.
+    std::map<std::string, std::size_t> index;
+    for (const Launch& launch : launches) {
+      auto [it, added] = index.emplace(launch.kernel, kernels.size());
+      if (added) {
+        kernels.emplace_back();
+        kernels.back().kernel = launch.kernel;
+      }
+      add_launch(kernels[it->second], launch.values, options.tensor_flops_per_instruction);
     }
-    add_launch(kernels[it->second], launch.values, options.tensor_flops_per_instruction);
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
   }
 
   // Short names where they stay unique.

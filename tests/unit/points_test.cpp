@@ -227,7 +227,7 @@ TEST(Ncu, DetailsPageWithCyclesForTime) {
       "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
       "\"dram__sectors_read.sum\",\"Ksector\",\"93.75\"\n"
       "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
-      "\"dram__sectors_write.sum\",\"sector\",\"n/a\"\n";
+      "\"dram__sectors_write.sum\",\"sector\",\"0\"\n";
   const NcuConversion r = convert_ncu_csv(text, "details.csv");
   // 1.53e6 cycles at 1.53e9 cycles/s = 1 ms; 2 x 3e6 + 1.5e6 FLOPs; 93,750 sectors = 3 MB.
   ASSERT_EQ(r.points.size(), 1u);  // sm__ FLOP names accepted; no instructions: no instruction point
@@ -242,10 +242,11 @@ TEST(Ncu, DetailsPageWithCyclesForTime) {
 
 TEST(Ncu, KernelsWithoutTimeAreSkippedWithANote) {
   const std::string text =
-      "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"gpu__time_duration.sum\"\n"
-      "\"\",\"\",\"inst\",\"sector\",\"nsecond\"\n"
-      "\"0\",\"timed\",\"1,000\",\"500\",\"2,000\"\n"
-      "\"1\",\"untimed\",\"1,000\",\"500\",\"\"\n";
+      "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"dram__sectors_write.sum\","
+      "\"gpu__time_duration.sum\"\n"
+      "\"\",\"\",\"inst\",\"sector\",\"sector\",\"nsecond\"\n"
+      "\"0\",\"timed\",\"1,000\",\"500\",\"0\",\"2,000\"\n"
+      "\"1\",\"untimed\",\"1,000\",\"500\",\"0\",\"\"\n";
   const NcuConversion r = convert_ncu_csv(text, "t.csv");
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_EQ(r.points[0].kernel, "timed");
@@ -255,6 +256,30 @@ TEST(Ncu, KernelsWithoutTimeAreSkippedWithANote) {
   bool noted = false;
   for (const std::string& n : r.notes) noted |= n.find("skipped kernel 'untimed': no time") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// What would put a point 1e3-1e9 off, or count a missing counter as 0, is an error naming it.
+TEST(Ncu, UnitsAndCountersThatWouldMisleadAreErrors) {
+  const std::string header =
+      "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"dram__sectors_write.sum\","
+      "\"gpu__time_duration.sum\"\n";
+  auto with = [&](const std::string& units, const std::string& row) {
+    return error_of([&] { convert_ncu_csv(header + units + row, "n.csv"); });
+  };
+  const std::string units = "\"\",\"\",\"inst\",\"sector\",\"sector\",\"usecond\"\n";
+  // The valid export, for reference: no error.
+  EXPECT_EQ(with(units, "\"0\",\"k\",\"1,000\",\"500\",\"100\",\"2\"\n"), "(no InputError)");
+  const std::string no_units = with("", "\"0\",\"k\",\"1,000\",\"500\",\"100\",\"2\"\n");
+  EXPECT_NE(no_units.find("n.csv: no units row under the header"), std::string::npos) << no_units;
+  const std::string unknown =
+      with("\"\",\"\",\"inst\",\"furlong\",\"sector\",\"usecond\"\n", "\"0\",\"k\",\"1,000\",\"500\",\"100\",\"2\"\n");
+  EXPECT_NE(unknown.find("metric 'dram__sectors_read.sum' has unit 'furlong'"), std::string::npos) << unknown;
+  const std::string negative = with(units, "\"0\",\"k\",\"1,000\",\"-500\",\"100\",\"2\"\n");
+  EXPECT_NE(negative.find("metric 'dram__sectors_read.sum' is negative"), std::string::npos) << negative;
+  const std::string half = with(units, "\"0\",\"k\",\"1,000\",\"500\",\"n/a\",\"2\"\n");
+  EXPECT_NE(half.find("metric 'dram__sectors_write.sum' is missing while 'dram__sectors_read.sum' is there"),
+            std::string::npos)
+      << half;
 }
 
 TEST(Ncu, InputThatIsNotAnExportIsAnError) {
