@@ -383,6 +383,12 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   std::vector<const Sample*> filled;
   for (const Sample* s : group.samples)
     if (!is_underfilled(*s)) filled.push_back(s);
+  if (filled.empty() && !group.samples.empty()) {
+    machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend +
+                              "): every launch had fewer work items than threads (underfilled); "
+                              "sweep larger working sets");
+    return;
+  }
   const Series series = split_series(filled, spec.series_axes);
   LevelModelOptions options;
   options.allow_ramp = filled.size() == group.samples.size();

@@ -645,6 +645,33 @@ TEST(FitSamples, AMergedLevelCountsAtEachLevelItServes) {
   EXPECT_NEAR(m.memory[3].gbs / 100, 1, 0.03);  // DRAM: the update kernel's total bytes
 }
 
+// Launches with fewer work items than threads are left out of the level fit; when nothing else
+// is left, the machine file says so instead of having no memory level without a word.
+TEST(FitSamples, UnderfilledLaunchesAreLeftOutAndNamedWhenAllAre) {
+  register_test_probes();
+  std::vector<Sample> samples;
+  for (double x : geometric_sizes(4 * KiB, 64 * KiB, 4))
+    for (int k = 0; k < 3; ++k) {
+      Sample s = bw_sample("read", x, x / 100, k);
+      s.flags = "underfilled";
+      samples.push_back(s);
+    }
+  Machine m = cpu_machine();
+  fit_samples(samples, m);
+  EXPECT_TRUE(m.memory.empty());
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_NE(m.missing[0].find("underfilled"), std::string::npos) << m.missing[0];
+  // With the curve of a full machine beside them, the underfilled sizes are not fitted: the
+  // level is the plateau, not dragged down by the ramp.
+  for (double x : geometric_sizes(128 * KiB, 64 * MiB, 4))
+    for (int k = 0; k < 3; ++k) samples.push_back(bw_sample("read", x, 700, k));
+  Machine full = cpu_machine();
+  fit_samples(samples, full);
+  ASSERT_FALSE(full.memory.empty());
+  EXPECT_NEAR(full.memory[0].gbs / 700, 1, 0.01);
+  EXPECT_TRUE(full.missing.empty());
+}
+
 TEST(FitSamples, ComputeCeilingsPerSeries) {
   register_test_probes();
   std::vector<Sample> samples;
