@@ -3,38 +3,17 @@
 #include <gtest/gtest.h>
 
 #include "driver/fit.hpp"
+#include "tests/unit/fit_only_probe.hpp"
 
 namespace roofprobe {
 namespace {
 
-class FitOnlyProbe : public Probe {
- public:
-  explicit FitOnlyProbe(ProbeInfo info) : info_(std::move(info)) {}
-  const ProbeInfo& info() const override { return info_; }
-  std::uint64_t footprint_bytes(const Params&) const override { return 0; }
-  std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override {
-    throw std::logic_error("fit-only probe");
-  }
-
- private:
-  ProbeInfo info_;
-};
+using testing::FitOnlyProbe;
 
 void register_probe() {
   static const bool registered = [] {
-    ProbeInfo fl;
-    fl.name = "clock_test_flops";
-    fl.backend = "clock_test";
-    fl.axes = {{"precision", AxisType::Choice, "", {"fp64", "fp32"}, 0, 0, {"fp64"}},
-               {"form", AxisType::Choice, "", {"fma", "nofma"}, 0, 0, {"fma"}},
-               {"flops_per_element", AxisType::Integer, "", {}, 1, 4096, {"1"}}};
-    FeedSpec ceil;
-    ceil.kind = FeedKind::ComputeCeiling;
-    ceil.metric = "gflops";
-    ceil.series_axes = {"precision", "form"};
-    ceil.name_pattern = "{precision}.{form}";
-    fl.feeds = {ceil};
-    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(fl));
+    Registry::instance().add_probe(
+        std::make_unique<FitOnlyProbe>(testing::flops_like_probe("clock_test_flops", "clock_test")));
     return true;
   }();
   (void)registered;

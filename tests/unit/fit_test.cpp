@@ -2,6 +2,7 @@
 // launch ramp, short plateaus, against ERT's fixed rule), level naming, fit_samples on registered
 // test probes and the external bandwidth CSV reader. Fixed seeds: deterministic.
 #include "driver/fit.hpp"
+#include "tests/unit/fit_only_probe.hpp"
 
 #include <gtest/gtest.h>
 
@@ -473,19 +474,7 @@ TEST(FitBandwidthCsv, Errors) {
 
 // ---- fit_samples -----------------------------------------------------------------------------
 
-// A probe that only declares what the fitter reads; it cannot run.
-class FitOnlyProbe : public Probe {
- public:
-  explicit FitOnlyProbe(ProbeInfo info) : info_(std::move(info)) {}
-  const ProbeInfo& info() const override { return info_; }
-  std::uint64_t footprint_bytes(const Params&) const override { return 0; }
-  std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override {
-    throw std::logic_error("fit_test probe '" + info_.name + "' cannot run");
-  }
-
- private:
-  ProbeInfo info_;
-};
+using testing::FitOnlyProbe;
 
 // Registers "fit_test_bw" and "fit_test_flops" (backend "fit_test") once per process, with the
 // same contract as the CPU bandwidth and flops probes, so these tests do not depend on them.
@@ -506,19 +495,7 @@ void register_test_probes() {
     bw.feeds = {mem};
     Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(bw));
 
-    ProbeInfo fl;
-    fl.name = "fit_test_flops";
-    fl.backend = "fit_test";
-    fl.axes = {{"precision", AxisType::Choice, "", {"fp64", "fp32"}, 0, 0, {"fp64"}},
-               {"form", AxisType::Choice, "", {"fma", "nofma"}, 0, 0, {"fma"}},
-               {"flops_per_element", AxisType::Integer, "", {}, 1, 4096, {"1"}}};
-    FeedSpec ceil;
-    ceil.kind = FeedKind::ComputeCeiling;
-    ceil.metric = "gflops";
-    ceil.series_axes = {"precision", "form"};
-    ceil.name_pattern = "{precision}.{form}";
-    fl.feeds = {ceil};
-    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(fl));
+    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(testing::flops_like_probe("fit_test_flops", "fit_test")));
     return true;
   }();
   (void)registered;
