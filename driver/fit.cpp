@@ -394,6 +394,7 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   options.allow_ramp = filled.size() == group.samples.size();
   for (const CacheInfo& c : machine.device.caches)
     options.capacity_hints.push_back(static_cast<double>(c.bytes) * std::max(1, c.instances));
+  options.knees_at_capacities = machine.device.kind == "cpu";
   std::vector<SeriesLevels> fitted;
   for (const auto& [key, samples] : series) {
     if (auto s = fit_series_levels(key, samples, spec, options, machine.device)) {

@@ -185,6 +185,7 @@ struct Data {
   std::vector<std::pair<double, double>> samples;  // (ln w, ln rate)
   double sigma = kNoiseFloor;
   double lw_min = 0, lw_max = 0, z_min = 0, z_max = 0;
+  std::vector<double> bound_capacities;  // ln bytes, ascending: knees must each sit at one (options)
 };
 
 // Starting point for the given knees: the inverse bandwidths (and ramp) by linear least squares
@@ -283,22 +284,52 @@ Candidate refine(const Data& d, const Layout& lay, std::vector<double> p) {
 // How far above the fastest per-size median an observed first level may lie: noise and the blend
 // of a soft knee, not a level of its own.
 constexpr double kFirstLevelReach = 1.05;
+// How far above the fastest size a first level hidden by a launch ramp may be published: the ramp
+// may cost the fastest size at most a fifth of its time. Beyond that the level was not measured,
+// it was guessed from the ramp's shape.
+constexpr double kRampedFirstLevelReach = 1.25;
 
 // A fit is physical when its levels fall with size, its knees are in order and inside the
 // sampled sizes, and every level lies within reach of the data.
+// How far (a factor) a knee may lie from the capacity it belongs to: exclusive caches add the
+// nearer levels' capacity, a shared cache seen by fewer cores holds less, replacement moves the
+// half-miss point; a factor of 2.5 holds all of these and still tells apart L2 from L3.
+const double kKneeReach = std::log(2.5);
+
+// With bound capacities, each knee belongs to the nearest one, within kKneeReach, and no two
+// knees to the same.
+bool knees_at_capacities(const Data& d, const Candidate& c) {
+  if (d.bound_capacities.empty()) return true;
+  std::vector<std::size_t> used;
+  for (int i = 0; i + 1 < c.lay.levels; ++i) {
+    const double knee = c.p[c.lay.c(i)];
+    std::size_t nearest = 0;
+    for (std::size_t h = 1; h < d.bound_capacities.size(); ++h)
+      if (std::fabs(d.bound_capacities[h] - knee) < std::fabs(d.bound_capacities[nearest] - knee)) nearest = h;
+    if (std::fabs(d.bound_capacities[nearest] - knee) > kKneeReach) return false;
+    if (std::find(used.begin(), used.end(), nearest) != used.end()) return false;
+    used.push_back(nearest);
+  }
+  return true;
+}
+
 bool physical(const Data& d, const Candidate& c) {
   const Layout& lay = c.lay;
+  if (!knees_at_capacities(d, c)) return false;
   for (int i = 0; i + 1 < lay.levels; ++i) {
     if (c.p[lay.b(i)] - c.p[lay.b(i + 1)] < std::log(kMinLevelRatio)) return false;
     if (c.p[lay.c(i)] < d.lw_min - 0.7 || c.p[lay.c(i)] > d.lw_max + 0.7) return false;
     if (i > 0 && c.p[lay.c(i)] <= c.p[lay.c(i - 1)]) return false;
   }
-  // Without a launch ramp nothing slows the smallest sizes, so the nearest level is seen there:
-  // it may not lie above the fastest size (a two-size "level" 20% above every sample of an
-  // H100's copy curve was the blend's way to bend into the next knee).
+  // A level is a rate that was observed. Without a ramp the nearest level may not lie above the
+  // fastest size: a two-size "level" 20% above every sample of an H100's copy curve was the
+  // blend's way to bend into the next knee. With a ramp it is extrapolated through the ramp, but
+  // only as far as kRampedFirstLevelReach: A / w once let a Zen 4 read curve claim an 839 GB/s L1
+  // above every sample (<= 450) and above the cores' 473 GB/s load peak.
   const bool first_seen = !lay.ramp && (lay.levels == 1 || c.p[lay.c(0)] > d.lw_min);
   if (first_seen && c.p[lay.b(0)] > d.z_max + std::log(kFirstLevelReach)) return false;
-  return c.p[lay.b(0)] <= d.z_max + std::log(2.0) && c.p[lay.b(lay.levels - 1)] >= d.z_min - std::log(2.0);
+  if (c.p[lay.b(0)] > d.z_max + std::log(kRampedFirstLevelReach)) return false;
+  return c.p[lay.b(lay.levels - 1)] >= d.z_min - std::log(2.0);
 }
 
 struct Start {
@@ -496,8 +527,15 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   d.z_min = d.z_max = d.sizes.front().median_z;
   for (const Size& s : d.sizes) d.z_min = std::min(d.z_min, s.median_z), d.z_max = std::max(d.z_max, s.median_z);
 
+  int most_levels = std::min(options.max_levels, 15);
+  if (options.knees_at_capacities && !options.capacity_hints.empty()) {
+    for (double h : options.capacity_hints)
+      if (h > 0) d.bound_capacities.push_back(std::log(h));
+    std::sort(d.bound_capacities.begin(), d.bound_capacities.end());
+    most_levels = std::min(most_levels, static_cast<int>(d.bound_capacities.size()) + 1);
+  }
   // At least two sizes per level on average: a level needs a rate, a knee and a width.
-  const int max_levels = std::clamp(static_cast<int>(d.sizes.size()) / 2, 1, std::min(options.max_levels, 15));
+  const int max_levels = std::clamp(static_cast<int>(d.sizes.size()) / 2, 1, most_levels);
   Candidate chosen;
   Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {

@@ -54,6 +54,12 @@ struct LevelModelOptions {
   // flagged underfilled): nothing is left for a launch ramp to explain, and a ramp fitted anyway
   // let an H100's copy curve claim a first level 20% above every sample.
   bool allow_ramp = true;
+  // True when the hints are every cache the data passes through (a CPU: hwloc lists each data
+  // cache level): each knee must then lie within kKneeReach of a reported capacity, no two knees
+  // at the same one, so there are at most hints + 1 levels. A Zen 4's L3 fades into DRAM over
+  // 32-50 MiB, a tail the logistic knee cannot follow; a second knee at 47 MiB drew it and was
+  // published as an "L3.b". Left false for GPUs, whose partitioned L2 has a far half of its own.
+  bool knees_at_capacities = false;
 };
 
 struct LevelModelFit {

@@ -188,6 +188,49 @@ TEST(FindPlateaus, CpuFourLevelsWithSoftKnees) {
   }
 }
 
+TEST(FindPlateaus, KneesBoundToTheReportedCachesGiveNoFragmentLevel) {
+  // A Zen 4's L3 fades into DRAM over 32-50 MiB: a second, shallower knee at 45 MiB that the
+  // logistic cannot follow with one. Free, the fit draws it as a level of its own (a fifth one);
+  // bound to the three caches hwloc reports, the fit has one knee per cache and the fade is L3's.
+  SweepShape fading = cpu_shape();
+  fading.levels = {{64 * KiB, 180}, {1 * MiB, 90}, {32 * MiB, 45}, {45 * MiB, 27}, {0, 18}};
+  LevelModelOptions bound;
+  for (const CacheInfo& c : cpu_caches()) bound.capacity_hints.push_back(static_cast<double>(c.bytes) * c.instances);
+  bound.knees_at_capacities = true;
+  int free_fragments = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    Rng rng(seed);
+    const auto points = synth(fading, cpu_sizes(), 0.01, 3, rng);
+    const std::string ctx = "seed " + std::to_string(seed);
+    free_fragments += find_plateaus(points).size() > 4 ? 1 : 0;
+    const auto plateaus = find_plateaus(points, bound);
+    ASSERT_EQ(plateaus.size(), 4u) << ctx;
+    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}))
+        << ctx;
+    EXPECT_NEAR(plateaus[0].value / 180, 1, 0.03) << ctx;
+    EXPECT_NEAR(plateaus[1].value / 90, 1, 0.03) << ctx;
+    EXPECT_NEAR(plateaus[3].value / 18, 1, 0.03) << ctx;
+  }
+  // The shape is one the free fit does split: the binding is what removes the fragment.
+  EXPECT_GT(free_fragments, 3);
+}
+
+TEST(FindPlateaus, RampMayNotHideAFirstLevelFarAboveEverySample) {
+  // A launch cost that halves the rate at 512 KiB and a first level that ends at 256 KiB: no
+  // sample comes within 40% of its 20 TB/s. Publishing 20 TB/s would be a guess from the ramp's
+  // shape; the fit gives the levels it saw.
+  const SweepShape hidden{{{256 * KiB, 20000}, {50e6, 8000}, {0, 3500}}, 0.1, 512 * KiB / 20000};
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    Rng rng(seed);
+    const auto points = synth(hidden, gpu_sizes(), 0.01, 3, rng);
+    double best = 0;
+    for (const CurvePoint& p : points) best = std::max(best, p.y);
+    const auto plateaus = find_plateaus(points);
+    ASSERT_FALSE(plateaus.empty());
+    EXPECT_LE(plateaus.front().value, 1.25 * best) << "seed " << seed;
+  }
+}
+
 TEST(FindPlateaus, IntervalsCoverTheTruth) {
   // 95% intervals: over 10 sweeps x 4 levels, the true bandwidth lies inside nearly always, and
   // the intervals are informative (a few percent wide at 3% noise), not vacuous.

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Re-fits a run recorded on real hardware (results/measured/...) and checks the memory levels it
+# publishes, in order. The fitter is judged on real sweeps here, not only on synthetic curves:
+# a knee fragment ("L3.b") or a ramp-extrapolated first level is what a user spots first.
+# Usage: refit_measured.sh ROOFPROBE WORK RUN_DIR LEVEL...
+set -euo pipefail
+rp=$1 work=$2 run=$3
+shift 3
+want="$*"
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cp "$run/run.yaml" "$work/run.yaml"
+if [[ -f $run/sweep.csv.gz ]]; then gzip -dc "$run/sweep.csv.gz" > "$work/sweep.csv"; else cp "$run/sweep.csv" "$work/sweep.csv"; fi
+"$rp" fit "$work/sweep.csv" --out "$work/machine.yaml" > "$work/summary.txt"
+"$rp" validate "$work/machine.yaml"
+
+# The empirical levels, in the file's order (the spec-only ones a run adds are not fitted).
+got=$(awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
+           m && /^  - level:/ {name = $3}
+           m && /^    source: empirical/ {printf "%s%s", sep, name; sep = " "}' "$work/machine.yaml")
+[[ $got == "$want" ]] || fail "$run: levels '$got', want '$want'"
+# No published level lies above the best sample it rests on (an extrapolated level).
+awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
+     m && /^  - level:/ {name = $3; e = 0}
+     m && /^    source: empirical/ {e = 1}
+     m && /^    gbs:/ && e {g = $2}
+     m && /^    stats:/ && e && match($0, /best: [-+0-9.eE]+/) {
+       best = substr($0, RSTART + 6, RLENGTH - 6)
+       if (g > best * 1.05) {print name ": " g " GB/s above its best sample " best; bad = 1}
+     }
+     END {exit bad}' "$work/machine.yaml" || fail "$run: a level above every sample it rests on"
+echo "refit_measured: ok ($run: $got)"
