@@ -395,4 +395,6 @@ std::string export_machine(const Machine& machine, const std::string& format) {
   return export_json(machine);
 }
 
+std::string export_json(const Machine& machine) { return machine_document(machine).dump(2) + "\n"; }
+
 }  // namespace roofprobe

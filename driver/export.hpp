@@ -48,51 +48,7 @@ std::vector<std::pair<std::string, double>> theoretical_peaks(const Machine& mac
 // The spec-sheet figure of a memory level (an entry with source: spec), 0 when the file has none.
 double spec_bandwidth(const Machine& machine, const std::string& level);
 
-// ---- JSON text ----------------------------------------------------------------------------
-namespace json {
-
-// A JSON string literal: quotes, backslashes and control characters escaped, valid UTF-8 kept,
-// invalid bytes replaced by U+FFFD so any JSON parser accepts the result.
-std::string quote(const std::string& text);
-// A JSON number for a measured quantity: the shortest text that reads back to the same double,
-// always with a '.' or an exponent (Python's json writes floats that way, and strict readers such
-// as pydantic's do not take 900 for a float); null when not finite.
-std::string real(double value);
-
-// A small ordered JSON document builder (objects keep insertion order).
-class Value {
- public:
-  enum class Kind { Null, Bool, Integer, Real, String, Array, Object };
-  Value() = default;
-  static Value null() { return Value(); }
-  static Value boolean(bool b);
-  static Value integer(long long i);
-  static Value number(double d);
-  static Value string(std::string s);
-  static Value array();
-  static Value object();
-
-  Value& push(Value v);                        // arrays
-  Value& set(const std::string& key, Value v);  // objects; appends (keys are not deduplicated)
-  Kind kind() const { return kind_; }
-  std::size_t size() const { return items_.size(); }
-
-  // indent 0: one line; otherwise pretty-printed with that many spaces per level.
-  std::string dump(int indent = 0) const;
-
- private:
-  void write(std::string& out, int indent, int depth) const;
-  Kind kind_ = Kind::Null;
-  bool bool_ = false;
-  long long int_ = 0;
-  double real_ = 0;
-  std::string text_;
-  std::vector<std::pair<std::string, Value>> items_;  // arrays: keys empty
-};
-
-}  // namespace json
-
-// The machine file as a JSON document (what `--format json` prints).
-json::Value machine_to_json(const Machine& machine);
+// JSON text and the document builder (driver/document.hpp), under the name the exports use.
+namespace json = doc;
 
 }  // namespace roofprobe

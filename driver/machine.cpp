@@ -1,4 +1,5 @@
-// Machine file: YAML writer (yaml-cpp emitter, fixed key order), reader and validator.
+// Machine file: the document tree it is written from (YAML here, JSON by export), reader and
+// validator.
 #include "driver/machine.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -33,198 +34,194 @@ std::string per_unit_key(const DeviceInfo& d) {
   return d.kind == "gpu" ? "bytes_per_clk_per_sm" : "bytes_per_clk_per_core";
 }
 
-void emit_stats(YAML::Emitter& out, const Stats& s) {
-  out << YAML::Key << "stats" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "best" << YAML::Value << s.best;
-  out << YAML::Key << "median" << YAML::Value << s.median;
-  out << YAML::Key << "spread" << YAML::Value << s.spread;
-  out << YAML::Key << "samples" << YAML::Value << s.samples;
-  out << YAML::EndMap;
+using doc::Value;
+
+Value text_map(const std::map<std::string, std::string>& map) {
+  Value out = Value::object();
+  for (const auto& [k, v] : map) out.set(k, Value::text(v));
+  return out;
 }
 
-void emit_params(YAML::Emitter& out, const std::string& key, const std::map<std::string, std::string>& p) {
-  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto& [k, v] : p) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
+Value stats_value(const Stats& s) {
+  return Value::object()
+      .set("best", Value::number(s.best))
+      .set("median", Value::number(s.median))
+      .set("spread", Value::number(s.spread))
+      .set("samples", Value::integer(s.samples))
+      .flow();
 }
 
-void emit_device(YAML::Emitter& out, const DeviceInfo& d) {
-  out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value << d.kind;
-  out << YAML::Key << "backend" << YAML::Value << d.backend;
-  out << YAML::Key << "name" << YAML::Value << d.name;
-  out << YAML::Key << "vendor" << YAML::Value << d.vendor;
-  out << YAML::Key << "compute_units" << YAML::Value << d.compute_units;
-  out << YAML::Key << "compute_unit_name" << YAML::Value << d.compute_unit_name;
-  out << YAML::Key << "threads" << YAML::Value << d.threads;
-  out << YAML::Key << "caches" << YAML::Value << YAML::BeginSeq;
-  for (const auto& c : d.caches) {
-    out << YAML::Flow << YAML::BeginMap << YAML::Key << "level" << YAML::Value << c.name
-        << YAML::Key << "bytes" << YAML::Value << c.bytes << YAML::Key << "instances"
-        << YAML::Value << c.instances << YAML::EndMap;
-  }
-  out << YAML::EndSeq;
-  out << YAML::Key << "memory_name" << YAML::Value << d.memory_name;
-  out << YAML::Key << "memory_bytes" << YAML::Value << d.memory_bytes;
-  out << YAML::Key << "clock_mhz" << YAML::Value << YAML::Flow << YAML::BeginMap
-      << YAML::Key << "max" << YAML::Value << d.clock_max_mhz << YAML::Key << "measured"
-      << YAML::Value << d.clock_measured_mhz << YAML::EndMap;
-  emit_params(out, "extra", d.extra);
-  out << YAML::Key << "theoretical" << YAML::Value << YAML::BeginSeq;
+Value pair_value(double lo, double hi) { return Value::array().push(Value::number(lo)).push(Value::number(hi)).flow(); }
+
+Value device_value(const DeviceInfo& d) {
+  Value caches = Value::array();
+  for (const auto& c : d.caches)
+    caches.push(Value::object()
+                    .set("level", Value::string(c.name))
+                    .set("bytes", Value::integer(static_cast<long long>(c.bytes)))
+                    .set("instances", Value::integer(c.instances))
+                    .flow());
+  Value theoretical = Value::array();
   for (const auto& [name, gflops] : d.theoretical_gflops) {
-    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key << "gflops"
-        << YAML::Value << gflops;
+    Value t = Value::object().set("name", Value::string(name)).set("gflops", Value::number(gflops));
     auto basis = d.theoretical_basis.find(name);
-    if (basis != d.theoretical_basis.end()) out << YAML::Key << "basis" << YAML::Value << basis->second;
-    out << YAML::EndMap;
+    if (basis != d.theoretical_basis.end()) t.set("basis", Value::string(basis->second));
+    theoretical.push(std::move(t));
   }
-  out << YAML::EndSeq;
-  out << YAML::EndMap;
+  return Value::object()
+      .set("kind", Value::string(d.kind))
+      .set("backend", Value::string(d.backend))
+      .set("name", Value::string(d.name))
+      .set("vendor", Value::string(d.vendor))
+      .set("compute_units", Value::integer(d.compute_units))
+      .set("compute_unit_name", Value::string(d.compute_unit_name))
+      .set("threads", Value::integer(d.threads))
+      .set("caches", std::move(caches))
+      .set("memory_name", Value::string(d.memory_name))
+      .set("memory_bytes", Value::integer(static_cast<long long>(d.memory_bytes)))
+      .set("clock_mhz", Value::object()
+                            .set("max", Value::number(d.clock_max_mhz))
+                            .set("measured", Value::number(d.clock_measured_mhz))
+                            .flow())
+      .set("extra", text_map(d.extra).flow())
+      .set("theoretical", std::move(theoretical));
 }
 
-void emit_wall(YAML::Emitter& out, const Wall& w, bool shared) {
-  out << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "pattern" << YAML::Value << w.pattern;
+Value memory_value(const MemoryLevel& l, const std::string& per_unit) {
+  Value by_series = Value::object().flow();
+  for (const auto& [k, v] : l.by_series) by_series.set(k, Value::number(v));
+  Value e = Value::object();
+  e.set("level", Value::string(l.level))
+      .set("source", Value::string(l.source))
+      .set("gbs", Value::number(l.gbs))
+      .set("transaction_bytes", Value::integer(transaction_bytes(l)))
+      .set("gtxn_s", Value::number(l.gtxn_s))
+      .set(per_unit, Value::number(l.bytes_per_clk_per_unit))
+      .set("working_set_bytes", pair_value(l.working_set_lo, l.working_set_hi));
+  if (l.gbs_ci95.known()) e.set("gbs_ci95", pair_value(l.gbs_ci95.lo, l.gbs_ci95.hi));
+  if (l.capacity_bytes > 0) e.set("capacity_bytes", Value::number(l.capacity_bytes));
+  if (l.capacity_ci95.known()) e.set("capacity_ci95", pair_value(l.capacity_ci95.lo, l.capacity_ci95.hi));
+  if (l.noisy) e.set("noisy", Value::boolean(true));
+  e.set("stats", stats_value(l.stats)).set("probe", Value::string(l.probe)).set("params", text_map(l.params).flow());
+  if (!l.headline_series.empty()) e.set("headline", Value::string(l.headline_series));
+  e.set("by_series", std::move(by_series));
+  if (!l.citation.empty()) e.set("citation", Value::string(l.citation));
+  return e;
+}
+
+Value compute_value(const ComputeCeiling& c) {
+  Value e = Value::object();
+  e.set("name", Value::string(c.name))
+      .set("source", Value::string(c.source))
+      .set("gflops", Value::number(c.gflops))
+      .set("theoretical_gflops", Value::number(c.theoretical_gflops))
+      .set("fraction_of_theoretical", Value::number(c.fraction_of_theoretical))
+      .set("clock_mhz", Value::number(c.clock_mhz));
+  if (c.noisy) e.set("noisy", Value::boolean(true));
+  if (c.flops_per_instruction > 0) {
+    e.set("instructions_gips", Value::number(c.instructions_gips));
+    e.set("flops_per_instruction", Value::number(c.flops_per_instruction));
+  }
+  e.set("stats", stats_value(c.stats)).set("probe", Value::string(c.probe)).set("params", text_map(c.params).flow());
+  if (!c.citation.empty()) e.set("citation", Value::string(c.citation));
+  return e;
+}
+
+Value wall_value(const Wall& w, bool shared) {
+  Value out = Value::object().flow();
+  out.set("pattern", Value::string(w.pattern));
   if (shared)
-    out << YAML::Key << "conflict_degree" << YAML::Value << w.conflict_degree;
+    out.set("conflict_degree", Value::integer(w.conflict_degree));
   else
-    out << YAML::Key << "word_bytes" << YAML::Value << w.word_bytes;
-  out << YAML::Key << "instruction_intensity" << YAML::Value << w.instruction_intensity;
-  out << YAML::Key << "measured" << YAML::Value << w.measured_intensity;
-  out << YAML::Key << "gtxn_s" << YAML::Value << w.gtxn_s;
-  if (w.warp_gips > 0) out << YAML::Key << "warp_gips" << YAML::Value << w.warp_gips;
-  out << YAML::EndMap;
+    out.set("word_bytes", Value::integer(w.word_bytes));
+  out.set("instruction_intensity", Value::number(w.instruction_intensity));
+  out.set("measured", Value::number(w.measured_intensity));
+  out.set("gtxn_s", Value::number(w.gtxn_s));
+  if (w.warp_gips > 0) out.set("warp_gips", Value::number(w.warp_gips));
+  return out;
 }
 
-// The GPU instruction-roofline sections; written only when measured (or given in a reference).
-void emit_instructions_walls_scaling(YAML::Emitter& out, const Machine& m) {
+// The GPU instruction-roofline sections, scaling and clocks: present only when measured (or given
+// in a reference file).
+void add_optional_sections(Value& root, const Machine& m) {
   if (m.warp_gips || !m.predication.empty()) {
-    out << YAML::Key << "instructions" << YAML::Value << YAML::BeginMap;
+    Value ins = Value::object();
     if (m.warp_gips) {
       const InstructionCeiling& w = *m.warp_gips;
-      out << YAML::Key << "warp_gips" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "measured" << YAML::Value << w.measured_gips;
-      out << YAML::Key << "theoretical" << YAML::Value << w.theoretical_gips;
-      out << YAML::Key << "clock_mhz" << YAML::Value << w.clock_mhz;
-      out << YAML::Key << "source" << YAML::Value << w.source;
-      emit_stats(out, w.stats);
-      out << YAML::Key << "probe" << YAML::Value << w.probe;
-      if (!w.citation.empty()) out << YAML::Key << "citation" << YAML::Value << w.citation;
-      out << YAML::EndMap;
+      Value e = Value::object();
+      e.set("measured", Value::number(w.measured_gips))
+          .set("theoretical", Value::number(w.theoretical_gips))
+          .set("clock_mhz", Value::number(w.clock_mhz))
+          .set("source", Value::string(w.source))
+          .set("stats", stats_value(w.stats))
+          .set("probe", Value::string(w.probe));
+      if (!w.citation.empty()) e.set("citation", Value::string(w.citation));
+      ins.set("warp_gips", std::move(e));
     }
-    out << YAML::Key << "predication" << YAML::Value << YAML::BeginSeq;
+    Value pred = Value::array();
     for (const auto& p : m.predication)
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "active_lanes" << YAML::Value << p.active_lanes
-          << YAML::Key << "warp_gips" << YAML::Value << p.warp_gips << YAML::Key << "thread_gips"
-          << YAML::Value << p.thread_gips << YAML::EndMap;
-    out << YAML::EndSeq;
-    out << YAML::EndMap;
+      pred.push(Value::object()
+                    .set("active_lanes", Value::integer(p.active_lanes))
+                    .set("warp_gips", Value::number(p.warp_gips))
+                    .set("thread_gips", Value::number(p.thread_gips))
+                    .flow());
+    ins.set("predication", std::move(pred));
+    root.set("instructions", std::move(ins));
   }
   if (!m.global_walls.empty() || !m.shared_walls.empty()) {
-    out << YAML::Key << "walls" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "global" << YAML::Value << YAML::BeginSeq;
-    for (const auto& w : m.global_walls) emit_wall(out, w, false);
-    out << YAML::EndSeq;
-    out << YAML::Key << "shared" << YAML::Value << YAML::BeginSeq;
-    for (const auto& w : m.shared_walls) emit_wall(out, w, true);
-    out << YAML::EndSeq;
-    out << YAML::EndMap;
+    Value global = Value::array(), shared = Value::array();
+    for (const auto& w : m.global_walls) global.push(wall_value(w, false));
+    for (const auto& w : m.shared_walls) shared.push(wall_value(w, true));
+    root.set("walls", Value::object().set("global", std::move(global)).set("shared", std::move(shared)));
   }
   if (!m.scaling.empty()) {
-    out << YAML::Key << "scaling" << YAML::Value << YAML::BeginSeq;
+    Value scaling = Value::array();
     for (const auto& p : m.scaling) {
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "units" << YAML::Value << p.units;
-      for (const auto& [k, v] : p.ceilings) out << YAML::Key << k << YAML::Value << v;
-      out << YAML::EndMap;
+      Value e = Value::object().set("units", Value::integer(p.units)).flow();
+      for (const auto& [k, v] : p.ceilings) e.set(k, Value::number(v));
+      scaling.push(std::move(e));
     }
-    out << YAML::EndSeq;
+    root.set("scaling", std::move(scaling));
   }
   if (!m.clocks.empty()) {
-    out << YAML::Key << "clocks" << YAML::Value << YAML::BeginSeq;
+    Value clocks = Value::array();
     for (const auto& c : m.clocks)
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "load" << YAML::Value << c.load << YAML::Key
-          << "median_mhz" << YAML::Value << c.median_mhz << YAML::Key << "min_mhz" << YAML::Value << c.min_mhz
-          << YAML::Key << "max_mhz" << YAML::Value << c.max_mhz << YAML::Key << "samples" << YAML::Value
-          << c.samples << YAML::Key << "probe" << YAML::Value << c.probe << YAML::EndMap;
-    out << YAML::EndSeq;
+      clocks.push(Value::object()
+                      .set("load", Value::string(c.load))
+                      .set("median_mhz", Value::number(c.median_mhz))
+                      .set("min_mhz", Value::number(c.min_mhz))
+                      .set("max_mhz", Value::number(c.max_mhz))
+                      .set("samples", Value::integer(c.samples))
+                      .set("probe", Value::string(c.probe))
+                      .flow());
+    root.set("clocks", std::move(clocks));
   }
 }
 
 }  // namespace
 
-std::string machine_to_yaml(const Machine& m) {
-  YAML::Emitter out;
-  out.SetDoublePrecision(10);  // byte sizes up to 1e10 stay exact
-  out << YAML::BeginMap;
-  out << YAML::Key << "schema" << YAML::Value << m.schema;
-  out << YAML::Key << "complete" << YAML::Value << m.complete;
-  out << YAML::Key << "missing" << YAML::Value << YAML::BeginSeq;
-  for (const auto& s : m.missing) out << s;
-  out << YAML::EndSeq;
-  out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : m.provenance) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
-  emit_device(out, m.device);
-  out << YAML::Key << "units" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : machine_units()) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
-
-  out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
-  for (const auto& l : m.memory) {
-    out << YAML::BeginMap;
-    out << YAML::Key << "level" << YAML::Value << l.level;
-    out << YAML::Key << "source" << YAML::Value << l.source;
-    out << YAML::Key << "gbs" << YAML::Value << l.gbs;
-    out << YAML::Key << "transaction_bytes" << YAML::Value << transaction_bytes(l);
-    out << YAML::Key << "gtxn_s" << YAML::Value << l.gtxn_s;
-    out << YAML::Key << per_unit_key(m.device) << YAML::Value << l.bytes_per_clk_per_unit;
-    out << YAML::Key << "working_set_bytes" << YAML::Value << YAML::Flow << YAML::BeginSeq
-        << l.working_set_lo << l.working_set_hi << YAML::EndSeq;
-    if (l.gbs_ci95.known())
-      out << YAML::Key << "gbs_ci95" << YAML::Value << YAML::Flow << YAML::BeginSeq << l.gbs_ci95.lo << l.gbs_ci95.hi
-          << YAML::EndSeq;
-    if (l.capacity_bytes > 0) out << YAML::Key << "capacity_bytes" << YAML::Value << l.capacity_bytes;
-    if (l.capacity_ci95.known())
-      out << YAML::Key << "capacity_ci95" << YAML::Value << YAML::Flow << YAML::BeginSeq << l.capacity_ci95.lo
-          << l.capacity_ci95.hi << YAML::EndSeq;
-    if (l.noisy) out << YAML::Key << "noisy" << YAML::Value << true;
-    emit_stats(out, l.stats);
-    out << YAML::Key << "probe" << YAML::Value << l.probe;
-    emit_params(out, "params", l.params);
-    if (!l.headline_series.empty()) out << YAML::Key << "headline" << YAML::Value << l.headline_series;
-    out << YAML::Key << "by_series" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (const auto& [k, v] : l.by_series) out << YAML::Key << k << YAML::Value << v;
-    out << YAML::EndMap;
-    if (!l.citation.empty()) out << YAML::Key << "citation" << YAML::Value << l.citation;
-    out << YAML::EndMap;
-  }
-  out << YAML::EndSeq;
-
-  out << YAML::Key << "compute" << YAML::Value << YAML::BeginSeq;
-  for (const auto& c : m.compute) {
-    out << YAML::BeginMap;
-    out << YAML::Key << "name" << YAML::Value << c.name;
-    out << YAML::Key << "source" << YAML::Value << c.source;
-    out << YAML::Key << "gflops" << YAML::Value << c.gflops;
-    out << YAML::Key << "theoretical_gflops" << YAML::Value << c.theoretical_gflops;
-    out << YAML::Key << "fraction_of_theoretical" << YAML::Value << c.fraction_of_theoretical;
-    out << YAML::Key << "clock_mhz" << YAML::Value << c.clock_mhz;
-    if (c.noisy) out << YAML::Key << "noisy" << YAML::Value << true;
-    if (c.flops_per_instruction > 0) {
-      out << YAML::Key << "instructions_gips" << YAML::Value << c.instructions_gips;
-      out << YAML::Key << "flops_per_instruction" << YAML::Value << c.flops_per_instruction;
-    }
-    emit_stats(out, c.stats);
-    out << YAML::Key << "probe" << YAML::Value << c.probe;
-    emit_params(out, "params", c.params);
-    if (!c.citation.empty()) out << YAML::Key << "citation" << YAML::Value << c.citation;
-    out << YAML::EndMap;
-  }
-  out << YAML::EndSeq;
-  emit_instructions_walls_scaling(out, m);
-  out << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+doc::Value machine_document(const Machine& m) {
+  Value root = Value::object();
+  root.set("schema", Value::string(m.schema));
+  root.set("complete", Value::boolean(m.complete));
+  Value missing = Value::array();
+  for (const auto& s : m.missing) missing.push(Value::string(s));
+  root.set("missing", std::move(missing));
+  root.set("provenance", text_map(m.provenance));
+  root.set("device", device_value(m.device));
+  root.set("units", text_map(machine_units()));
+  const std::string per_unit = per_unit_key(m.device);
+  Value memory = Value::array();
+  for (const auto& l : m.memory) memory.push(memory_value(l, per_unit));
+  root.set("memory", std::move(memory));
+  Value compute = Value::array();
+  for (const auto& c : m.compute) compute.push(compute_value(c));
+  root.set("compute", std::move(compute));
+  add_optional_sections(root, m);
+  return root;
 }
+
+std::string machine_to_yaml(const Machine& m) { return doc::to_yaml(machine_document(m)); }
 
 void write_machine_file(const Machine& m, const std::string& path) {
   write_file_atomically(path, machine_to_yaml(m));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/document.hpp"
 #include "driver/level_model.hpp"
 #include "kernels/common/probe.hpp"
 
@@ -134,6 +135,9 @@ struct Machine {
 const std::map<std::string, std::string>& machine_units();
 
 // Serialises to YAML text (deterministic key order).
+// The machine file as one ordered document tree: machine.yaml and `export --format json` are both
+// printed from it.
+doc::Value machine_document(const Machine& m);
 std::string machine_to_yaml(const Machine& m);
 // Writes atomically: a temp file in the same directory, fsync, rename. Throws on failure and
 // leaves no partial file.

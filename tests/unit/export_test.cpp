@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "driver/errors.hpp"
@@ -156,6 +157,13 @@ TEST(ExportJsonText, Numbers) {
 // ---- json ----------------------------------------------------------------------------------
 
 // Same keys in the same order, same nesting, same scalars (numbers within the YAML's 6 digits).
+// What a YAML reader takes a scalar for: quoted ones (JSON strings) are strings; plain ones are
+// resolved by the core schema, as PyYAML's and every YAML 1.2 reader's would be.
+doc::ScalarType scalar_type(const YAML::Node& n) {
+  return n.Tag() == "!" ? doc::ScalarType::String : doc::resolve_plain_scalar(n.Scalar());
+}
+
+// Key for key, in order, the same types and values (numbers to the YAML's 10 digits).
 void expect_same(const YAML::Node& json, const YAML::Node& yaml, const std::string& where) {
   ASSERT_EQ(json.Type(), yaml.Type()) << where;
   if (yaml.IsMap()) {
@@ -169,11 +177,17 @@ void expect_same(const YAML::Node& json, const YAML::Node& yaml, const std::stri
     ASSERT_EQ(json.size(), yaml.size()) << where;
     for (std::size_t i = 0; i < yaml.size(); ++i) expect_same(json[i], yaml[i], where + "[" + std::to_string(i) + "]");
   } else if (yaml.IsScalar()) {
-    double a = 0, b = 0;
-    if (YAML::convert<double>::decode(yaml, b) && YAML::convert<double>::decode(json, a))
-      EXPECT_NEAR(a, b, 1e-5 * std::max(1.0, std::fabs(b))) << where;
-    else
+    const doc::ScalarType type = scalar_type(yaml);
+    // A real written with no fraction in YAML (1e+10 as 10000000000) is the same number.
+    const auto numeric = [](doc::ScalarType t) { return t == doc::ScalarType::Integer || t == doc::ScalarType::Real; };
+    if (numeric(type)) {
+      ASSERT_TRUE(numeric(scalar_type(json))) << where << ": JSON " << json.Scalar() << " is not a number";
+      const double a = json.as<double>(), b = yaml.as<double>();
+      EXPECT_NEAR(a, b, 1e-9 * std::max(1.0, std::fabs(b))) << where;
+    } else {
+      EXPECT_EQ(static_cast<int>(scalar_type(json)), static_cast<int>(type)) << where << ": " << json.Scalar();
       EXPECT_EQ(json.Scalar(), yaml.Scalar()) << where;
+    }
   }
 }
 
@@ -182,7 +196,10 @@ TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
   m.missing = {"flops precision=fp16: not supported"};
   m.complete = false;
   m.device.caches = {{"L1", 131072, 80}, {"L2", 6291456, 1}};
-  m.device.extra = {{"compute_capability", "7.0"}};
+  // Text a YAML reader takes for a number, a boolean, a null or a string: the JSON agrees.
+  m.device.extra = {{"compute_capability", "7.0"}, {"ecc", "true"}, {"empty", ""},   {"version", "0.1.0"},
+                    {"huge", "99999999999999999999"}, {"offset", "-3"}, {"hex", "0x10"}, {"tilde", "~"},
+                    {"exp", "1e3"}, {"lead", "007"}};
   m.memory[0].params = {{"mode", "read"}};
   m.memory[0].by_series = {{"mode=copy", 9000}};
   m.memory[0].working_set_lo = 4096;
@@ -200,6 +217,7 @@ TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
   m.global_walls = {{"stride-0", 4, 0, 1.0, 0.98, 120}, {"stride-8", 4, 0, 1.0 / 32, 0, 0}};
   m.shared_walls = {{"conflict-32", 0, 32, 1.0 / 32, 0.031, 10}};
   m.scaling = {{1, {{"HBM", 25.5}}}, {80, {{"HBM", 850}, {"FP64.FMA", 7600}}}};
+  m.clocks = {{"fma", 1410, 1395, 1425, 12, "flops"}};
 
   const std::string text = export_json(m);
   expect_same(YAML::Load(text), YAML::Load(machine_to_yaml(m)), "");
@@ -207,7 +225,27 @@ TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
   EXPECT_NE(text.find("\"samples\": 40"), std::string::npos);
   EXPECT_NE(text.find("\"complete\": false"), std::string::npos);
   EXPECT_NE(text.find("\"compute_units\": 80"), std::string::npos);
-  EXPECT_NE(text.find("\"flops_per_element\": \"1024\""), std::string::npos);  // params stay text
+  // Parameters are text in the model; what reads as a number in the YAML is a number here too.
+  EXPECT_NE(text.find("\"flops_per_element\": 1024"), std::string::npos);
+  EXPECT_NE(text.find("\"compute_capability\": 7.0"), std::string::npos);
+  EXPECT_NE(text.find("\"mode\": \"read\""), std::string::npos);
+  EXPECT_NE(text.find("\"clocks\": ["), std::string::npos);
+}
+
+// Golden: every reference machine file and the runs measured on real machines export to JSON
+// that equals their YAML key for key (the JSON once dropped `clocks` and wrote "132" for 132).
+TEST(ExportJson, EqualsTheYamlForEveryReferenceAndMeasuredFile) {
+  const std::string root = ROOFPROBE_SOURCE_DIR;
+  std::vector<std::string> files;
+  for (const char* dir : {"/results/reference", "/results/measured"})
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root + dir))
+      if (e.path().filename() == "machine.yaml" || (e.path().extension() == ".yaml" && std::string(dir) == "/results/reference"))
+        files.push_back(e.path().string());
+  ASSERT_GE(files.size(), 9u);  // 7 references, the H100 and the Zen 4 runs
+  for (const std::string& f : files) {
+    const Machine m = read_machine_file(f);
+    expect_same(YAML::Load(export_json(m)), YAML::Load(machine_to_yaml(m)), f);
+  }
 }
 
 // ---- nersc ---------------------------------------------------------------------------------
