@@ -420,8 +420,18 @@ int list_command(const std::string& backend) {
 int export_command(const ExportOptions& o) {
   check_export_format(o.format);  // before the file is read: a typo is reported as such
   if (!o.out.empty()) check_output_path(o.out);
-  const std::string text = export_machine(read_valid_machine_file(o.machine_file), o.format);
+  ExportSettings settings;
+  settings.precision = o.precision;
+  settings.names = o.names;
+  if (!o.points_file.empty()) {
+    if (o.format != "nersc") throw InputError("export --points: only --format nersc takes kernel points");
+    settings.points = read_points_csv(o.points_file);
+  }
+  std::vector<std::string> notes;
+  settings.notes = &notes;
+  const std::string text = export_machine(read_valid_machine_file(o.machine_file), o.format, settings);
   write_file_atomically(o.out.empty() ? "-" : o.out, text);
+  for (const std::string& n : notes) std::cerr << n << "\n";
   return 0;
 }
 

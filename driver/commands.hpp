@@ -58,6 +58,9 @@ struct ExportOptions {
   std::string machine_file;
   std::string format;          // ert-json | nersc | rocprof-csv | json (driver/export.hpp)
   std::string out;             // empty: stdout; otherwise written atomically
+  std::string precision = "fp64";  // nersc
+  std::string points_file;         // nersc: kernel points (roofprobe points)
+  std::string names = "roofprobe"; // ert-json: roofprobe | ert
 };
 int export_command(const ExportOptions& options);
 

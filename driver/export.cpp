@@ -83,6 +83,12 @@ namespace {
 
 using json::Value;
 
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  return s;
+}
+
+
 // [[name, value], ...] sorted by value, highest first (stable: ties keep file order).
 Value name_value_list(std::vector<std::pair<std::string, double>> items) {
   std::stable_sort(items.begin(), items.end(),
@@ -108,30 +114,49 @@ std::string source_note(const std::string& source, const std::string& citation) 
 // script takes data[0] as the peak and gbytes[0] as the fastest level, so both lists here are
 // sorted highest first. "empirical" holds only measured values (empirical or published), "spec"
 // the theoretical and spec-sheet figures.
-std::string export_ert_json(const Machine& m) {
+std::string export_ert_json(const Machine& m, const ExportSettings& settings) {
+  if (settings.names != "roofprobe" && settings.names != "ert")
+    throw InputError("export --names: unknown '" + settings.names + "' (use roofprobe or ert)");
+  const bool ert_names = settings.names == "ert";
+  // ERT's own names: "FP64 GFLOPs" for a precision's FMA peak, "DRAM" for the device memory.
+  auto ceiling_name = [&](const std::string& name) {
+    if (!ert_names) return name;
+    const std::size_t dot = name.find('.');
+    if (dot != std::string::npos && upper(name.substr(dot + 1)) == "FMA") return name.substr(0, dot) + " GFLOPs";
+    return name + " GFLOPs";
+  };
+  auto level_name = [&](const std::string& level) {
+    const std::string u = upper(level);
+    const bool memory = level == m.device.memory_name || u == "HBM" || u == "DRAM" || u.rfind("GDDR", 0) == 0;
+    return ert_names && memory ? std::string("DRAM") : level;
+  };
   std::vector<std::pair<std::string, double>> gflops, gbytes, spec_gflops, spec_gbytes;
   Value gflops_sources = Value::object(), gbytes_sources = Value::object();
   for (const ComputeCeiling* c : best_compute_ceilings(m))
     if (is_measured(c->source)) {
-      gflops.emplace_back(c->name, c->gflops);
-      gflops_sources.set(c->name, Value::string(source_note(c->source, c->citation)));
+      gflops.emplace_back(ceiling_name(c->name), c->gflops);
+      gflops_sources.set(ceiling_name(c->name), Value::string(source_note(c->source, c->citation)));
     }
   for (const MemoryLevel* l : best_memory_levels(m))
     if (is_measured(l->source)) {
-      gbytes.emplace_back(l->level, l->gbs);
-      gbytes_sources.set(l->level, Value::string(source_note(l->source, l->citation)));
+      gbytes.emplace_back(level_name(l->level), l->gbs);
+      gbytes_sources.set(level_name(l->level), Value::string(source_note(l->source, l->citation)));
     }
+  if (settings.notes != nullptr && (gflops.empty() || gbytes.empty()))
+    settings.notes->push_back(std::string("warning: ert-json: this file has no measured ") +
+                              (gflops.empty() && gbytes.empty() ? "ceiling or level" : gflops.empty() ? "compute ceiling" : "memory level") +
+                              ": its empirical lists are empty (ERT's plot script reads data[0]); the spec values are under \"spec\"");
   Value spec_gflops_notes = Value::object(), spec_gbytes_notes = Value::object();
   for (const auto& [name, gf] : theoretical_peaks(m)) {
-    spec_gflops.emplace_back(name, gf);
+    spec_gflops.emplace_back(ceiling_name(name), gf);
     auto basis = m.device.theoretical_basis.find(name);
-    if (basis != m.device.theoretical_basis.end()) spec_gflops_notes.set(name, Value::string(basis->second));
+    if (basis != m.device.theoretical_basis.end()) spec_gflops_notes.set(ceiling_name(name), Value::string(basis->second));
   }
   std::set<std::string> spec_levels;
   for (const MemoryLevel& l : m.memory)
     if (l.source == "spec" && finite_positive(l.gbs) && spec_levels.insert(l.level).second) {
-      spec_gbytes.emplace_back(l.level, l.gbs);
-      if (!l.citation.empty()) spec_gbytes_notes.set(l.level, Value::string(l.citation));
+      spec_gbytes.emplace_back(level_name(l.level), l.gbs);
+      if (!l.citation.empty()) spec_gbytes_notes.set(level_name(l.level), Value::string(l.citation));
     }
 
   Value metadata = Value::object();
@@ -219,30 +244,124 @@ void sort_highest_first(std::vector<const T*>& items, Value value) {
 
 }  // namespace
 
-std::string export_nersc(const Machine& m) {
-  std::vector<const MemoryLevel*> levels = best_memory_levels(m);
-  std::vector<const ComputeCeiling*> ceilings = best_compute_ceilings(m);
-  if (levels.empty() || ceilings.empty())
-    throw InputError(std::string("export --format nersc: the NERSC roofline scripts need at least one memory level and "
-                                 "one compute ceiling; this machine file has ") +
-                     (levels.empty() ? "no memory level with a bandwidth" : "no compute ceiling"));
-  sort_highest_first(levels, [](const MemoryLevel& l) { return l.gbs; });
+namespace {
+
+// The memory roofs the script draws, in its order (its colours and the AI_L1/AI_L2/AI_HBM point
+// lines are fixed by position): L1, L2, and the device's memory (HBM, DRAM, GDDR) in the HBM slot.
+struct NerscRoof {
+  const char* slot;  // the script's name for the position: its AI_<slot> line
+  const MemoryLevel* level = nullptr;
+};
+
+std::vector<NerscRoof> nersc_roofs(const Machine& m, std::vector<std::string>& left_out) {
+  std::vector<NerscRoof> roofs = {{"L1"}, {"L2"}, {"HBM"}};
+  for (const MemoryLevel* l : best_memory_levels(m)) {
+    const std::string u = upper(l->level);
+    if (u == "L1") roofs[0].level = l;
+    else if (u == "L2") roofs[1].level = l;
+    else if (l->level == m.device.memory_name || u == "HBM" || u == "DRAM" || u.rfind("GDDR", 0) == 0) roofs[2].level = l;
+    else left_out.push_back(l->level);
+  }
+  return roofs;
+}
+
+bool has_type(const std::string& ceiling, const std::string& type) {
+  const std::string u = upper(ceiling);
+  return u.rfind(type + ".", 0) == 0 || u.rfind("TENSOR." + type + ".", 0) == 0;
+}
+
+}  // namespace
+
+std::string export_nersc(const Machine& m, const ExportSettings& settings) {
+  const std::string type = upper(settings.precision);
+  std::vector<std::string> left_out;
+  std::vector<NerscRoof> roofs = nersc_roofs(m, left_out);
+  std::vector<const ComputeCeiling*> ceilings, other;
+  for (const ComputeCeiling* c : best_compute_ceilings(m)) (has_type(c->name, type) ? ceilings : other).push_back(c);
+  if (std::none_of(roofs.begin(), roofs.end(), [](const NerscRoof& r) { return r.level != nullptr; }))
+    throw InputError("export --format nersc: the NERSC roofline scripts need an L1, L2 or memory level; this machine "
+                     "file has none with a bandwidth");
+  // The script ends every memory roof at the first compute roof: the vector FMA peak of the
+  // precision, then its other ceilings (noFMA, tensor) highest first. A tensor roof first put the
+  // elbows beyond the script's axes (IndexError).
   sort_highest_first(ceilings, [](const ComputeCeiling& c) { return c.gflops; });
+  const auto fma = std::find_if(ceilings.begin(), ceilings.end(), [&](const ComputeCeiling* c) { return upper(c->name) == type + ".FMA"; });
+  if (fma == ceilings.end()) {
+    std::string have;
+    for (const ComputeCeiling* c : best_compute_ceilings(m)) have += (have.empty() ? "" : ", ") + c->name;
+    throw InputError("export --format nersc: no " + type + ".FMA ceiling in this machine file (it has " +
+                     (have.empty() ? std::string("none") : have) + "); choose another with --precision");
+  }
+  std::rotate(ceilings.begin(), fma, fma + 1);
   std::string s;
   s += "# roofprobe export for the NERSC hierarchical roofline scripts: " + nersc_safe(m.device.name) + "\n";
-  s += "# bandwidths in GB/s and compute in GFLOP/s (1e9), highest first\n";
-  std::string roofs = "memroofs", roof_names = "mem_roof_names", comp = "comproofs", comp_names = "comp_roof_names";
+  s += "# bandwidths in GB/s, compute in GFLOP/s (1e9); " + type + " ceilings, the FMA peak first\n";
+  std::string roof_values = "memroofs", roof_names = "mem_roof_names", comp = "comproofs", comp_names = "comp_roof_names";
   // The format has no source field: a spec-sheet value (nothing measured) says so in its name.
   auto mark = [](const std::string& source) { return source == "spec" ? std::string(" (spec)") : std::string(); };
-  for (const MemoryLevel* l : levels) {
-    roofs += " " + plain_number(l->gbs);
-    roof_names += " '" + nersc_safe(l->level + mark(l->source)) + "'";
+  std::vector<std::string> missing_slots;
+  for (const NerscRoof& r : roofs) {
+    if (r.level == nullptr) {
+      missing_slots.push_back(r.slot);
+      continue;
+    }
+    roof_values += " " + plain_number(r.level->gbs);
+    roof_names += " '" + nersc_safe(r.level->level + mark(r.level->source)) + "'";
   }
   for (const ComputeCeiling* c : ceilings) {
     comp += " " + plain_number(c->gflops);
     comp_names += " '" + nersc_safe(c->name + mark(c->source)) + "'";
   }
-  return s + roofs + "\n" + roof_names + "\n" + comp + "\n" + comp_names + "\n";
+  // The script draws three memory roofs: what else the file has is named, not drawn.
+  if (!left_out.empty() || !other.empty()) {
+    s += "# not drawn:";
+    for (const std::string& l : left_out) s += " " + nersc_safe(l);
+    for (const ComputeCeiling* c : other) s += " " + nersc_safe(c->name);
+    s += "\n";
+  }
+  if (!missing_slots.empty()) {
+    s += "# no level for the script's";
+    for (const std::string& slot : missing_slots) s += " " + slot;
+    s += " roof\n";
+  }
+  s += roof_values + "\n" + roof_names + "\n" + comp + "\n" + comp_names + "\n";
+  if (settings.points.empty()) return s;
+
+  // Kernel points: one FLOP/s per kernel and its intensity at each of the three roofs. A kernel
+  // needs all three (the script indexes the lines together), and the machine all three roofs.
+  if (!missing_slots.empty())
+    throw InputError("export --format nersc --points: the script plots each kernel at L1, L2 and HBM; this machine "
+                     "file has no " + missing_slots.front() + " level");
+  std::vector<std::string> kernels;
+  std::map<std::string, std::map<std::string, double>> ai;
+  std::map<std::string, double> flops;
+  for (const KernelPoint& p : settings.points) {
+    if (p.kind != "flop") continue;
+    if (std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) kernels.push_back(p.kernel);
+    for (const NerscRoof& r : roofs)
+      if (p.level == r.level->level || upper(p.level) == r.slot) ai[p.kernel][r.slot] = p.intensity;
+    flops[p.kernel] = std::max(flops[p.kernel], p.performance);
+  }
+  std::vector<std::string> kept, skipped;
+  for (const std::string& k : kernels) (ai[k].size() == roofs.size() ? kept : skipped).push_back(k);
+  if (kept.empty())
+    throw InputError("export --format nersc --points: no kernel has an intensity at all of " + roofs[0].level->level +
+                     ", " + roofs[1].level->level + " and " + roofs[2].level->level);
+  if (!skipped.empty()) {
+    s += "# kernels without all three intensities, not plotted:";
+    for (const std::string& k : skipped) s += " " + nersc_safe(k);
+    s += "\n";
+  }
+  for (const NerscRoof& r : roofs) {
+    s += std::string("AI_") + r.slot;
+    for (const std::string& k : kept) s += " " + plain_number(ai[k][r.slot]);
+    s += "\n";
+  }
+  s += "FLOPS";
+  for (const std::string& k : kept) s += " " + plain_number(flops[k]);
+  s += "\nlabels";
+  for (const std::string& k : kept) s += " '" + nersc_safe(k) + "'";
+  return s + "\n";
 }
 
 // ---- rocprof-csv ---------------------------------------------------------------------------
@@ -300,11 +419,6 @@ Triple triple(double value, const Stats& s) {
   return t;
 }
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-  return s;
-}
-
 // The column a memory level feeds: the device's last level (DRAM, HBM, GDDR) is AMD's HBM.
 const char* memory_column(const Machine& m, const std::string& level) {
   const std::string u = upper(level);
@@ -356,15 +470,54 @@ std::string csv_number(double v) {
 
 }  // namespace
 
-std::string export_rocprof_csv(const Machine& m) {
+std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings) {
   std::map<std::string, Triple> values;
   auto keep_highest = [&](const char* column, const Triple& t) {
     if (column == nullptr) return;
     auto it = values.find(column);
     if (it == values.end() || t.value > it->second.value) values[column] = t;
   };
-  for (const MemoryLevel* l : best_memory_levels(m)) keep_highest(memory_column(m, l->level), triple(l->gbs, l->stats));
+  std::vector<std::string> notes;
+  const bool cpu = m.device.kind == "cpu";
+  const std::vector<const MemoryLevel*> levels = best_memory_levels(m);
+  for (const MemoryLevel* l : levels) {
+    const char* column = memory_column(m, l->level);
+    // A CPU's last-level cache (L3, L4) is where AMD's tool has its last-level cache, MALL.
+    if (column == nullptr && cpu && l != levels.back() && upper(l->level).rfind("L", 0) == 0 &&
+        l->level.find('.') == std::string::npos && upper(l->level) != "L1" && upper(l->level) != "L2")
+      column = "MALLBw";
+    keep_highest(column, triple(l->gbs, l->stats));
+  }
   for (const ComputeCeiling* c : best_compute_ceilings(m)) keep_highest(compute_column(c->name), triple(c->gflops, c->stats));
+
+  // rocprofiler-compute's roofline_calc divides each FLOP peak by the HBM, L2, L1 and LDS
+  // bandwidths (the elbows): a 0 there is a ZeroDivisionError, so each has a value or the export
+  // is refused. NVIDIA's L1 and shared memory are one SRAM with one datapath (128 B/clk/SM), and a
+  // CPU has no LDS but its L1: each may stand in for the other, and the note says so.
+  auto stand_in = [&](const char* missing, const char* from, const std::string& why) {
+    if (values.count(missing) != 0 || values.count(from) == 0) return;
+    values[missing] = values[from];
+    notes.push_back(std::string(missing) + " is " + from + "'s " + csv_number(values[from].value) + " (" + why + ")");
+  };
+  if (cpu) {
+    stand_in("LDSBw", "L1Bw", "a CPU has no LDS; its L1 is the nearest memory");
+  } else if (upper(m.device.vendor).find("NVIDIA") != std::string::npos || m.device.backend == "cuda") {
+    stand_in("L1Bw", "LDSBw", "NVIDIA's L1 and shared memory are one SRAM with one datapath");
+    stand_in("LDSBw", "L1Bw", "NVIDIA's L1 and shared memory are one SRAM with one datapath");
+  }
+  std::vector<std::string> absent;
+  for (const char* need : {"HBMBw", "L2Bw", "L1Bw", "LDSBw"})
+    if (values.count(need) == 0 || !(values[need].value > 0)) absent.push_back(need);
+  if (!absent.empty()) {
+    std::string list;
+    for (const std::string& a : absent) list += (list.empty() ? "" : ", ") + a;
+    throw InputError("export --format rocprof-csv: AMD's roofline_calc divides by " + list +
+                     ", and this machine file has no level (measured, published or spec) for " +
+                     (absent.size() == 1 ? "it" : "them") + " (a run that measures " + (absent.size() == 1 ? "it" : "them") +
+                     ", or a spec value in the file, is needed)");
+  }
+  if (settings.notes != nullptr)
+    for (std::string& n : notes) settings.notes->push_back("note: rocprof-csv: " + n);
 
   std::string header = "device", row = "0";
   for (const RocColumn& col : kRocColumns) {
@@ -387,11 +540,11 @@ void check_export_format(const std::string& format) {
   throw InputError("unknown export format '" + format + "' (use " + list + ")");
 }
 
-std::string export_machine(const Machine& machine, const std::string& format) {
+std::string export_machine(const Machine& machine, const std::string& format, const ExportSettings& settings) {
   check_export_format(format);
-  if (format == "ert-json") return export_ert_json(machine);
-  if (format == "nersc") return export_nersc(machine);
-  if (format == "rocprof-csv") return export_rocprof_csv(machine);
+  if (format == "ert-json") return export_ert_json(machine, settings);
+  if (format == "nersc") return export_nersc(machine, settings);
+  if (format == "rocprof-csv") return export_rocprof_csv(machine, settings);
   return export_json(machine);
 }
 

@@ -3,7 +3,8 @@
 //   ert-json     Berkeley Lab ERT's roofline.json ({"empirical": {"metadata", "gflops", "gbytes"},
 //                "spec": {...}}), for the plotters that read ERT output
 //   nersc        the whitespace text of the NERSC hierarchical roofline plotting scripts
-//                (memroofs / mem_roof_names / comproofs / comp_roof_names lines)
+//                (memroofs / mem_roof_names / comproofs / comp_roof_names lines, and the
+//                AI_L1 / AI_L2 / AI_HBM / FLOPS / labels lines of kernel points)
 //   rocprof-csv  the one-row roofline.csv of AMD's roofline benchmark (rocm-amdgpu-bench), read
 //                by rocprofiler-compute (Omniperf)
 //   json         the machine file itself as JSON (same keys and nesting as the YAML)
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "driver/machine.hpp"
+#include "driver/points.hpp"
 
 namespace roofprobe {
 
@@ -25,13 +27,22 @@ const std::vector<std::string>& export_formats();
 // Throws InputError (one line, naming the valid formats) unless `format` is one of them.
 void check_export_format(const std::string& format);
 
-// The machine in `format`. Throws InputError naming the valid formats for an unknown one, and
-// for a machine that the format cannot express (nersc: no memory level or no compute ceiling).
-std::string export_machine(const Machine& machine, const std::string& format);
+// What the formats with a choice take (`roofprobe export --precision/--points/--names`).
+struct ExportSettings {
+  std::string precision = "fp64";     // nersc: the compute ceilings of this type
+  std::vector<KernelPoint> points;    // nersc: appended as the script's AI_*/FLOPS/labels lines
+  std::string names = "roofprobe";    // ert-json: roofprobe | ert (ERT's "FP64 GFLOPs", "DRAM")
+  std::vector<std::string>* notes = nullptr;  // where a format says what it filled in or left out
+};
 
-std::string export_ert_json(const Machine& machine);
-std::string export_nersc(const Machine& machine);
-std::string export_rocprof_csv(const Machine& machine);
+// The machine in `format`. Throws InputError naming the valid formats for an unknown one, and
+// for a machine that the format cannot express (nersc: no memory level or no ceiling of the
+// precision; rocprof-csv: a level AMD's tool divides by that the file does not have).
+std::string export_machine(const Machine& machine, const std::string& format, const ExportSettings& settings = {});
+
+std::string export_ert_json(const Machine& machine, const ExportSettings& settings = {});
+std::string export_nersc(const Machine& machine, const ExportSettings& settings = {});
+std::string export_rocprof_csv(const Machine& machine, const ExportSettings& settings = {});
 std::string export_json(const Machine& machine);
 
 // ---- what the formats with one number per ceiling take ------------------------------------

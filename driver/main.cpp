@@ -113,6 +113,15 @@ int main(int argc, char** argv) {
                          "json (the machine file as JSON)")
       ->required();
   export_cmd->add_option("--out", export_options.out, "File to write (default: stdout)");
+  export_cmd->add_option("--precision", export_options.precision,
+                         "nersc: the ceilings of this type, its FMA peak first (fp64, fp32, fp16, bf16, ...)")
+      ->capture_default_str();
+  export_cmd->add_option("--points", export_options.points_file,
+                         "nersc: kernel points (from `roofprobe points`) appended as the script's AI_L1/AI_L2/AI_HBM, "
+                         "FLOPS and labels lines");
+  export_cmd->add_option("--names", export_options.names,
+                         "ert-json: roofprobe (FP64.FMA, HBM) or ert (ERT's own: FP64 GFLOPs, DRAM)")
+      ->capture_default_str();
 
   roofprobe::CompareOptions compare_options;
   CLI::App* compare_cmd = app.add_subcommand("compare", "Ceilings of several machine files side by side, ratios to the first");

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -60,6 +61,20 @@ Machine gpu_machine() {
   m.compute.back().instructions_gips = 195.3;
   m.compute.back().flops_per_instruction = 512;
   return m;
+}
+
+// Every machine file the project ships: the reference files and the machine files of the runs
+// measured on real hardware (their golden exports below).
+std::vector<std::string> shipped_machine_files() {
+  const std::string root = ROOFPROBE_SOURCE_DIR;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(root + "/results/reference"))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/results/measured"))
+    if (e.path().filename() == "machine.yaml" && e.path().string().find("/before-fixes/") == std::string::npos)
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 std::vector<std::pair<std::string, double>> pairs(const YAML::Node& data) {
@@ -235,17 +250,46 @@ TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
 // Golden: every reference machine file and the runs measured on real machines export to JSON
 // that equals their YAML key for key (the JSON once dropped `clocks` and wrote "132" for 132).
 TEST(ExportJson, EqualsTheYamlForEveryReferenceAndMeasuredFile) {
-  const std::string root = ROOFPROBE_SOURCE_DIR;
-  std::vector<std::string> files;
-  for (const char* dir : {"/results/reference", "/results/measured"})
-    for (const auto& e : std::filesystem::recursive_directory_iterator(root + dir))
-      if (e.path().filename() == "machine.yaml" || (e.path().extension() == ".yaml" && std::string(dir) == "/results/reference"))
-        files.push_back(e.path().string());
+  const std::vector<std::string> files = shipped_machine_files();
   ASSERT_GE(files.size(), 9u);  // 7 references, the H100 and the Zen 4 runs
   for (const std::string& f : files) {
     const Machine m = read_machine_file(f);
     expect_same(YAML::Load(export_json(m)), YAML::Load(machine_to_yaml(m)), f);
   }
+}
+
+TEST(ExportErtJson, ErtsOwnNamesOnRequest) {
+  ExportSettings ert;
+  ert.names = "ert";
+  const YAML::Node root = YAML::Load(export_ert_json(gpu_machine(), ert));
+  const auto gflops = pairs(root["empirical"]["gflops"]["data"]);
+  const auto gbytes = pairs(root["empirical"]["gbytes"]["data"]);
+  auto has = [](const std::vector<std::pair<std::string, double>>& list, const std::string& name) {
+    return std::any_of(list.begin(), list.end(), [&](const auto& p) { return p.first == name; });
+  };
+  EXPECT_TRUE(has(gflops, "FP64 GFLOPs"));
+  EXPECT_TRUE(has(gflops, "FP32 GFLOPs"));
+  EXPECT_TRUE(has(gbytes, "DRAM"));  // ERT's name for the device memory
+  EXPECT_FALSE(has(gbytes, "HBM"));
+  EXPECT_TRUE(has(gbytes, "L1"));
+  ExportSettings bad;
+  bad.names = "likwid";
+  EXPECT_THROW(export_ert_json(gpu_machine(), bad), InputError);
+}
+
+TEST(ExportErtJson, WarnsWhenNothingWasMeasured) {
+  Machine spec_only = gpu_machine();
+  spec_only.memory = {level("HBM", 900, "spec")};
+  spec_only.compute.clear();
+  std::vector<std::string> notes;
+  ExportSettings settings;
+  settings.notes = &notes;
+  export_ert_json(spec_only, settings);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("warning: ", 0), 0u) << notes[0];
+  notes.clear();
+  export_ert_json(gpu_machine(), settings);
+  EXPECT_TRUE(notes.empty());
 }
 
 // ---- nersc ---------------------------------------------------------------------------------
@@ -299,28 +343,99 @@ NerscFile parse_like_nersc(const std::string& text) {
   return f;
 }
 
+// The script's conventions a file must meet, beyond parsing: the memory roofs in its L1, L2, HBM
+// order (its colours and the AI_* point lines are fixed by position), the first compute roof an
+// FMA peak (it ends every memory roof there: a tensor roof first put the elbows off its axes),
+// and point lines of one length each.
+void expect_script_conventions(const NerscFile& f, const std::string& type, const std::string& where) {
+  ASSERT_EQ(f.memroofs.size(), f.mem_names.size()) << where;
+  ASSERT_EQ(f.comproofs.size(), f.comp_names.size()) << where;
+  ASSERT_FALSE(f.memroofs.empty()) << where;
+  ASSERT_FALSE(f.comproofs.empty()) << where;
+  EXPECT_EQ(f.comp_names[0].substr(0, type.size() + 4), type + ".FMA") << where;
+  int last_slot = -1;
+  for (const std::string& name : f.mem_names) {
+    const int slot = name.rfind("L1", 0) == 0 ? 0 : name.rfind("L2", 0) == 0 ? 1 : 2;
+    EXPECT_GT(slot, last_slot) << where << ": " << name << " out of the script's L1, L2, HBM order";
+    EXPECT_EQ(name.rfind("shared", 0), std::string::npos) << where << ": the script has no shared roof";
+    last_slot = slot;
+  }
+  for (double v : f.memroofs) EXPECT_GT(v, 0) << where;
+  for (double v : f.comproofs) EXPECT_GT(v, 0) << where;
+}
+
 TEST(ExportNersc, ParsesAsTheNerscScriptReadsIt) {
-  const NerscFile f = parse_like_nersc(export_nersc(gpu_machine()));
-  EXPECT_EQ(f.memroofs, (std::vector<double>{13500, 12000, 2900, 830}));
-  EXPECT_EQ(f.mem_names, (std::vector<std::string>{"L1", "shared", "L2", "HBM"}));
-  EXPECT_EQ(f.comproofs, (std::vector<double>{100000, 14000, 7000, 3500}));
-  EXPECT_EQ(f.comp_names, (std::vector<std::string>{"TENSOR.FP16.FP32", "FP32.FMA", "FP64.FMA", "FP64.noFMA"}));
+  const std::string text = export_nersc(gpu_machine());
+  const NerscFile f = parse_like_nersc(text);
+  EXPECT_EQ(f.memroofs, (std::vector<double>{13500, 2900, 830}));
+  EXPECT_EQ(f.mem_names, (std::vector<std::string>{"L1", "L2", "HBM"}));
+  EXPECT_EQ(f.comproofs, (std::vector<double>{7000, 3500}));  // FP64: FMA first
+  EXPECT_EQ(f.comp_names, (std::vector<std::string>{"FP64.FMA", "FP64.noFMA"}));
   EXPECT_EQ(f.other_key_lines, 0);
+  expect_script_conventions(f, "FP64", "gpu_machine");
+  EXPECT_NE(text.find("# not drawn: shared FP32.FMA TENSOR.FP16.FP32"), std::string::npos) << text;
+}
+
+TEST(ExportNersc, PrecisionPicksTheCeilingsFmaFirst) {
+  ExportSettings fp16;
+  fp16.precision = "fp16";
+  Machine m = gpu_machine();
+  m.compute.push_back(ceiling("FP16.FMA", 28000, 31000));
+  const NerscFile f = parse_like_nersc(export_nersc(m, fp16));
+  // The tensor roof is higher, but the FMA peak comes first.
+  EXPECT_EQ(f.comp_names, (std::vector<std::string>{"FP16.FMA", "TENSOR.FP16.FP32"}));
+  expect_script_conventions(f, "FP16", "fp16");
+  ExportSettings int4;
+  int4.precision = "int4";
+  EXPECT_THROW(export_nersc(m, int4), InputError);
+}
+
+TEST(ExportNersc, EveryReferenceAndMeasuredFileMeetsTheScriptsConventions) {
+  int files = 0;
+  for (const std::string& path : shipped_machine_files()) {
+    const NerscFile f = parse_like_nersc(export_nersc(read_machine_file(path)));
+    EXPECT_EQ(f.other_key_lines, 0) << path;
+    expect_script_conventions(f, "FP64", path);
+    ++files;
+  }
+  EXPECT_GE(files, 11);
+}
+
+TEST(ExportNersc, PointsBecomeTheScriptsKernelLines) {
+  ExportSettings with_points;
+  with_points.points = {{"dgemm", "L1", 4.0, 6500}, {"dgemm", "L2", 12.5, 6500}, {"dgemm", "HBM", 40, 6500},
+                        {"stream", "L1", 0.05, 40},  {"stream", "L2", 0.08, 40},  {"stream", "HBM", 0.083, 40},
+                        {"only_l1", "L1", 1, 10},    {"warps", "L1", 2, 300, "instruction"}};
+  const std::string text = export_nersc(gpu_machine(), with_points);
+  const NerscFile f = parse_like_nersc(text);
+  expect_script_conventions(f, "FP64", "points");
+  EXPECT_EQ(f.other_key_lines, 5) << text;  // AI_L1, AI_L2, AI_HBM, FLOPS, labels: one line each
+  EXPECT_NE(text.find("AI_L1 4 0.05\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("AI_L2 12.5 0.08\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("AI_HBM 40 0.083\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("FLOPS 6500 40\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("labels 'dgemm' 'stream'\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("not plotted: only_l1"), std::string::npos) << text;  // a kernel needs all three
+  // Without an L2 roof the points cannot be placed: refused, not shifted.
+  Machine no_l2 = gpu_machine();
+  no_l2.memory.erase(no_l2.memory.begin() + 2);
+  EXPECT_THROW(export_nersc(no_l2, with_points), InputError);
 }
 
 TEST(ExportNersc, OddNamesCannotBreakTheParser) {
   Machine m = gpu_machine();
   m.device.name = "FLOPS labels 'quoted' #1";
   m.memory = {level("L2 'far'", 5000), level("DRAM", 100, "spec")};
-  m.compute = {ceiling("FLOPS.labels", 1000, 0), ceiling("AI_L1", 500, 0)};
+  m.device.memory_name = "DRAM";
+  m.compute = {ceiling("FP64.FMA", 1000, 0), ceiling("FP64.AI_L1", 500, 0)};
   const std::string text = export_nersc(m);
   const NerscFile f = parse_like_nersc(text);
   EXPECT_EQ(f.other_key_lines, 0) << text;
-  ASSERT_EQ(f.mem_names.size(), 2u) << text;
-  EXPECT_EQ(f.mem_names[0], "L2 _far_");
-  EXPECT_EQ(f.mem_names[1], "DRAM (spec)");  // a spec-sheet value says so
+  ASSERT_EQ(f.mem_names.size(), 1u) << text;
+  EXPECT_EQ(f.mem_names[0], "DRAM (spec)");  // a spec-sheet value says so
+  EXPECT_NE(text.find("# not drawn: L2 _far_"), std::string::npos) << text;
   ASSERT_EQ(f.comp_names.size(), 2u);
-  EXPECT_EQ(f.comp_names[0], "F_LOPS.l_abels");
+  EXPECT_EQ(f.comp_names[1], "FP64.A_I_L1");
   EXPECT_EQ(f.comproofs, (std::vector<double>{1000, 500}));
 }
 
@@ -388,23 +503,83 @@ TEST(ExportRocprofCsv, HeaderIsAmdsAndRowIsKeyedByIt) {
   EXPECT_GE(v["FP64FlopsHigh"], v["FP64Flops"]);
 }
 
-TEST(ExportRocprofCsv, CpuDramIsTheHbmColumnAndSpecValuesHaveNoSpread) {
-  Machine m = gpu_machine();
-  m.device.kind = "cpu";
-  m.device.memory_name = "DRAM";
-  m.memory = {level("L1", 200), level("L3", 90), level("DRAM", 20, "spec")};
-  m.compute = {ceiling("FP64.FMA", 95, 97.6), ceiling("FP64.noFMA", 48, 48.8)};
-  const std::string text = export_rocprof_csv(m);
+std::map<std::string, std::string> rocprof_row(const std::string& text) {
   const std::string header = text.substr(0, text.find('\n'));
   const std::string row = text.substr(text.find('\n') + 1);
   const std::vector<std::string> names = split_csv(header), values = split_csv(row.substr(0, row.size() - 1));
   std::map<std::string, std::string> v;
-  for (std::size_t i = 0; i < names.size(); ++i) v[names[i]] = values[i];
+  for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) v[names[i]] = values[i];
+  return v;
+}
+
+// What rocprofiler-compute's roofline_calc does with the row, in our words: every FLOP peak is
+// divided by the HBM, L2, L1 and LDS bandwidths to place the elbows. A 0 there is its
+// ZeroDivisionError.
+void expect_roofline_calc_accepts(const std::string& text, const std::string& where) {
+  std::map<std::string, std::string> v = rocprof_row(text);
+  for (const char* bw : {"HBMBw", "L2Bw", "L1Bw", "LDSBw"}) {
+    ASSERT_TRUE(v.count(bw)) << where << ": no " << bw << " column";
+    EXPECT_GT(std::stod(v[bw]), 0) << where << ": " << bw << " is 0";
+  }
+}
+
+TEST(ExportRocprofCsv, CpuLevelsFillAmdsColumnsWithTheL3AsMall) {
+  Machine m = gpu_machine();
+  m.device.kind = "cpu";
+  m.device.backend = "cpu";
+  m.device.vendor = "AuthenticAMD";
+  m.device.memory_name = "DRAM";
+  m.memory = {level("L1", 200), level("L2", 150), level("L3", 90), level("DRAM", 20, "spec")};
+  m.compute = {ceiling("FP64.FMA", 95, 97.6), ceiling("FP64.noFMA", 48, 48.8)};
+  std::vector<std::string> notes;
+  ExportSettings settings;
+  settings.notes = &notes;
+  const std::string text = export_rocprof_csv(m, settings);
+  expect_roofline_calc_accepts(text, "cpu");
+  std::map<std::string, std::string> v = rocprof_row(text);
   EXPECT_EQ(v["HBMBw"], "20");
-  EXPECT_EQ(v["HBMBwLow"], "20");
+  EXPECT_EQ(v["HBMBwLow"], "20");  // a spec value has no spread
   EXPECT_EQ(v["hbmBwHigh"], "20");
+  EXPECT_EQ(v["MALLBw"], "90");    // the last-level cache is AMD's MALL
+  EXPECT_EQ(v["LDSBw"], "200");    // no LDS on a CPU: its L1, and a note says so
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("LDSBw is L1Bw's 200"), std::string::npos) << notes[0];
   EXPECT_EQ(v["FP64Flops"], "95");  // the FMA peak; noFMA has no column
-  EXPECT_EQ(v["L2Bw"], "0");
+}
+
+TEST(ExportRocprofCsv, ALevelTheToolDividesByIsNeverZero) {
+  // NVIDIA: L1 and shared memory are one SRAM, so either stands in for the other (noted); an L2
+  // that the file does not have is an error naming it, not a 0 for the reader to divide by.
+  Machine m = gpu_machine();
+  m.memory = {level("shared", 12000, "spec"), level("L2", 2900), level("HBM", 900, "spec")};
+  std::vector<std::string> notes;
+  ExportSettings settings;
+  settings.notes = &notes;
+  const std::string text = export_rocprof_csv(m, settings);
+  expect_roofline_calc_accepts(text, "shared only");
+  EXPECT_EQ(rocprof_row(text)["L1Bw"], "12000");
+  ASSERT_EQ(notes.size(), 1u);
+  m.memory = {level("shared", 12000, "spec"), level("HBM", 900, "spec")};
+  try {
+    export_rocprof_csv(m);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("L2Bw"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("L1Bw"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExportRocprofCsv, EveryFileThatExportsIsAcceptedAndTheRestSayWhy) {
+  int exported = 0;
+  for (const std::string& path : shipped_machine_files()) {
+    try {
+      expect_roofline_calc_accepts(export_rocprof_csv(read_machine_file(path)), path);
+      ++exported;
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find("divides by"), std::string::npos) << err.what();
+    }
+  }
+  EXPECT_GE(exported, 5);  // V100 (published L1/L2), the H100 run and the three Zen 4 runs
 }
 
 // ---- dispatch ------------------------------------------------------------------------------
