@@ -74,14 +74,16 @@ int main(int argc, char** argv) {
   CLI::App* points_cmd = app.add_subcommand(
       "points", "Convert an Nsight Compute CSV export into a points file for plot --points");
   points_cmd->add_option("--ncu-csv", points_options.ncu_csv,
-                         "ncu --csv --page raw export with the roofline metrics (FLOP counts, instructions, "
-                         "L1/shared/L2/DRAM sectors and wavefronts, time)")
+                         "LC_ALL=C ncu --csv --page raw export with the roofline metrics: gpu__time_duration.sum, "
+                         "smsp__inst_executed.sum, smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
+                         "sm__inst_executed_pipe_tensor.sum, l1tex__t_bytes.sum, lts__t_bytes.sum, dram__bytes.sum "
+                         "(or their sector counters); the full --metrics line is in the README")
       ->required();
   points_cmd->add_option("--out", points_options.out, "Points file to write (default: stdout)");
   points_cmd->add_option("--dram-level", points_options.dram_level, "Level name for the dram__ metrics")
       ->capture_default_str();
   points_cmd->add_option("--tensor-flops-per-inst", points_options.tensor_flops_per_instruction,
-                         "FLOPs per tensor-pipe warp instruction (512: V100 HMMA)")
+                         "FLOPs per tensor-pipe warp instruction (512: V100 HMMA.884; 4096: mma.sync m16n8k16 on A100/H100)")
       ->capture_default_str();
   points_cmd->add_flag("--full-names", points_options.full_names,
                        "Keep ncu's full kernel names (return type, template and argument lists)");

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -74,12 +75,23 @@ std::string csv_field(const std::string& text) {
 
 // ---- Nsight Compute -------------------------------------------------------------------------
 
-// A metric value as ncu prints it: "1,234,567.5", "n/a", "". Thousands separators dropped.
+// A metric value as ncu prints it: "1,234,567.5", "n/a", "". Thousands separators dropped. A
+// number written in another locale ("27.595.520", "1.234,5", "0,5") is an error: dropping the
+// separators would read it 1000x off, and skipping it would lose the counter without a word.
 std::optional<double> ncu_number(const std::string& text) {
+  const std::string raw = trim(text);
+  if (raw.empty() || lower(raw) == "n/a") return std::nullopt;
+  static const std::regex c_locale(R"([-+]?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]*)?([eE][-+]?[0-9]+)?)");
+  static const std::regex numberish(R"([-+]?[0-9][0-9.,' \xC2\xA0]*)");
+  if (!std::regex_match(raw, c_locale)) {
+    if (std::regex_match(raw, numberish))
+      throw InputError("value '" + raw + "' is written in a locale with other separators than '1,234.5'; "
+                       "export again with LC_ALL=C (LC_ALL=C ncu --csv ... or LC_ALL=C ncu --import ... --csv)");
+    return strict_number(raw);  // "inf", "nan" and the like: read as the C library reads them
+  }
   std::string t;
-  for (char c : trim(text))
+  for (char c : raw)
     if (c != ',') t += c;
-  if (t.empty() || lower(t) == "n/a") return std::nullopt;
   return strict_number(t);
 }
 
@@ -116,7 +128,10 @@ std::optional<double> unit_scale(const std::string& raw) {
   const std::size_t slash = unit.find('/');
   if (slash != std::string::npos) {
     const std::optional<double> num = count_scale(unit.substr(0, slash));
-    const std::optional<double> per = seconds_per(unit.substr(slash + 1));
+    // Per second ("byte/second", "cycle/nsecond"), or per elapsed cycle ("inst/cycle": the
+    // roofline sections' .per_cycle_elapsed rates).
+    const std::string denominator = unit.substr(slash + 1);
+    const std::optional<double> per = denominator == "cycle" ? std::optional<double>(1.0) : seconds_per(denominator);
     if (!num || !per) return std::nullopt;
     return *num / *per;
   }
@@ -237,22 +252,58 @@ std::string short_kernel_name(const std::string& full) {
 struct Level {
   const char* name;  // nullptr: the DRAM level (named by the options)
   double bytes_per_transaction;
-  std::vector<const char*> metrics;
+  std::vector<const char*> metrics;  // transaction counters (the first two come together)
+  // Byte counters of the same traffic (NERSC's recipe: l1tex__t_bytes, lts__t_bytes,
+  // dram__bytes), used when the transaction counters were not collected: either the total or
+  // its two halves (read and write).
+  const char* bytes_total;
+  std::vector<const char*> bytes_halves;
 };
 
 const std::vector<Level>& levels() {
   static const std::vector<Level> table = {
       {"L1", 32,
-       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
+       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
+       "l1tex__t_bytes.sum",
+       {"l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"}},
       {"shared", 128,
        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
+       nullptr,
+       {}},
       {"L2", 32,
        {"lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum",
-        "lts__t_sectors_op_red.sum"}},
-      {nullptr, 32, {"dram__sectors_read.sum", "dram__sectors_write.sum"}},
+        "lts__t_sectors_op_red.sum"},
+       "lts__t_bytes.sum",
+       {}},
+      {nullptr, 32, {"dram__sectors_read.sum", "dram__sectors_write.sum"}, "dram__bytes.sum",
+       {"dram__bytes_read.sum", "dram__bytes_write.sum"}},
   };
   return table;
+}
+
+// Nsight Compute's roofline sections collect rates, not counts: `X.per_second` and
+// `X.per_cycle_elapsed`. With the launch's duration (and its elapsed cycles) they are counts
+// again; a count the launch has is never replaced.
+Counters with_counts_from_rates(const Counters& c) {
+  Counters out = c;
+  std::optional<double> seconds;
+  if (auto t = metric(c, {"gpu__time_duration.sum"}); t && *t > 0) seconds = *t;
+  std::optional<double> cycles = metric(c, {"sm__cycles_elapsed.avg"});
+  if (!cycles && seconds)
+    if (auto rate = metric(c, {"sm__cycles_elapsed.avg.per_second"})) cycles = *rate * *seconds;
+  const auto strip = [](const std::string& name, const std::string& suffix) -> std::optional<std::string> {
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return name.substr(0, name.size() - suffix.size());
+    return std::nullopt;
+  };
+  for (const auto& [name, value] : c) {
+    if (auto base = strip(name, ".per_second"); base && seconds && c.count(*base) == 0)
+      out[*base] = value * *seconds;
+    if (auto base = strip(name, ".per_cycle_elapsed"); base && cycles && c.count(*base) == 0)
+      out[*base] = value * *cycles;
+  }
+  return out;
 }
 
 struct KernelTotals {
@@ -263,7 +314,8 @@ struct KernelTotals {
   std::vector<bool> has_level = std::vector<bool>(levels().size(), false);
 };
 
-void add_launch(KernelTotals& k, const Counters& c, double tensor_flops) {
+void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) {
+  const Counters c = with_counts_from_rates(counters);
   for (const char* p : {"d", "f", "h"}) {
     for (const char* op : {"add", "mul", "fma"}) {
       const std::string tail = std::string("sass_thread_inst_executed_op_") + p + op + "_pred_on.sum";
@@ -283,19 +335,34 @@ void add_launch(KernelTotals& k, const Counters& c, double tensor_flops) {
     k.instructions += *v;
     k.has_instructions = true;
   }
-  for (std::size_t l = 0; l < levels().size(); ++l) {
-    // The first two counters of a level (its loads and stores, reads and writes) come together:
-    // one without the other would count the missing one as 0.
-    const auto& names = levels()[l].metrics;
+  // The first two counters of a group (loads and stores, reads and writes) come together: one
+  // without the other would count the missing one as 0.
+  const auto check_pair = [&](const std::vector<const char*>& names) {
+    if (names.size() < 2) return;
     const bool first = metric(c, {names[0]}).has_value(), second = metric(c, {names[1]}).has_value();
     if (first != second)
       throw InputError(std::string("metric '") + names[first ? 1 : 0] + "' is missing while '" +
-                               names[first ? 0 : 1] + "' is there: collect both or neither");
-    for (const char* name : names)
-      if (auto v = metric(c, {name})) {
-        k.transactions[l] += *v;
-        k.has_level[l] = true;
-      }
+                       names[first ? 0 : 1] + "' is there: collect both or neither");
+  };
+  for (std::size_t l = 0; l < levels().size(); ++l) {
+    const Level& level = levels()[l];
+    check_pair(level.metrics);
+    double sum = 0;
+    bool found = false;
+    for (const char* name : level.metrics)
+      if (auto v = metric(c, {name})) sum += *v, found = true;
+    if (!found && level.bytes_total != nullptr) {
+      if (auto v = metric(c, {level.bytes_total})) sum = *v / level.bytes_per_transaction, found = true;
+    }
+    if (!found) {
+      check_pair(level.bytes_halves);
+      for (const char* name : level.bytes_halves)
+        if (auto v = metric(c, {name})) sum += *v / level.bytes_per_transaction, found = true;
+    }
+    if (found) {
+      k.transactions[l] += sum;
+      k.has_level[l] = true;
+    }
   }
   if (auto t = launch_seconds(c)) {
     k.seconds += *t;
@@ -516,7 +583,9 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
   for (std::size_t l = 0; l < levels().size(); ++l)
     if (!any_level[l])
       out.notes.push_back(std::string("no ") + (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) +
-                          " metrics (" + levels()[l].metrics.front() + ", ...): no " +
+                          " metrics (" + levels()[l].metrics.front() +
+                          (levels()[l].bytes_total ? std::string(" or ") + levels()[l].bytes_total : std::string()) +
+                          ", ...): no " +
                           (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) + " points");
   if (out.points.empty())
     throw InputError(source + ": no kernel points could be computed (" +

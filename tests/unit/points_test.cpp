@@ -2,6 +2,8 @@
 // (roofprobe points --ncu-csv), checked number by number against the fixture's counters.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -280,6 +282,66 @@ TEST(Ncu, UnitsAndCountersThatWouldMisleadAreErrors) {
   EXPECT_NE(half.find("metric 'dram__sectors_write.sum' is missing while 'dram__sectors_read.sum' is there"),
             std::string::npos)
       << half;
+}
+
+// NERSC's metric list counts bytes, not sectors: L1, L2 and HBM points from l1tex__t_bytes,
+// lts__t_bytes and dram__bytes, in ncu's scaled byte units.
+TEST(Ncu, ByteMetricsGiveL1L2AndHbmPoints) {
+  const std::string text =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum\","
+      "\"l1tex__t_bytes.sum\",\"lts__t_bytes.sum\",\"dram__bytes.sum\"\n"
+      "\"\",\"\",\"usecond\",\"inst\",\"Mbyte\",\"Kbyte\",\"byte\"\n"
+      "\"0\",\"void stencil(double*)\",\"10\",\"5,000,000\",\"80\",\"40,000\",\"20,000,000\"\n"
+      "\"1\",\"void stencil(double*)\",\"10\",\"5,000,000\",\"80\",\"40,000\",\"20,000,000\"\n";
+  const NcuConversion r = convert_ncu_csv(text, "bytes.csv");
+  std::map<std::string, KernelPoint> by_level;
+  for (const KernelPoint& p : r.points) by_level[p.level] = p;
+  ASSERT_EQ(by_level.size(), 3u);
+  // 2 launches x 1e7 FLOPs in 20 us; 160 MB at L1, 80 MB at L2, 40 MB at HBM.
+  expect_rel(by_level["L1"].intensity, 2e7 / 160e6);
+  expect_rel(by_level["L2"].intensity, 2e7 / 80e6);
+  expect_rel(by_level["HBM"].intensity, 2e7 / 40e6);
+  expect_rel(by_level["HBM"].performance, 2e7 / 20e-6 / 1e9);
+  EXPECT_EQ(by_level["L1"].kernel, "stencil");
+  // Only byte metrics, no FLOPs or instructions: nothing to plot, and the error says so.
+  const std::string bytes_only =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes.sum\"\n\"\",\"\",\"usecond\",\"byte\"\n"
+      "\"0\",\"k\",\"10\",\"100\"\n";
+  EXPECT_NE(error_of([&] { convert_ncu_csv(bytes_only, "b.csv"); }).find("no FLOP metrics"), std::string::npos);
+}
+
+// Nsight Compute's roofline sections give rates (.per_second, .per_cycle_elapsed): with the
+// duration they are counts again, and the same points come out.
+TEST(Ncu, RooflineSectionRatesAreRead) {
+  const std::string text =
+      "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"gpu__time_duration.sum\",\"msecond\",\"2\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"sm__cycles_elapsed.avg.per_second\",\"cycle/nsecond\",\"1.5\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\","
+      "\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed\",\"inst/cycle\",\"1,000\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"dram__bytes.sum.per_second\",\"Tbyte/second\",\"1.5\"\n";
+  const NcuConversion r = convert_ncu_csv(text, "sol.csv");
+  ASSERT_EQ(r.points.size(), 1u);
+  // 2 ms x 1.5e9 cycles/s = 3e6 cycles x 1000 DFMA/cycle x 2 = 6e9 FLOPs; 1.5e12 B/s x 2 ms = 3e9 B.
+  expect_rel(r.points[0].performance, 6e9 / 2e-3 / 1e9);
+  expect_rel(r.points[0].intensity, 6e9 / 3e9);
+  EXPECT_EQ(r.points[0].level, "HBM");
+}
+
+TEST(Ncu, LocaleFormattedNumbersAreRefusedWithAdvice) {
+  const std::string header =
+      "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"dram__sectors_write.sum\","
+      "\"gpu__time_duration.sum\"\n\"\",\"\",\"inst\",\"sector\",\"sector\",\"usecond\"\n";
+  for (const char* value : {"27.595.520", "1.234,5", "0,5", "27 595 520"}) {
+    const std::string e = error_of([&] {
+      convert_ncu_csv(header + "\"0\",\"k\",\"" + value + "\",\"500\",\"100\",\"2\"\n", "l.csv");
+    });
+    EXPECT_NE(e.find("LC_ALL=C"), std::string::npos) << value << ": " << e;
+    EXPECT_NE(e.find(value), std::string::npos) << e;
+  }
+  // C-locale numbers with thousands separators and exponents are read.
+  EXPECT_EQ(error_of([&] { convert_ncu_csv(header + "\"0\",\"k\",\"1,234,567.5\",\"5e2\",\"100\",\"2\"\n", "c.csv"); }),
+            "(no InputError)");
 }
 
 TEST(Ncu, InputThatIsNotAnExportIsAnError) {
