@@ -314,12 +314,37 @@ int fit_command(const FitOptions& o) {
   Machine machine;
   machine.provenance = {{"tool", "roofprobe"}, {"version", kVersion}, {"git", kGitRevision},
                         {"started", utc_now()}, {"host", host_name()}};
+  const bool external_flags = o.from != "csv" || !o.levels.empty() || !o.cache_sizes.empty() || o.device != "cpu";
+  if (!o.sweep_csv.empty() && external_flags)
+    throw InputError("fit: --from, --device, --levels and --cache-sizes describe an external sweep (--bandwidth-csv)");
   if (!o.bandwidth_csv.empty()) {
-    machine.device.kind = "cpu";
-    machine.device.name = "external sweep";
-    machine.provenance["command"] = "roofprobe fit --bandwidth-csv " + o.bandwidth_csv;
+    ExternalSweepOptions external;
+    external.format = parse_sweep_format(o.from);
+    if (o.device != "cpu" && o.device != "gpu") throw InputError("fit --device: '" + o.device + "' (use cpu or gpu)");
+    const auto split = [](const std::string& list) {
+      std::vector<std::string> items;
+      std::string item;
+      std::istringstream in(list);
+      while (std::getline(in, item, ',')) items.push_back(item);
+      return items;
+    };
+    for (const std::string& name : split(o.levels)) {
+      if (name.empty() || name.find_first_of(" \t'\"") != std::string::npos)
+        throw InputError("fit --levels: '" + o.levels + "' (give names such as L1,L2,HBM)");
+      external.level_names.push_back(name);
+    }
+    for (const std::string& size : split(o.cache_sizes)) {
+      const std::optional<double> bytes = parse_bytes(size);
+      if (!bytes || !(*bytes > 0)) throw InputError("fit --cache-sizes: '" + size + "' is not a size (use e.g. 32KiB,1MiB,32MiB)");
+      external.cache_bytes.push_back(*bytes);
+    }
+    machine.device.kind = o.device;
+    machine.device.memory_name = o.device == "gpu" ? "HBM" : "DRAM";
+    if (!external.level_names.empty()) machine.device.memory_name = external.level_names.back();
+    machine.device.name = "external sweep (" + o.from + ")";
+    machine.provenance["command"] = "roofprobe fit --bandwidth-csv " + o.bandwidth_csv + " --from " + o.from;
     machine.provenance["source"] = o.bandwidth_csv;
-    fit_bandwidth_csv(o.bandwidth_csv, machine);
+    fit_bandwidth_csv(o.bandwidth_csv, machine, external);
   } else {
     std::vector<Sample> samples = read_sweep_csv(o.sweep_csv);
     if (samples.empty()) throw InputError(o.sweep_csv + ": no samples");

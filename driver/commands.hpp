@@ -28,7 +28,11 @@ int run_command(const RunOptions& options);
 
 struct FitOptions {
   std::string sweep_csv;       // roofprobe sweep.csv
-  std::string bandwidth_csv;   // external working_set_bytes,gbs CSV
+  std::string bandwidth_csv;   // an external sweep (driver/external_sweep.hpp)
+  std::string from = "csv";    // its format: csv | ert | gpu-benches | likwid
+  std::string device = "cpu";  // cpu | gpu: the device kind and its memory's name (DRAM, HBM)
+  std::string levels;          // "L2,HBM": the levels' names, nearest first
+  std::string cache_sizes;     // "32KiB,1MiB,32MiB": the caches the sweep passes through
   std::string out;
 };
 int fit_command(const FitOptions& options);

@@ -943,14 +943,38 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
 
 }  // namespace
 
-void fit_bandwidth_csv(const std::string& path, Machine& machine) {
-  const std::vector<CurvePoint> points = read_bandwidth_csv(path);
+void fit_bandwidth_csv(const std::string& path, Machine& machine, const ExternalSweepOptions& options) {
+  const std::vector<CurvePoint> points =
+      options.format == SweepFormat::Csv ? read_bandwidth_csv(path) : read_external_sweep(path, options.format);
+  LevelModelOptions model_options;
+  std::vector<CacheInfo> caches;
+  for (std::size_t i = 0; i < options.cache_bytes.size(); ++i) {
+    if (!(options.cache_bytes[i] > 0)) throw InputError("fit --cache-sizes: sizes must be positive");
+    if (i > 0 && !(options.cache_bytes[i] > options.cache_bytes[i - 1]))
+      throw InputError("fit --cache-sizes: give the caches nearest first, each larger than the one before");
+    caches.push_back({"L" + std::to_string(i + 1), static_cast<std::uint64_t>(options.cache_bytes[i]), 1});
+    model_options.capacity_hints.push_back(options.cache_bytes[i]);
+  }
+  // Every cache the sweep passes through is given: on a CPU each knee is one of them (fit_memory_levels).
+  model_options.knees_at_capacities = machine.device.kind == "cpu" && !caches.empty();
+  if (!options.level_names.empty()) model_options.max_levels = static_cast<int>(options.level_names.size());
   std::string model;
-  const std::vector<Plateau> plateaus = find_plateaus(points, {}, &model);
+  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model);
   if (plateaus.empty()) throw InputError(path + ": need at least 3 distinct working-set sizes to fit levels");
   machine.provenance["level_model"] = model;
+  machine.device.caches = caches;
   const std::string memory_name = machine.device.memory_name.empty() ? "DRAM" : machine.device.memory_name;
-  const std::vector<std::string> names = name_levels(plateaus, {}, memory_name);
+  std::vector<std::string> names = name_levels(plateaus, caches, memory_name);
+  if (!options.level_names.empty()) {
+    if (options.level_names.size() != plateaus.size()) {
+      std::string found;
+      for (const Plateau& p : plateaus) found += (found.empty() ? "" : ", ") + std::to_string(static_cast<long long>(std::llround(p.value)));
+      throw InputError("fit --levels: the sweep shows " + std::to_string(plateaus.size()) + " level" +
+                       (plateaus.size() == 1 ? "" : "s") + " (" + found + " GB/s) for " +
+                       std::to_string(options.level_names.size()) + " names");
+    }
+    names = options.level_names;
+  }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {
     MemoryLevel level = make_level(plateaus[i], names[i], "gbs", machine.device);
     level.probe = "external";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/external_sweep.hpp"
 #include "driver/level_model.hpp"
 #include "driver/machine.hpp"
 #include "driver/sweep.hpp"
@@ -47,6 +48,17 @@ Stats compute_stats(std::vector<double> values);
 void fit_samples(const std::vector<Sample>& samples, Machine& machine);
 
 // Fits an external sweep (CSV with columns working_set_bytes,gbs; other columns ignored).
-void fit_bandwidth_csv(const std::string& path, Machine& machine);
+// How an external sweep (fit --bandwidth-csv) is read and its levels named.
+struct ExternalSweepOptions {
+  SweepFormat format = SweepFormat::Csv;
+  // Names of the levels, nearest first (--levels L2,HBM): the fit must find exactly as many.
+  std::vector<std::string> level_names;
+  // Capacities of the caches the sweep passes through, nearest first (--cache-sizes): knee
+  // positions for the fit and names by capacity (L1, L2, ...), as a run's topology gives them.
+  std::vector<double> cache_bytes;
+};
+
+// Fits an external sweep into machine.memory; machine.device (kind, memory_name) is the caller's.
+void fit_bandwidth_csv(const std::string& path, Machine& machine, const ExternalSweepOptions& options = {});
 
 }  // namespace roofprobe

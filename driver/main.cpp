@@ -50,7 +50,20 @@ int main(int argc, char** argv) {
   roofprobe::FitOptions fit;
   CLI::App* fit_cmd = app.add_subcommand("fit", "Fit a recorded sweep (or an external bandwidth CSV) into a machine file");
   fit_cmd->add_option("sweep", fit.sweep_csv, "sweep.csv written by roofprobe run");
-  fit_cmd->add_option("--bandwidth-csv", fit.bandwidth_csv, "External CSV with columns working_set_bytes,gbs");
+  fit_cmd->add_option("--bandwidth-csv", fit.bandwidth_csv,
+                      "An external bandwidth sweep: a CSV with columns working_set_bytes,gbs, or another tool's "
+                      "output (--from)");
+  fit_cmd->add_option("--from", fit.from,
+                      "Format of --bandwidth-csv: csv, ert (ERT's try.NNN or max files), gpu-benches (gpu-cache, "
+                      "gpu-l2-cache tables) or likwid (likwid-bench output, runs concatenated)")
+      ->capture_default_str();
+  fit_cmd->add_option("--device", fit.device, "The swept device: cpu (memory DRAM) or gpu (memory HBM)")
+      ->capture_default_str();
+  fit_cmd->add_option("--levels", fit.levels,
+                      "Names of the levels the sweep shows, nearest first (e.g. L2,HBM): the fit must find as many");
+  fit_cmd->add_option("--cache-sizes", fit.cache_sizes,
+                      "Capacities of the caches the sweep passes through, nearest first (e.g. 32KiB,1MiB,32MiB): "
+                      "the levels are named after them");
   fit_cmd->add_option("--out", fit.out, "Machine file to write")->required();
 
   std::string machine_file, plot_out, plot_format = "png";

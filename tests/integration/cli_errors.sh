@@ -36,6 +36,15 @@ expect_error validate_garbage "not a machine file" -- "$rp" validate "$(cfg garb
 expect_error fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
 expect_error fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
+# Other tools' sweeps (fit --from): an unknown format, flags that need an external sweep, a line
+# that is not the format's, and level names the sweep does not show; none writes the machine file.
+printf '1000 16 1.0 16000 0\nnot ert\n' > "$work/ert.txt"
+expect_error fit_from_unknown "use csv, ert, gpu-benches or likwid" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from stream --out "$work/fit.yaml"
+expect_error fit_from_with_sweep "describe an external sweep" -- "$rp" fit "$work/ext.csv" --from ert --out "$work/fit.yaml"
+expect_error fit_from_ert_bad_line "ert.txt:2: 'not' is not a number" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --out "$work/fit.yaml"
+expect_error fit_device_unknown "use cpu or gpu" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --device tpu --out "$work/fit.yaml"
+expect_error fit_cache_sizes_bad "is not a size" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --cache-sizes 32KiB,lots --out "$work/fit.yaml"
+[[ -e $work/fit.yaml ]] && { echo "FAIL fit wrote $work/fit.yaml on bad input"; failures=$((failures+1)); }
 [[ -e $work/fit.yaml ]] && { echo "FAIL fit_bad_csv wrote output"; failures=$((failures+1)); }
 for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
   [[ -e $work/$d ]] && { echo "FAIL $d: output directory created for bad input"; failures=$((failures+1)); }

@@ -3,6 +3,7 @@
 // test probes and the external bandwidth CSV reader. Fixed seeds: deterministic.
 #include "driver/fit.hpp"
 #include "tests/unit/fit_only_probe.hpp"
+#include "tests/unit/temp_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -415,21 +416,6 @@ TEST(NameLevels, NeverGoesBackToANearerCache) {
 }
 
 // ---- fit_bandwidth_csv -----------------------------------------------------------------------
-
-class TempFile {
- public:
-  explicit TempFile(const std::string& text) {
-    // ctest runs each test as its own process, several at once: the pid keeps their files apart.
-    static int counter = 0;
-    path_ = ::testing::TempDir() + "fit_test_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".csv";
-    std::ofstream(path_) << text;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string csv_error(const std::string& text) {
   TempFile f(text);
