@@ -28,7 +28,8 @@ enum class TensorType : int {
 };
 inline constexpr int kTensorTypeCount = 7;
 
-enum class TensorApi : int { Mma, Wmma };
+// mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a).
+enum class TensorApi : int { Mma, Wmma, Wgmma };
 
 // Element formats of the A/B inputs and of the C/D accumulators.
 enum class TensorInput : int { Fp16, Bf16, Tf32, Int8, Fp64, E4m3 };
@@ -126,14 +127,21 @@ RP_HD constexpr TensorShape tensor_wmma_shape(TensorType t) {
 // F2FP.F16.E4M3.UNPACK conversions plus f16 HMMA.16816 with a zero accumulator, folds the
 // repeated products of the probe's loop and adds the rest with FADDs (6 HMMAs for 20 MMAs in
 // the SASS of the PTX check): such a "tensor" rate is neither fp8 nor the tensor cores. Those
-// parts reach fp8 through wgmma (sm_90a) or tcgen05 (sm_100a), which are not probes yet.
+// parts reach fp8 through wgmma (sm_90a) or tcgen05 (sm_100a), whose fp8 forms are not probes yet.
 RP_HD constexpr bool tensor_mma_native(TensorType t, int cc) {
   if (t != TensorType::Fp8Fp32) return true;
   return cc == 89 || cc >= 120;
 }
 
+// wgmma shapes: the one instruction the Hopper path issues per type (kernels/common/wgmma_layout.hpp:
+// m64n128k16, f16 and bf16 inputs with f32 accumulate; the other types have no path here yet).
+// Only compute capability 9.0 runs it (sm_90a code), which the probe checks, not min_cc.
+RP_HD constexpr TensorShape tensor_wgmma_shape(TensorType t) {
+  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{64, 128, 16, 90} : TensorShape{};
+}
+
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
-  return api == TensorApi::Mma ? tensor_mma_shape(t) : tensor_wmma_shape(t);
+  return api == TensorApi::Mma ? tensor_mma_shape(t) : api == TensorApi::Wmma ? tensor_wmma_shape(t) : tensor_wgmma_shape(t);
 }
 
 // FLOPs of one warp-level instruction: m*n*k multiply-adds of 2 FLOPs (integer ops for int8,

@@ -5,27 +5,19 @@
 // "TENSOR.FP16.FP32", ..., with the warp-level instruction count, from which the fitter derives
 // instructions_gips and flops_per_instruction.
 //
-// Hopper: mma.sync reaches only part of the tensor cores' rate; the full rate needs wgmma
-// (sm_90a). The theoretical peaks recorded for cc 9.0 are the whitepaper (wgmma) rates, so there
-// the measured fraction stays well below 1, and the basis line says so. Not done here; what wgmma
-// support would take:
-//  - a separate .cu compiled for sm_90a only (arch-specific `a` code runs on cc 9.0 alone and
-//    cannot live in the sm_90 objects): a second OBJECT library with CUDA_ARCHITECTURES 90a,
-//    built when the configured architectures include 90, and a PTX check compiled with
-//    -arch=sm_90a (tests/ptx/CMakeLists.txt derives one arch for all checks today);
-//  - kernel: per warpgroup (128 threads), B (and optionally A) tiles in shared memory addressed
-//    by 64-bit matrix descriptors (layout/swizzle bits), wgmma.mma_async.sync.aligned.m64nNk16
-//    (f16/bf16; k8 for tf32, k32 for e4m3/s8; no fp64 form) with wgmma.fence,
-//    wgmma.commit_group and wgmma.wait_group around the loop, accumulators in registers in the
-//    m64nN warpgroup layout (the host needs that layout to predict them);
-//  - an `api` choice "wgmma" whose unsupported_reason requires cc == 9.0 exactly and that the
-//    binary holds the sm_90a kernel (cudaFuncGetAttributes succeeds on it), and a FLOP count of
-//    2 * 64 * N * K per warpgroup instruction.
+// Hopper: mma.sync reaches only part of the tensor cores' rate; the full rate needs the
+// warpgroup-level wgmma (sm_90a): api=wgmma (tensor_wgmma.cuh) runs it for fp16.fp32 and
+// bf16.fp32, one warpgroup per block, tiles staged once in shared memory. Its code exists only
+// in a binary built for 90a (CMAKE_CUDA_ARCHITECTURES with 90a-real, as the bundle preset has
+// it); a binary without it says so in unsupported_reason (a one-block launch reports whether the
+// kernel it would run holds the instruction). The ceiling of a type is the fastest api; its
+// params say which api that was.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,6 +28,7 @@
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/probe_decl.hpp"
 #include "kernels/cuda/tensor_kernel.cuh"
+#include "kernels/cuda/tensor_wgmma.cuh"
 
 namespace roofprobe::cuda {
 namespace {
@@ -48,18 +41,22 @@ using MmaKernel = void (*)(const std::uint32_t*, const std::uint32_t*, const std
                            const std::uint32_t*, std::uint32_t*, int*, int);
 using WmmaKernel = void (*)(const void*, const void*, const void*, const void*, void*, int*, int);
 
+using WgmmaKernel = void (*)(const std::uint16_t*, const std::uint16_t*, const float*, float*, int*, int);
+
 template <TensorType T>
 struct KernelsOf {
   static constexpr MmaKernel mma = &tensor_mma_kernel<T>;
   static constexpr WmmaKernel wmma = &tensor_wmma_kernel<T>;
+  static constexpr WgmmaKernel wgmma = &tensor_wgmma_kernel<T>;
 };
 
 // The kernel of (type, api), as a const void* for cudaFuncGetAttributes / occupancy queries.
 const void* kernel_of(TensorType t, TensorApi api) {
   auto pick = [api](auto kernels) -> const void* {
     using K = decltype(kernels);
-    return api == TensorApi::Mma ? reinterpret_cast<const void*>(K::mma)
-                                 : reinterpret_cast<const void*>(K::wmma);
+    return api == TensorApi::Mma    ? reinterpret_cast<const void*>(K::mma)
+           : api == TensorApi::Wmma ? reinterpret_cast<const void*>(K::wmma)
+                                    : reinterpret_cast<const void*>(K::wgmma);
   };
   switch (t) {
     case TensorType::Fp16Fp32:
@@ -80,7 +77,13 @@ const void* kernel_of(TensorType t, TensorApi api) {
   return nullptr;
 }
 
-const char* api_name(TensorApi api) { return api == TensorApi::Mma ? "mma" : "wmma"; }
+const char* api_name(TensorApi api) {
+  return api == TensorApi::Mma ? "mma" : api == TensorApi::Wmma ? "wmma" : "wgmma";
+}
+
+// Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup).
+int block_threads(TensorApi api) { return api == TensorApi::Wgmma ? kWgmmaThreads : kTensorBlock; }
+int issuer_threads(TensorApi api) { return api == TensorApi::Wgmma ? kWgmmaThreads : 32; }
 
 std::string upper(std::string s) {
   for (char& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
@@ -113,8 +116,10 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
     *api = TensorApi::Mma;
   } else if (a == "wmma") {
     *api = TensorApi::Wmma;
+  } else if (a == "wgmma") {
+    *api = TensorApi::Wgmma;
   } else {
-    throw std::invalid_argument("tensor: api '" + a + "' is not mma or wmma");
+    throw std::invalid_argument("tensor: api '" + a + "' is not mma, wmma or wgmma");
   }
 }
 
@@ -122,6 +127,16 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
 // the binary: binary_lacks_reason covers that.
 std::string device_reason(TensorType t, TensorApi api, int cc) {
   const TensorShape s = tensor_shape(t, api);
+  if (api == TensorApi::Wgmma) {
+    if (s.min_cc == 0)
+      return std::string("the wgmma path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
+             " runs with api=mma";
+    if (cc == 0) return "unknown compute capability: the backend did not report it";
+    if (cc != 90)
+      return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +
+             (cc >= 100 ? " (its full-rate path is tcgen05, not a probe yet)" : "");
+    return {};
+  }
   if (s.min_cc == 0)
     return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";
   if (t == TensorType::Fp8Fp32 && api == TensorApi::Mma && !RP_TENSOR_COMPILER_HAS_FP8_MMA)
@@ -147,7 +162,42 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
 
 // Empty when the binary holds device code with the instruction for the device; otherwise why
 // not. Unknown (no device, error): empty, and prepare() checks again.
+// Whether the wgmma kernel the device would run holds the instruction: only sm_90a code does,
+// and cudaFuncGetAttributes cannot tell sm_90 from sm_90a, so a one-block launch with no
+// iterations reports it (kTensorNotCompiled in `hits`). Asked once per process and type.
+std::string wgmma_binary_lacks_reason(TensorType t) {
+  static std::map<TensorType, std::string> known;
+  if (auto it = known.find(t); it != known.end()) return it->second;
+  int first = 0;
+  try {
+    DeviceBuffer<std::uint16_t> a(kWgmmaM * kWgmmaK * kTensorDataSets), b(kWgmmaN * kWgmmaK * kTensorDataSets);
+    DeviceBuffer<float> c(kWgmmaM * kWgmmaN * kTensorDataSets), out(kWgmmaM * kWgmmaN);
+    DeviceBuffer<int> hits(kWgmmaThreads);
+    RP_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
+    RP_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
+    RP_CUDA_CHECK(cudaMemset(c.get(), 0, c.bytes()));
+    const std::uint16_t* a_ptr = a.get();
+    const std::uint16_t* b_ptr = b.get();
+    const float* c_ptr = c.get();
+    float* out_ptr = out.get();
+    int* hits_ptr = hits.get();
+    int reps = 0;
+    void* args[] = {&a_ptr, &b_ptr, &c_ptr, &out_ptr, &hits_ptr, &reps};
+    RP_CUDA_CHECK(cudaLaunchKernel(kernel_of(t, TensorApi::Wgmma), dim3(1), dim3(kWgmmaThreads), args, 0, nullptr));
+    RP_CUDA_CHECK(cudaDeviceSynchronize());
+    RP_CUDA_CHECK(cudaMemcpy(&first, hits.get(), sizeof first, cudaMemcpyDeviceToHost));
+  } catch (const std::runtime_error&) {
+    cudaGetLastError();
+    return {};  // no device to ask (prepare() asks again, and fails with the CUDA error)
+  }
+  return known[t] = first == kTensorNotCompiled
+                        ? "this roofprobe binary has no sm_90a device code, which wgmma needs; rebuild with "
+                          "CMAKE_CUDA_ARCHITECTURES including 90a-real (the bundle preset has it)"
+                        : std::string();
+}
+
 std::string binary_lacks_reason(TensorType t, TensorApi api) {
+  if (api == TensorApi::Wgmma) return wgmma_binary_lacks_reason(t);
   cudaFuncAttributes attr{};
   const cudaError_t err = cudaFuncGetAttributes(&attr, kernel_of(t, api));
   if (err != cudaSuccess) {
@@ -235,21 +285,31 @@ class TensorPoint final : public PreparedPoint {
     int sms = 0, per_sm = 0, device = 0;
     RP_CUDA_CHECK(cudaGetDevice(&device));
     RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, kTensorBlock, 0));
+    RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_threads(api), 0));
     blocks_ = std::max(per_sm, 1) * sms;
-    warps_ = static_cast<long long>(blocks_) * (kTensorBlock / 32);
+    warps_ = static_cast<long long>(blocks_) * (block_threads(api) / issuer_threads(api));
     make_data();
     reps_ = reps_for(seconds_per_rep(dev), kTargetLaunchSeconds);
   }
 
+  // Instructions: warp-level for mma.sync and WMMA, warpgroup-level for wgmma (one wgmma is one
+  // instruction of 4 warps; flops_per_instruction in the machine file is then 2 x 64 x 128 x 16).
   Work work() const override {
     Work w;
-    w.warp_instructions = static_cast<double>(warps_) * tensor_mmas_per_warp(reps_);
+    w.warp_instructions = static_cast<double>(warps_) * (api_ == TensorApi::Wgmma ? wgmma_per_warpgroup(reps_)
+                                                                                   : tensor_mmas_per_warp(reps_));
     w.flops = w.warp_instructions * tensor_flops_per_instruction(shape_);
-    return w;  // no memory traffic worth counting: operands live in registers
+    return w;  // no memory traffic worth counting: operands live in registers (wgmma: staged once)
   }
 
   void launch() override {
+    if (api_ == TensorApi::Wgmma) {
+      void* args[] = {&a16_ptr_, &b16_ptr_, &c32_ptr_, &out32_ptr_, &hits_ptr_, &reps_};
+      RP_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(blocks_), dim3(kWgmmaThreads), args, 0, nullptr));
+      RP_CUDA_CHECK(cudaGetLastError());
+      last_reps_ = reps_;
+      return;
+    }
     void* args[] = {&a_ptr_, &b_ptr_, &bn_ptr_, &c_ptr_, &out_ptr_, &hits_ptr_, &reps_};
     RP_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(blocks_), dim3(kTensorBlock), args, 0, nullptr));
     RP_CUDA_CHECK(cudaGetLastError());
@@ -262,7 +322,9 @@ class TensorPoint final : public PreparedPoint {
   Check verify() override {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     if (last_reps_ < 0) return {false, point_text(type_, api_) + ": verify() before any launch"};
-    std::vector<int> hits(static_cast<std::size_t>(warps_) * 32);
+    const int per_issuer = issuer_threads(api_);
+    const char* issuer = api_ == TensorApi::Wgmma ? "warpgroup " : "warp ";
+    std::vector<int> hits(static_cast<std::size_t>(warps_) * per_issuer);
     RP_CUDA_CHECK(
         cudaMemcpy(hits.data(), hits_.get(), hits.size() * sizeof(int), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < hits.size(); ++i) {
@@ -272,12 +334,13 @@ class TensorPoint final : public PreparedPoint {
                     ": the kernel did not run, or the device code it ran was compiled without "
                     "the instruction"};
       if (hits[i] != last_reps_) {
-        return {false, point_text(type_, api_) + ": warp " + std::to_string(i / 32) + " lane " +
-                           std::to_string(i % 32) + " found its accumulator back at C in " +
+        return {false, point_text(type_, api_) + ": " + issuer + std::to_string(i / per_issuer) + " thread " +
+                           std::to_string(i % per_issuer) + " found its accumulator back at C in " +
                            std::to_string(hits[i]) + " of " + std::to_string(last_reps_) +
                            " iterations"};
       }
     }
+    if (api_ == TensorApi::Wgmma) return check_wgmma();
     std::vector<std::uint32_t> out(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(out.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     return api_ == TensorApi::Mma ? check_mma(out) : check_wmma(out);
@@ -288,8 +351,8 @@ class TensorPoint final : public PreparedPoint {
     auto it = dev.theoretical_gflops.find(ceiling_name(type_));
     const double gflops =
         it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : kFallbackGflops;
-    const double flops = static_cast<double>(warps_) * kTensorSteps * kTensorChains *
-                         tensor_flops_per_instruction(shape_);
+    const double per_rep = api_ == TensorApi::Wgmma ? kWgmmaSteps : kTensorSteps * kTensorChains;
+    const double flops = static_cast<double>(warps_) * per_rep * tensor_flops_per_instruction(shape_);
     return flops / (gflops * 1e9);
   }
 
@@ -307,9 +370,10 @@ class TensorPoint final : public PreparedPoint {
       s.b.resize(static_cast<std::size_t>(k) * n);
       for (double& v : s.a) v = tensor_input_value(in, rng.next());
       for (double& v : s.b) v = tensor_input_value(in, rng.next());
-      s.c.assign(kTensorChains, std::vector<double>(static_cast<std::size_t>(m) * n));
+      const int chains = api_ == TensorApi::Wgmma ? 1 : kTensorChains;  // wgmma: one accumulator
+      s.c.assign(chains, std::vector<double>(static_cast<std::size_t>(m) * n));
       s.want = s.c;
-      for (int ch = 0; ch < kTensorChains; ++ch) {
+      for (int ch = 0; ch < chains; ++ch) {
         for (double& v : s.c[ch]) v = tensor_acc_value(acc, rng.next());
         for (int i = 0; i < m; ++i) {
           for (int j = 0; j < n; ++j) {
@@ -323,10 +387,12 @@ class TensorPoint final : public PreparedPoint {
     }
     if (api_ == TensorApi::Mma) {
       pack_mma();
-    } else {
+    } else if (api_ == TensorApi::Wmma) {
       pack_wmma();
+    } else {
+      pack_wgmma();
     }
-    hits_ = DeviceBuffer<int>(static_cast<std::size_t>(warps_) * 32);
+    hits_ = DeviceBuffer<int>(static_cast<std::size_t>(warps_) * issuer_threads(api_));
     RP_CUDA_CHECK(cudaMemset(hits_.get(), 0xff, hits_.bytes()));
     a_ptr_ = a_.get();
     b_ptr_ = b_.get();
@@ -411,11 +477,54 @@ class TensorPoint final : public PreparedPoint {
                                        32);
   }
 
+  // wgmma: A as m x k and B as n x k (K-major) 16-bit elements, C as m x n f32, per set; the
+  // kernel stages A and B into shared memory itself (wgmma_tile_offset).
+  void pack_wgmma() {
+    const TensorInput in = tensor_input(type_);
+    const int m = shape_.m, n = shape_.n, k = shape_.k;
+    std::vector<std::uint16_t> a(static_cast<std::size_t>(kTensorDataSets) * m * k), b(static_cast<std::size_t>(kTensorDataSets) * n * k);
+    std::vector<float> c(static_cast<std::size_t>(kTensorDataSets) * m * n);
+    for (int set = 0; set < kTensorDataSets; ++set) {
+      const DataSet& s = sets_[set];
+      for (int i = 0; i < m * k; ++i)
+        a[set * m * k + i] = static_cast<std::uint16_t>(encode_input_or_throw(in, s.a[i]));
+      for (int col = 0; col < n; ++col)
+        for (int l = 0; l < k; ++l)
+          b[(set * n + col) * k + l] = static_cast<std::uint16_t>(encode_input_or_throw(in, s.b[l * n + col]));
+      for (int i = 0; i < m * n; ++i) c[set * m * n + i] = static_cast<float>(s.c[0][i]);
+    }
+    a16_ = DeviceBuffer<std::uint16_t>(a.size());
+    b16_ = DeviceBuffer<std::uint16_t>(b.size());
+    c32_ = DeviceBuffer<float>(c.size());
+    RP_CUDA_CHECK(cudaMemcpy(a16_.get(), a.data(), a16_.bytes(), cudaMemcpyHostToDevice));
+    RP_CUDA_CHECK(cudaMemcpy(b16_.get(), b.data(), b16_.bytes(), cudaMemcpyHostToDevice));
+    RP_CUDA_CHECK(cudaMemcpy(c32_.get(), c.data(), c32_.bytes(), cudaMemcpyHostToDevice));
+    out32_ = DeviceBuffer<float>(static_cast<std::size_t>(blocks_) * m * n);
+    a16_ptr_ = a16_.get();
+    b16_ptr_ = b16_.get();
+    c32_ptr_ = c32_.get();
+    out32_ptr_ = out32_.get();
+  }
+
+  Check check_wgmma() const {
+    const int mn = shape_.m * shape_.n;
+    std::vector<float> out(out32_.size());
+    RP_CUDA_CHECK(cudaMemcpy(out.data(), out32_.get(), out32_.bytes(), cudaMemcpyDeviceToHost));
+    for (long long block = 0; block < blocks_; ++block) {
+      const DataSet& s = sets_[block % kTensorDataSets];
+      for (int i = 0; i < mn; ++i)
+        if (!(static_cast<double>(out[block * mn + i]) == s.want[0][i]))
+          return mismatch(block, 0, i / shape_.n, i % shape_.n, s.want[0][i], out[block * mn + i]);
+    }
+    return {};
+  }
+
   Check mismatch(long long warp, int ch, int row, int col, double want, double got) const {
     char text[320];
     std::snprintf(text, sizeof text,
-                  "%s: warp %lld chain %d element (%d,%d): expected C + A*B = %.17g, got %.17g",
-                  point_text(type_, api_).c_str(), warp, ch, row, col, want, got);
+                  "%s: %s %lld chain %d element (%d,%d): expected C + A*B = %.17g, got %.17g",
+                  point_text(type_, api_).c_str(), api_ == TensorApi::Wgmma ? "warpgroup" : "warp", warp, ch, row,
+                  col, want, got);
     return {false, text};
   }
 
@@ -467,6 +576,8 @@ class TensorPoint final : public PreparedPoint {
   std::vector<DataSet> sets_;
   DeviceBuffer<std::uint32_t> a_, b_, bn_, c_, out_;
   DeviceBuffer<int> hits_;
+  DeviceBuffer<std::uint16_t> a16_, b16_;  // wgmma
+  DeviceBuffer<float> c32_, out32_;
   // Kernel arguments (cudaLaunchKernel takes their addresses).
   const std::uint32_t* a_ptr_ = nullptr;
   const std::uint32_t* b_ptr_ = nullptr;
@@ -474,6 +585,10 @@ class TensorPoint final : public PreparedPoint {
   const std::uint32_t* c_ptr_ = nullptr;
   std::uint32_t* out_ptr_ = nullptr;
   int* hits_ptr_ = nullptr;
+  const std::uint16_t* a16_ptr_ = nullptr;
+  const std::uint16_t* b16_ptr_ = nullptr;
+  const float* c32_ptr_ = nullptr;
+  float* out32_ptr_ = nullptr;
 };
 
 std::vector<std::string> all_type_names() {
@@ -490,13 +605,16 @@ class CudaTensorProbe final : public Probe {
     info_.backend = "cuda";
     info_.description =
         "dense tensor-core throughput: per warp 4 independent accumulators, register-resident "
-        "random operands, mma.sync (inline PTX) or WMMA of each input.accumulate type";
+        "random operands, mma.sync (inline PTX) or WMMA of each input.accumulate type; on Hopper "
+        "also wgmma per warpgroup, operands staged once in shared memory";
     info_.axes = {
         choice_axis("type", "input.accumulate element types (fp8 = e4m3)", all_type_names()),
         // Both by default: mma.sync is the faster path on sm_80+, WMMA the only one this probe
         // has for Volta and Turing. The ceiling of a type is the faster of the two.
-        choice_axis("api", "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+)",
-                    {"mma", "wmma"}),
+        choice_axis("api",
+                    "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
+                    "wgmma.mma_async m64n128k16 per warpgroup (Hopper, sm_90a; fp16.fp32 and bf16.fp32)",
+                    {"mma", "wmma", "wgmma"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;

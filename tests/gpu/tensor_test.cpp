@@ -72,7 +72,10 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorCase{"fp8.fp32", "mma"}, TensorCase{"fp16.fp32", "wmma"},
                       TensorCase{"fp16.fp16", "wmma"}, TensorCase{"bf16.fp32", "wmma"},
                       TensorCase{"tf32.fp32", "wmma"}, TensorCase{"int8.int32", "wmma"},
-                      TensorCase{"fp64.fp64", "wmma"}),
+                      TensorCase{"fp64.fp64", "wmma"},
+                      // Hopper's warpgroup path (sm_90a builds): the bar is >= 0.85 of the
+                      // dense peak at the measured clock; printed here, asserted by the acceptance.
+                      TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"}),
     [](const ::testing::TestParamInfo<TensorCase>& i) {
       std::string name = std::string(i.param.type) + "_" + i.param.api;
       for (char& ch : name)

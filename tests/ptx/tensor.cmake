@@ -107,3 +107,42 @@ if(NOT _tensor_arch LESS 80)
                    --expect [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32]] eq 19)
   set_tests_properties(ptx.tensor_checker_rejects_19_mmas PROPERTIES LABELS ptx WILL_FAIL TRUE)
 endif()
+
+# ---- wgmma (Hopper, sm_90a): kernels/cuda/tensor_wgmma.cuh -----------------------------------
+# One warpgroup per block: per loop iteration kWgmmaSteps (8) wgmma.mma_async m64n128k16 on the
+# same accumulator, +B and -B alternating (imm-scale-b = -1: SASS "gdesc[..].negB"), one commit
+# group and one wait; after the loop one more +B: 9 in all, each one HGMMA.64x128x16.F32, and
+# nothing else of the tensor cores. The tiles are staged once (one fence.proxy.async, so the
+# async proxy sees them), nothing spills (64 f32 accumulators per thread). Compiled for sm_90
+# without the `a` features, the kernel holds no wgmma at all and only writes its marker.
+set(_tensor_wgmma_deps
+  ${CMAKE_CURRENT_SOURCE_DIR}/tensor_wgmma_instance.cu
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor_wgmma.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor_kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/common/wgmma_layout.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/tensor_shapes.hpp)
+foreach(_wgmma IN ITEMS "fp16_fp32|Fp16Fp32|f16|HGMMA\\.64x128x16\\.F32" "bf16_fp32|Bf16Fp32|bf16|HGMMA\\.64x128x16\\.F32\\.BF16")
+  string(REPLACE "|" ";" _f "${_wgmma}")
+  list(GET _f 0 _name)
+  list(GET _f 1 _type)
+  list(GET _f 2 _ptx_type)
+  list(GET _f 3 _sass)
+  roofprobe_ptx_test(tensor_wgmma_${_name} tensor_wgmma_instance.cu ARCH 90a
+    DEFINES -DRP_PTX_TYPE=${_type}
+    DEPENDS ${_tensor_wgmma_deps}
+    EXPECT "wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k16\\.f32\\.${_ptx_type}\\.${_ptx_type}" eq 9
+           [[wgmma\.mma_async\..*]] eq 9  [[wgmma\.commit_group\..*]] eq 2  [[wgmma\.wait_group\..*]] eq 2
+           [[wgmma\.fence\..*]] eq 2  [[fence\.proxy\.async.*]] eq 1  [[(ld|st)\.local\..*]] eq 0
+           [[ld\.param\.u32]] ge 1
+    SASS_EXPECT "${_sass}" eq 9  [[[A-Z]*MMA.*]] eq 9  [[WARPGROUP\.ARRIVE]] eq 2)
+endforeach()
+roofprobe_ptx_test(tensor_wgmma_fp16_fp32_sm90 tensor_wgmma_instance.cu ARCH 90
+  DEFINES -DRP_PTX_TYPE=Fp16Fp32
+  DEPENDS ${_tensor_wgmma_deps}
+  EXPECT [[wgmma\..*]] eq 0  [[st\.global\.u32]] eq 1
+  SASS_EXPECT [[[A-Z]*MMA.*]] eq 0)
+# The check must fail on a wrong count: one wgmma fewer than the kernel holds.
+add_test(NAME ptx.tensor_wgmma_checker_rejects_8
+         COMMAND roofprobe_ptx_check ${CMAKE_CURRENT_BINARY_DIR}/tensor_wgmma_fp16_fp32.ptx
+                 --expect [[wgmma\.mma_async\..*]] eq 8)
+set_tests_properties(ptx.tensor_wgmma_checker_rejects_8 PROPERTIES LABELS ptx WILL_FAIL TRUE)
