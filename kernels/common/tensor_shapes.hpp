@@ -28,8 +28,9 @@ enum class TensorType : int {
 };
 inline constexpr int kTensorTypeCount = 7;
 
-// mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a).
-enum class TensorApi : int { Mma, Wmma, Wgmma };
+// mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a),
+// tcgen05.mma (one thread for the CTA, accumulator in tensor memory; Blackwell sm_100a).
+enum class TensorApi : int { Mma, Wmma, Wgmma, Tcgen05 };
 
 // Element formats of the A/B inputs and of the C/D accumulators.
 enum class TensorInput : int { Fp16, Bf16, Tf32, Int8, Fp64, E4m3 };
@@ -140,8 +141,17 @@ RP_HD constexpr TensorShape tensor_wgmma_shape(TensorType t) {
   return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{64, 128, 16, 90} : TensorShape{};
 }
 
+// tcgen05 shapes (kernels/common/tcgen05_layout.hpp: 128 x 64 x 16 kind::f16, f16 and bf16 inputs
+// with f32 accumulate). Only compute capability 10.0 runs its sm_100a code.
+RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
+  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{128, 64, 16, 100} : TensorShape{};
+}
+
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
-  return api == TensorApi::Mma ? tensor_mma_shape(t) : api == TensorApi::Wmma ? tensor_wmma_shape(t) : tensor_wgmma_shape(t);
+  return api == TensorApi::Mma    ? tensor_mma_shape(t)
+         : api == TensorApi::Wmma ? tensor_wmma_shape(t)
+         : api == TensorApi::Wgmma ? tensor_wgmma_shape(t)
+                                   : tensor_tcgen05_shape(t);
 }
 
 // FLOPs of one warp-level instruction: m*n*k multiply-adds of 2 FLOPs (integer ops for int8,

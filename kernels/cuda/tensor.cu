@@ -28,6 +28,7 @@
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/probe_decl.hpp"
 #include "kernels/cuda/tensor_kernel.cuh"
+#include "kernels/cuda/tensor_tcgen05.cuh"
 #include "kernels/cuda/tensor_wgmma.cuh"
 
 namespace roofprobe::cuda {
@@ -48,15 +49,17 @@ struct KernelsOf {
   static constexpr MmaKernel mma = &tensor_mma_kernel<T>;
   static constexpr WmmaKernel wmma = &tensor_wmma_kernel<T>;
   static constexpr WgmmaKernel wgmma = &tensor_wgmma_kernel<T>;
+  static constexpr WgmmaKernel tcgen05 = &tensor_tcgen05_kernel<T>;  // the same buffers
 };
 
 // The kernel of (type, api), as a const void* for cudaFuncGetAttributes / occupancy queries.
 const void* kernel_of(TensorType t, TensorApi api) {
   auto pick = [api](auto kernels) -> const void* {
     using K = decltype(kernels);
-    return api == TensorApi::Mma    ? reinterpret_cast<const void*>(K::mma)
-           : api == TensorApi::Wmma ? reinterpret_cast<const void*>(K::wmma)
-                                    : reinterpret_cast<const void*>(K::wgmma);
+    return api == TensorApi::Mma     ? reinterpret_cast<const void*>(K::mma)
+           : api == TensorApi::Wmma  ? reinterpret_cast<const void*>(K::wmma)
+           : api == TensorApi::Wgmma ? reinterpret_cast<const void*>(K::wgmma)
+                                     : reinterpret_cast<const void*>(K::tcgen05);
   };
   switch (t) {
     case TensorType::Fp16Fp32:
@@ -78,12 +81,19 @@ const void* kernel_of(TensorType t, TensorApi api) {
 }
 
 const char* api_name(TensorApi api) {
-  return api == TensorApi::Mma ? "mma" : api == TensorApi::Wmma ? "wmma" : "wgmma";
+  return api == TensorApi::Mma ? "mma" : api == TensorApi::Wmma ? "wmma" : api == TensorApi::Wgmma ? "wgmma" : "tcgen05";
 }
 
-// Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup).
-int block_threads(TensorApi api) { return api == TensorApi::Wgmma ? kWgmmaThreads : kTensorBlock; }
-int issuer_threads(TensorApi api) { return api == TensorApi::Wgmma ? kWgmmaThreads : 32; }
+// The paths whose operands are staged in shared memory and whose accumulator is one tile per
+// block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
+bool tile_api(TensorApi api) { return api == TensorApi::Wgmma || api == TensorApi::Tcgen05; }
+
+// Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup; the
+// CTA, for tcgen05, whose one issuing thread acts for all 128).
+int block_threads(TensorApi api) {
+  return api == TensorApi::Wgmma ? kWgmmaThreads : api == TensorApi::Tcgen05 ? kTcgen05Threads : kTensorBlock;
+}
+int issuer_threads(TensorApi api) { return tile_api(api) ? block_threads(api) : 32; }
 
 std::string upper(std::string s) {
   for (char& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
@@ -118,8 +128,10 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
     *api = TensorApi::Wmma;
   } else if (a == "wgmma") {
     *api = TensorApi::Wgmma;
+  } else if (a == "tcgen05") {
+    *api = TensorApi::Tcgen05;
   } else {
-    throw std::invalid_argument("tensor: api '" + a + "' is not mma, wmma or wgmma");
+    throw std::invalid_argument("tensor: api '" + a + "' is not mma, wmma, wgmma or tcgen05");
   }
 }
 
@@ -134,7 +146,17 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 90)
       return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +
-             (cc >= 100 ? " (its full-rate path is tcgen05, not a probe yet)" : "");
+             (cc == 100 ? " (api=tcgen05 is its full-rate path)" : "");
+    return {};
+  }
+  if (api == TensorApi::Tcgen05) {
+    if (s.min_cc == 0)
+      return std::string("the tcgen05 path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
+             " runs with api=mma";
+    if (cc == 0) return "unknown compute capability: the backend did not report it";
+    if (cc != 100)
+      return "tcgen05 is run here with sm_100a code, which only compute capability 10.0 (B200, GB200) runs; "
+             "the device has " + cc_text(cc);
     return {};
   }
   if (s.min_cc == 0)
@@ -162,17 +184,19 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
 
 // Empty when the binary holds device code with the instruction for the device; otherwise why
 // not. Unknown (no device, error): empty, and prepare() checks again.
-// Whether the wgmma kernel the device would run holds the instruction: only sm_90a code does,
-// and cudaFuncGetAttributes cannot tell sm_90 from sm_90a, so a one-block launch with no
-// iterations reports it (kTensorNotCompiled in `hits`). Asked once per process and type.
-std::string wgmma_binary_lacks_reason(TensorType t) {
-  static std::map<TensorType, std::string> known;
-  if (auto it = known.find(t); it != known.end()) return it->second;
+// Whether the wgmma/tcgen05 kernel the device would run holds the instruction: only sm_90a/sm_100a
+// code does, and cudaFuncGetAttributes cannot tell sm_90 from sm_90a, so a one-block launch with
+// no iterations reports it (kTensorNotCompiled in `hits`). Asked once per process, type and api.
+std::string tile_binary_lacks_reason(TensorType t, TensorApi api) {
+  static std::map<std::pair<TensorType, TensorApi>, std::string> known;
+  if (auto it = known.find({t, api}); it != known.end()) return it->second;
+  const TensorShape s = tensor_shape(t, api);
   int first = 0;
   try {
-    DeviceBuffer<std::uint16_t> a(kWgmmaM * kWgmmaK * kTensorDataSets), b(kWgmmaN * kWgmmaK * kTensorDataSets);
-    DeviceBuffer<float> c(kWgmmaM * kWgmmaN * kTensorDataSets), out(kWgmmaM * kWgmmaN);
-    DeviceBuffer<int> hits(kWgmmaThreads);
+    DeviceBuffer<std::uint16_t> a(static_cast<std::size_t>(s.m) * s.k * kTensorDataSets),
+        b(static_cast<std::size_t>(s.n) * s.k * kTensorDataSets);
+    DeviceBuffer<float> c(static_cast<std::size_t>(s.m) * s.n * kTensorDataSets), out(static_cast<std::size_t>(s.m) * s.n);
+    DeviceBuffer<int> hits(block_threads(api));
     RP_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
     RP_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
     RP_CUDA_CHECK(cudaMemset(c.get(), 0, c.bytes()));
@@ -183,21 +207,23 @@ std::string wgmma_binary_lacks_reason(TensorType t) {
     int* hits_ptr = hits.get();
     int reps = 0;
     void* args[] = {&a_ptr, &b_ptr, &c_ptr, &out_ptr, &hits_ptr, &reps};
-    RP_CUDA_CHECK(cudaLaunchKernel(kernel_of(t, TensorApi::Wgmma), dim3(1), dim3(kWgmmaThreads), args, 0, nullptr));
+    RP_CUDA_CHECK(cudaLaunchKernel(kernel_of(t, api), dim3(1), dim3(block_threads(api)), args, 0, nullptr));
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     RP_CUDA_CHECK(cudaMemcpy(&first, hits.get(), sizeof first, cudaMemcpyDeviceToHost));
   } catch (const std::runtime_error&) {
     cudaGetLastError();
     return {};  // no device to ask (prepare() asks again, and fails with the CUDA error)
   }
-  return known[t] = first == kTensorNotCompiled
-                        ? "this roofprobe binary has no sm_90a device code, which wgmma needs; rebuild with "
-                          "CMAKE_CUDA_ARCHITECTURES including 90a-real (the bundle preset has it)"
-                        : std::string();
+  const std::string arch = api == TensorApi::Wgmma ? "90a" : "100a";
+  return known[{t, api}] = first == kTensorNotCompiled
+                               ? "this roofprobe binary has no sm_" + arch + " device code, which " + api_name(api) +
+                                     " needs; rebuild with CMAKE_CUDA_ARCHITECTURES including " + arch + "-real" +
+                                     (api == TensorApi::Wgmma ? " (the bundle preset has it)" : "")
+                               : std::string();
 }
 
 std::string binary_lacks_reason(TensorType t, TensorApi api) {
-  if (api == TensorApi::Wgmma) return wgmma_binary_lacks_reason(t);
+  if (tile_api(api)) return tile_binary_lacks_reason(t, api);
   cudaFuncAttributes attr{};
   const cudaError_t err = cudaFuncGetAttributes(&attr, kernel_of(t, api));
   if (err != cudaSuccess) {
@@ -286,6 +312,9 @@ class TensorPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaGetDevice(&device));
     RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_threads(api), 0));
+    // tcgen05: each block allocates kTcgen05Columns of the SM's 512 tensor-memory columns; more
+    // resident blocks would wait in tcgen05.alloc for another block's columns.
+    if (api == TensorApi::Tcgen05) per_sm = std::min(per_sm, 512 / kTcgen05Columns);
     blocks_ = std::max(per_sm, 1) * sms;
     warps_ = static_cast<long long>(blocks_) * (block_threads(api) / issuer_threads(api));
     make_data();
@@ -296,16 +325,17 @@ class TensorPoint final : public PreparedPoint {
   // instruction of 4 warps; flops_per_instruction in the machine file is then 2 x 64 x 128 x 16).
   Work work() const override {
     Work w;
-    w.warp_instructions = static_cast<double>(warps_) * (api_ == TensorApi::Wgmma ? wgmma_per_warpgroup(reps_)
-                                                                                   : tensor_mmas_per_warp(reps_));
+    w.warp_instructions = static_cast<double>(warps_) * (api_ == TensorApi::Wgmma     ? wgmma_per_warpgroup(reps_)
+                                                         : api_ == TensorApi::Tcgen05 ? tcgen05_per_cta(reps_)
+                                                                                      : tensor_mmas_per_warp(reps_));
     w.flops = w.warp_instructions * tensor_flops_per_instruction(shape_);
     return w;  // no memory traffic worth counting: operands live in registers (wgmma: staged once)
   }
 
   void launch() override {
-    if (api_ == TensorApi::Wgmma) {
+    if (tile_api(api_)) {
       void* args[] = {&a16_ptr_, &b16_ptr_, &c32_ptr_, &out32_ptr_, &hits_ptr_, &reps_};
-      RP_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(blocks_), dim3(kWgmmaThreads), args, 0, nullptr));
+      RP_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(blocks_), dim3(block_threads(api_)), args, 0, nullptr));
       RP_CUDA_CHECK(cudaGetLastError());
       last_reps_ = reps_;
       return;
@@ -323,7 +353,7 @@ class TensorPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     if (last_reps_ < 0) return {false, point_text(type_, api_) + ": verify() before any launch"};
     const int per_issuer = issuer_threads(api_);
-    const char* issuer = api_ == TensorApi::Wgmma ? "warpgroup " : "warp ";
+    const char* issuer = api_ == TensorApi::Wgmma ? "warpgroup " : api_ == TensorApi::Tcgen05 ? "block " : "warp ";
     std::vector<int> hits(static_cast<std::size_t>(warps_) * per_issuer);
     RP_CUDA_CHECK(
         cudaMemcpy(hits.data(), hits_.get(), hits.size() * sizeof(int), cudaMemcpyDeviceToHost));
@@ -340,7 +370,7 @@ class TensorPoint final : public PreparedPoint {
                            " iterations"};
       }
     }
-    if (api_ == TensorApi::Wgmma) return check_wgmma();
+    if (tile_api(api_)) return check_tile();
     std::vector<std::uint32_t> out(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(out.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     return api_ == TensorApi::Mma ? check_mma(out) : check_wmma(out);
@@ -351,7 +381,9 @@ class TensorPoint final : public PreparedPoint {
     auto it = dev.theoretical_gflops.find(ceiling_name(type_));
     const double gflops =
         it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : kFallbackGflops;
-    const double per_rep = api_ == TensorApi::Wgmma ? kWgmmaSteps : kTensorSteps * kTensorChains;
+    const double per_rep = api_ == TensorApi::Wgmma     ? kWgmmaSteps
+                           : api_ == TensorApi::Tcgen05 ? kTcgen05Steps
+                                                        : kTensorSteps * kTensorChains;
     const double flops = static_cast<double>(warps_) * per_rep * tensor_flops_per_instruction(shape_);
     return flops / (gflops * 1e9);
   }
@@ -370,7 +402,7 @@ class TensorPoint final : public PreparedPoint {
       s.b.resize(static_cast<std::size_t>(k) * n);
       for (double& v : s.a) v = tensor_input_value(in, rng.next());
       for (double& v : s.b) v = tensor_input_value(in, rng.next());
-      const int chains = api_ == TensorApi::Wgmma ? 1 : kTensorChains;  // wgmma: one accumulator
+      const int chains = tile_api(api_) ? 1 : kTensorChains;  // wgmma, tcgen05: one accumulator
       s.c.assign(chains, std::vector<double>(static_cast<std::size_t>(m) * n));
       s.want = s.c;
       for (int ch = 0; ch < chains; ++ch) {
@@ -390,7 +422,7 @@ class TensorPoint final : public PreparedPoint {
     } else if (api_ == TensorApi::Wmma) {
       pack_wmma();
     } else {
-      pack_wgmma();
+      pack_tile();
     }
     hits_ = DeviceBuffer<int>(static_cast<std::size_t>(warps_) * issuer_threads(api_));
     RP_CUDA_CHECK(cudaMemset(hits_.get(), 0xff, hits_.bytes()));
@@ -477,9 +509,9 @@ class TensorPoint final : public PreparedPoint {
                                        32);
   }
 
-  // wgmma: A as m x k and B as n x k (K-major) 16-bit elements, C as m x n f32, per set; the
-  // kernel stages A and B into shared memory itself (wgmma_tile_offset).
-  void pack_wgmma() {
+  // wgmma, tcgen05: A as m x k and B as n x k (K-major) 16-bit elements, C as m x n f32, per set;
+  // the kernel stages A and B into shared memory itself (wgmma_tile_offset).
+  void pack_tile() {
     const TensorInput in = tensor_input(type_);
     const int m = shape_.m, n = shape_.n, k = shape_.k;
     std::vector<std::uint16_t> a(static_cast<std::size_t>(kTensorDataSets) * m * k), b(static_cast<std::size_t>(kTensorDataSets) * n * k);
@@ -506,7 +538,7 @@ class TensorPoint final : public PreparedPoint {
     out32_ptr_ = out32_.get();
   }
 
-  Check check_wgmma() const {
+  Check check_tile() const {
     const int mn = shape_.m * shape_.n;
     std::vector<float> out(out32_.size());
     RP_CUDA_CHECK(cudaMemcpy(out.data(), out32_.get(), out32_.bytes(), cudaMemcpyDeviceToHost));
@@ -523,7 +555,7 @@ class TensorPoint final : public PreparedPoint {
     char text[320];
     std::snprintf(text, sizeof text,
                   "%s: %s %lld chain %d element (%d,%d): expected C + A*B = %.17g, got %.17g",
-                  point_text(type_, api_).c_str(), api_ == TensorApi::Wgmma ? "warpgroup" : "warp", warp, ch, row,
+                  point_text(type_, api_).c_str(), tile_api(api_) ? "block" : "warp", warp, ch, row,
                   col, want, got);
     return {false, text};
   }
@@ -576,7 +608,7 @@ class TensorPoint final : public PreparedPoint {
   std::vector<DataSet> sets_;
   DeviceBuffer<std::uint32_t> a_, b_, bn_, c_, out_;
   DeviceBuffer<int> hits_;
-  DeviceBuffer<std::uint16_t> a16_, b16_;  // wgmma
+  DeviceBuffer<std::uint16_t> a16_, b16_;  // wgmma, tcgen05
   DeviceBuffer<float> c32_, out32_;
   // Kernel arguments (cudaLaunchKernel takes their addresses).
   const std::uint32_t* a_ptr_ = nullptr;
@@ -613,8 +645,10 @@ class CudaTensorProbe final : public Probe {
         // has for Volta and Turing. The ceiling of a type is the faster of the two.
         choice_axis("api",
                     "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
-                    "wgmma.mma_async m64n128k16 per warpgroup (Hopper, sm_90a; fp16.fp32 and bf16.fp32)",
-                    {"mma", "wmma", "wgmma"}),
+                    "wgmma.mma_async m64n128k16 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
+                    "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma and tcgen05 for "
+                    "fp16.fp32 and bf16.fp32",
+                    {"mma", "wmma", "wgmma", "tcgen05"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;

@@ -75,7 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorCase{"fp64.fp64", "wmma"},
                       // Hopper's warpgroup path (sm_90a builds): the bar is >= 0.85 of the
                       // dense peak at the measured clock; printed here, asserted by the acceptance.
-                      TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"}),
+                      TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"},
+                      // Blackwell datacenter (sm_100a builds on a B200/GB200).
+                      TensorCase{"fp16.fp32", "tcgen05"}, TensorCase{"bf16.fp32", "tcgen05"}),
     [](const ::testing::TestParamInfo<TensorCase>& i) {
       std::string name = std::string(i.param.type) + "_" + i.param.api;
       for (char& ch : name)

@@ -146,3 +146,33 @@ add_test(NAME ptx.tensor_wgmma_checker_rejects_8
          COMMAND roofprobe_ptx_check ${CMAKE_CURRENT_BINARY_DIR}/tensor_wgmma_fp16_fp32.ptx
                  --expect [[wgmma\.mma_async\..*]] eq 8)
 set_tests_properties(ptx.tensor_wgmma_checker_rejects_8 PROPERTIES LABELS ptx WILL_FAIL TRUE)
+
+# ---- tcgen05 (Blackwell datacenter, sm_100a): kernels/cuda/tensor_tcgen05.cuh ----------------
+# One thread per CTA issues the MMAs: kTcgen05Steps (8) tcgen05.mma.cta_group::1.kind::f16 per
+# iteration and one after the loop, 9 in the entry, each one UTCHMMA in SASS and no other tensor
+# instruction; one commit to the mbarrier per round; the accumulator goes in (tcgen05.st) and out
+# (tcgen05.ld) once, TMEM is allocated and freed once; nothing spills. sm_100 without `a`
+# compiles none of it.
+set(_tensor_tcgen05_deps
+  ${CMAKE_CURRENT_SOURCE_DIR}/tensor_tcgen05_instance.cu
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor_tcgen05.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor_kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/common/tcgen05_layout.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/wgmma_layout.hpp)
+foreach(_tc IN ITEMS "fp16_fp32|Fp16Fp32" "bf16_fp32|Bf16Fp32")
+  string(REPLACE "|" ";" _f "${_tc}")
+  list(GET _f 0 _name)
+  list(GET _f 1 _type)
+  roofprobe_ptx_test(tensor_tcgen05_${_name} tensor_tcgen05_instance.cu ARCH 100a
+    DEFINES -DRP_PTX_TYPE=${_type}
+    DEPENDS ${_tensor_tcgen05_deps}
+    EXPECT [[tcgen05\.mma\.cta_group::1\.kind::f16]] eq 9  [[tcgen05\.mma.*]] eq 9
+           [[tcgen05\.commit\..*]] eq 1  [[tcgen05\.alloc\..*]] eq 1  [[tcgen05\.dealloc\..*]] eq 1
+           [[tcgen05\.ld\..*]] eq 1  [[tcgen05\.st\..*]] eq 1  [[(ld|st)\.local\..*]] eq 0
+    SASS_EXPECT [[UTCHMMA.*]] eq 9  [[[A-Z]*MMA.*]] eq 9  [[LDTM.*]] eq 1  [[STTM.*]] eq 1)
+endforeach()
+roofprobe_ptx_test(tensor_tcgen05_fp16_fp32_sm100 tensor_tcgen05_instance.cu ARCH 100
+  DEFINES -DRP_PTX_TYPE=Fp16Fp32
+  DEPENDS ${_tensor_tcgen05_deps}
+  EXPECT [[tcgen05\..*]] eq 0  [[st\.global\.u32]] eq 1
+  SASS_EXPECT [[[A-Z]*MMA.*]] eq 0)

@@ -315,11 +315,16 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   // wgmma: Hopper only, f16/bf16 inputs with f32 accumulate only; whether this binary holds the
   // sm_90a code is asked of the device (no answer without one).
   EXPECT_NE(why("fp16.fp32", "wgmma", "8.0").find("Hopper's"), std::string::npos);
-  EXPECT_NE(why("bf16.fp32", "wgmma", "10.0").find("tcgen05"), std::string::npos);
+  EXPECT_NE(why("bf16.fp32", "wgmma", "10.0").find("api=tcgen05"), std::string::npos);
   EXPECT_NE(why("fp64.fp64", "wgmma", "9.0").find("fp16.fp32 and bf16.fp32 only"), std::string::npos);
   EXPECT_NE(why("fp8.fp32", "wgmma", "9.0").find("api=mma"), std::string::npos);
   EXPECT_NO_THROW(why("fp16.fp32", "wgmma", "9.0"));
-  EXPECT_THROW(why("fp16.fp32", "tcgen05", "9.0"), std::invalid_argument);
+  // tcgen05: B200/GB200 only (sm_100a code), the same two types.
+  EXPECT_NE(why("fp16.fp32", "tcgen05", "9.0").find("only compute capability 10.0"), std::string::npos);
+  EXPECT_NE(why("fp16.fp32", "tcgen05", "10.3").find("only compute capability 10.0"), std::string::npos);
+  EXPECT_NE(why("int8.int32", "tcgen05", "10.0").find("fp16.fp32 and bf16.fp32 only"), std::string::npos);
+  EXPECT_NO_THROW(why("bf16.fp32", "tcgen05", "10.0"));
+  EXPECT_THROW(why("fp16.fp32", "hgmma", "9.0"), std::invalid_argument);
 }
 
 TEST(TensorProbe, AddsThePeaksOfKnownArchitectures) {

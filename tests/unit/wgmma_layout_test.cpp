@@ -1,8 +1,10 @@
-// The Hopper wgmma path's layout arithmetic (kernels/common/wgmma_layout.hpp) against the PTX ISA:
+// The Hopper wgmma and Blackwell tcgen05 paths' layout arithmetic (kernels/common/wgmma_layout.hpp,
+// tcgen05_layout.hpp) against the PTX ISA:
 // descriptor bit fields, the canonical no-swizzle K-major tile of 8 x 16-byte core matrices, and
 // the m64nNk16 accumulator fragment, which must be the mma.m16n8 accumulator (already verified on
 // an H100 by the mma.sync path) repeated per warp and per 8 columns.
 #include "kernels/common/wgmma_layout.hpp"
+#include "kernels/common/tcgen05_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -88,6 +90,56 @@ TEST(WgmmaLayout, WorkCounts) {
   EXPECT_EQ(kWgmmaSteps % 2, 0);  // +B, -B pairs: back at C after each iteration
   EXPECT_EQ(tensor_shape(TensorType::Bf16Fp32, TensorApi::Wgmma).min_cc, 90);
   EXPECT_EQ(tensor_shape(TensorType::Fp64Fp64, TensorApi::Wgmma).min_cc, 0);  // no path (yet)
+}
+
+TEST(Tcgen05Layout, SharedMemoryDescriptorHasItsVersionField) {
+  const std::uint64_t d = tcgen05_smem_descriptor(0x2A40, 128, 256);
+  EXPECT_EQ(field(d, 0, 14), 0x2A40u >> 4);
+  EXPECT_EQ(field(d, 16, 14), 128u >> 4);
+  EXPECT_EQ(field(d, 32, 14), 256u >> 4);
+  EXPECT_EQ(field(d, 46, 3), 1u);   // the fixed version 0b001 of sm_100 descriptors
+  EXPECT_EQ(field(d, 49, 3), 0u);   // base offset
+  EXPECT_EQ(field(d, 52, 1), 0u);   // leading offset relative
+  EXPECT_EQ(field(d, 61, 3), 0u);   // no swizzle
+}
+
+TEST(Tcgen05Layout, InstructionDescriptorOfKindF16) {
+  const std::uint32_t f16 = tcgen05_f16_instr_descriptor(false, false);
+  EXPECT_EQ(field(f16, 0, 4), 0u);   // dense, no saturation
+  EXPECT_EQ(field(f16, 4, 2), 1u);   // D is f32
+  EXPECT_EQ(field(f16, 7, 3), 0u);   // A f16
+  EXPECT_EQ(field(f16, 10, 3), 0u);  // B f16
+  EXPECT_EQ(field(f16, 13, 2), 0u);  // no negation
+  EXPECT_EQ(field(f16, 15, 2), 0u);  // A and B K-major
+  EXPECT_EQ(field(f16, 17, 6), static_cast<std::uint64_t>(kTcgen05N >> 3));
+  EXPECT_EQ(field(f16, 24, 5), static_cast<std::uint64_t>(kTcgen05M >> 4));
+  EXPECT_EQ(field(f16, 23, 1) + field(f16, 29, 3), 0u);  // reserved and max-shift bits clear
+  const std::uint32_t bf16_neg = tcgen05_f16_instr_descriptor(true, true);
+  EXPECT_EQ(field(bf16_neg, 7, 3), 1u);
+  EXPECT_EQ(field(bf16_neg, 10, 3), 1u);
+  EXPECT_EQ(field(bf16_neg, 14, 1), 1u);  // -B
+  EXPECT_EQ(field(bf16_neg, 13, 1), 0u);
+  EXPECT_EQ(bf16_neg ^ tcgen05_f16_instr_descriptor(true, false), 1u << 14);  // only the negation differs
+}
+
+TEST(Tcgen05Layout, ShapeTilesAndTensorMemory) {
+  // kind::f16 with cta_group::1: M 64 or 128, N a multiple of 16 (M = 128) up to 256, K 16.
+  EXPECT_EQ(kTcgen05M, 128);
+  EXPECT_EQ(kTcgen05N % 16, 0);
+  EXPECT_LE(kTcgen05N, 256);
+  EXPECT_EQ(kTcgen05K, kWgmmaK);
+  // TMEM allocations are powers of two from 32 columns, and hold N f32 columns.
+  EXPECT_GE(kTcgen05Columns, 32);
+  EXPECT_EQ(kTcgen05Columns & (kTcgen05Columns - 1), 0);
+  EXPECT_GE(kTcgen05Columns, kTcgen05N);
+  // One TMEM lane per row of D: a warp's 32 lanes are its 32 rows.
+  EXPECT_EQ(kTcgen05Threads, kTcgen05M);
+  EXPECT_EQ(tcgen05_tmem_address(0x10, 32, 5), (32u << 16) + 0x15u);
+  // The tiles use the Hopper path's core-matrix layout: dense over M x K and N x K.
+  EXPECT_EQ(wgmma_tile_offset(kTcgen05M - 1, kTcgen05K - 1), kTcgen05ATileBytes - 2);
+  EXPECT_EQ(wgmma_tile_offset(kTcgen05N - 1, kTcgen05K - 1), kTcgen05BTileBytes - 2);
+  EXPECT_DOUBLE_EQ(tcgen05_flops_per_instruction(), 2.0 * 128 * 64 * 16);
+  EXPECT_EQ(tcgen05_per_cta(3), 3 * kTcgen05Steps + 1);
 }
 
 }  // namespace
