@@ -6,6 +6,7 @@
 #   <name>/lib/       every other shared library they load (yaml-cpp, hwloc, libgomp, libudev, ...)
 #   <name>/share/roofprobe/reference/   results/reference/*.yaml (the acceptance compares with them)
 #   <name>/share/roofprobe/configs/     configs/*.yaml
+#   <name>/share/roofprobe/acceptance/  cublas_gemm.cu (built by the acceptance where nvcc is)
 #   <name>/BUNDLE.txt what was built, how, and what the host must provide
 #
 # Included by the top-level CMakeLists.txt when ROOFPROBE_BUNDLE is ON (the `bundle` preset).
@@ -42,7 +43,9 @@ function(roofprobe_bundle_target)
   endforeach()
 
   install(TARGETS ${programs} RUNTIME DESTINATION bin COMPONENT bundle)
-  install(PROGRAMS ${PROJECT_SOURCE_DIR}/driver/roofprobe-acceptance DESTINATION bin
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/driver/acceptance/roofprobe-acceptance DESTINATION bin
+          COMPONENT bundle)
+  install(FILES ${PROJECT_SOURCE_DIR}/driver/acceptance/cublas_gemm.cu DESTINATION share/roofprobe/acceptance
           COMPONENT bundle)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/results/reference/
           DESTINATION share/roofprobe/reference COMPONENT bundle)

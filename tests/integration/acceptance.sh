@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU acceptance's parts that need no GPU (the whole script runs on a GPU machine only):
-#   - driver/roofprobe-acceptance picks the reference file of each GPU CUDA names, and every
+#   - driver/acceptance/roofprobe-acceptance picks the reference file of each GPU CUDA names, and every
 #     file it names exists in results/reference/;
 #   - without a usable GPU it says so in one line on stderr, exits 2 and writes nothing;
 #   - `roofprobe compare --verdict` end to end: a V100 "measurement" (the reference file's
@@ -9,7 +9,7 @@
 #   acceptance.sh ROOFPROBE GPU_TESTS_BINARY WORK SOURCE_DIR
 set -euo pipefail
 rp=$1 gpu_tests=$2 work=$3 src=$4
-acc=$src/driver/roofprobe-acceptance
+acc=$src/driver/acceptance/roofprobe-acceptance
 rm -rf "$work" && mkdir -p "$work/bin"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
