@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -88,6 +89,10 @@ void write_run_record(const std::string& dir, const RunConfig& config, const Mac
   header.compute.clear();
   write_file_atomically(dir + "/config.yaml", config.text);
   write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
+  // How the samples are fitted, so a build without this backend's probes can re-fit them.
+  write_file_atomically(dir + "/feeds.yaml", feeds_to_yaml(registered_feeds(m.provenance.count("backend") != 0
+                                                                                   ? m.provenance.at("backend")
+                                                                                   : std::string())));
 }
 
 // An exclusive flock on DIR/.roofprobe.lock for as long as a run uses DIR: two runs writing one
@@ -143,6 +148,10 @@ void check_thread_count(const Backend& backend, int threads, bool oversubscribe,
 
 int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
                 const ResumeState* resume) {
+  // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
+  // environment already chose one (ROOFPROBE_CUDA_DEVICE: the user's, or the MPI binding's per rank).
+  if (bc.name == "cuda" && bc.device >= 0 && std::getenv("ROOFPROBE_CUDA_DEVICE") == nullptr)
+    ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
   Backend& backend = *Registry::instance().backend(bc.name);
   const bool from_cli = bc.name == "cpu" && o.threads >= 0;
   int threads = from_cli ? o.threads : bc.threads;
@@ -359,7 +368,14 @@ int fit_command(const FitOptions& o) {
       machine.device.name = "unknown (no run.yaml beside the sweep)";
     }
     machine.provenance["refit_from"] = o.sweep_csv;
-    fit_samples(samples, machine);
+    // The feeds the run recorded (run's feeds.yaml), else this build's probes.
+    const fs::path feeds_path = fs::path(o.sweep_csv).parent_path() / "feeds.yaml";
+    if (fs::exists(feeds_path)) {
+      const FeedTable feeds = read_feeds_file(feeds_path.string());
+      fit_samples(samples, machine, &feeds);
+    } else {
+      fit_samples(samples, machine);
+    }
   }
   machine.provenance["finished"] = utc_now();
   // Whatever fit writes, validate accepts: a degenerate sweep (zero or absurd rates) is refused

@@ -34,7 +34,7 @@ struct BackendConfig {
   std::string name;                 // cpu | cuda
   bool built = true;                // false: section present but backend not compiled in
   int threads = 0;                  // cpu: 0 = all cores
-  int device = 0;                   // cuda: device ordinal
+  int device = -1;                  // cuda: device ordinal (cuda.device); -1: not given (device 0)
   std::vector<ProbeConfig> probes;
 };
 

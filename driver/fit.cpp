@@ -804,18 +804,22 @@ void reject_above_theory(Machine& machine) {
 
 }  // namespace
 
-void fit_samples(const std::vector<Sample>& samples, Machine& machine) {
+void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
   for (const ProbeSamples& group : group_by_probe(samples)) {
     // The feeds of the backend that measured the samples: a CPU and a CUDA probe of one name
-    // fit differently (their series axes and levels differ).
-    const Probe* probe = Registry::instance().probe(group.backend, group.probe);
-    if (probe == nullptr) {
+    // fit differently (their series axes and levels differ). The run's own record first.
+    const std::vector<FeedSpec>* specs = nullptr;
+    if (feeds != nullptr)
+      if (auto it = feeds->find({group.backend, group.probe}); it != feeds->end()) specs = &it->second;
+    if (specs == nullptr)
+      if (const Probe* probe = Registry::instance().probe(group.backend, group.probe)) specs = &probe->info().feeds;
+    if (specs == nullptr) {
       machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build (backend '" +
-                                group.backend + "' not compiled in?); " + std::to_string(group.samples.size()) +
-                                " samples not fitted");
+                                group.backend + "' not compiled in?) and no feeds.yaml beside the sweep declares it; " +
+                                std::to_string(group.samples.size()) + " samples not fitted");
       continue;
     }
-    for (const FeedSpec& spec : probe->info().feeds) {
+    for (const FeedSpec& spec : *specs) {
       // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
       // others: it is reported with the levels and ceilings that were fitted.
       try {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver/external_sweep.hpp"
+#include "driver/feeds_file.hpp"
 #include "driver/level_model.hpp"
 #include "driver/machine.hpp"
 #include "driver/sweep.hpp"
@@ -45,7 +46,9 @@ Stats compute_stats(std::vector<double> values);
 
 // Fits every feed of every probe present in `samples`; device describes the machine the samples
 // came from (for names and theoretical peaks). Returns levels and ceilings in `machine`.
-void fit_samples(const std::vector<Sample>& samples, Machine& machine);
+// The feeds of each probe come from `feeds` (a run's feeds.yaml) when it has the probe, else from
+// the probes this build registered; a probe in neither is named under machine.missing.
+void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds = nullptr);
 
 // Fits an external sweep (CSV with columns working_set_bytes,gbs; other columns ignored).
 // How an external sweep (fit --bandwidth-csv) is read and its levels named.

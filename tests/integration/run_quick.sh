@@ -7,7 +7,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$rp" run --quick --backend cpu --out "$work/run" --quiet > "$work/summary.txt"
 cat "$work/summary.txt"
-for f in machine.yaml sweep.csv run.yaml; do [[ -s $work/run/$f ]] || fail "$f missing"; done
+for f in machine.yaml sweep.csv run.yaml feeds.yaml; do [[ -s $work/run/$f ]] || fail "$f missing"; done
 "$rp" validate "$work/run/machine.yaml"
 
 # The summary names every memory level and both FMA ceilings.

@@ -43,6 +43,17 @@ TEST(Config, OmittedAxesTakeProbeDefaults) {
   EXPECT_EQ(flops.axis_line.at("form"), 0);
 }
 
+TEST(Config, CudaDeviceIsKeptOnlyWhenGiven) {
+  // `cuda.device` reaches the CUDA backend as ROOFPROBE_CUDA_DEVICE (run_backend); absent, the
+  // environment's choice (or device 0) stands.
+  const RunConfig given = parse_config("cuda:\n  device: 3\n  probes: {flops: {}}\n", "t.yaml");
+  ASSERT_NE(given.backend("cuda"), nullptr);
+  EXPECT_EQ(given.backend("cuda")->device, 3);
+  const RunConfig absent = parse_config("cuda:\n  probes: {flops: {}}\n", "t.yaml");
+  EXPECT_EQ(absent.backend("cuda")->device, -1);
+  EXPECT_THROW(parse_config("cuda:\n  device: -2\n  probes: {flops: {}}\n", "t.yaml"), InputError);
+}
+
 TEST(Config, SizesAcceptUnits) {
   RunConfig c = parse_config("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: [4KiB, 1MiB, 2e6]\n", "t");
   EXPECT_EQ(c.backend("cpu")->probes.at(0).axes.at("working_set_bytes"),
