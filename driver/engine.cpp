@@ -122,11 +122,12 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     s.transactions = m.work.transactions;
     s.warp_instructions = m.work.warp_instructions;
     s.shared_wavefronts = m.work.shared_wavefronts;
-    s.gbs = s.bytes / s.seconds / 1e9;
-    s.gflops = s.flops / s.seconds / 1e9;
-    s.gtxn_s = s.transactions / s.seconds / 1e9;
-    s.gips = s.warp_instructions / s.seconds / 1e9;
-    s.shared_gtxn_s = s.shared_wavefronts / s.seconds / 1e9;
+    const Rates r = rates_of(m.work, s.seconds);
+    s.gbs = r.gbs;
+    s.gflops = r.gflops;
+    s.gtxn_s = r.gtxn_s;
+    s.gips = r.gips;
+    s.shared_gtxn_s = r.shared_gtxn_s;
     // A clock probe's launch lasts a known number of cycles: its clock is that over the time.
     // Otherwise the clock measured during this launch where the backend measured one, else the
     // reading taken right after the point.

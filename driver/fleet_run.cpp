@@ -116,7 +116,7 @@ FleetAggregates combine_aggregates(const std::vector<std::string>& per_rank) {
     for (const auto& [scope, a] : scopes) {
       double best = 0;
       for (std::size_t s = 0; s < a.work.size(); ++s)
-        if (a.time[s] > 0) best = std::max(best, a.work[s] / a.time[s] / 1e9);
+        best = std::max(best, per_second_1e9(a.work[s], a.time[s]));
       if (best <= 0) continue;
       if (scope.empty()) out.job[ceiling] = best;
       else out.node[scope][ceiling] = best;

@@ -64,6 +64,18 @@ struct Work {
   double bytes() const { return bytes_read + bytes_written; }
 };
 
+// The rates of `work` done in `seconds`, in the units of sweep.csv and the machine file (1e9 per
+// second: GB/s, GFLOP/s, GTXN/s of 32-byte sectors, warp GIPS, shared wavefronts). The one place
+// a rate is derived: the engine's samples, the fleet's aggregates and the GPU tests use it.
+struct Rates {
+  double gbs = 0, gflops = 0, gtxn_s = 0, gips = 0, shared_gtxn_s = 0;
+};
+inline double per_second_1e9(double amount, double seconds) { return seconds > 0 ? amount / seconds / 1e9 : 0; }
+inline Rates rates_of(const Work& w, double seconds) {
+  return {per_second_1e9(w.bytes(), seconds), per_second_1e9(w.flops, seconds), per_second_1e9(w.transactions, seconds),
+          per_second_1e9(w.warp_instructions, seconds), per_second_1e9(w.shared_wavefronts, seconds)};
+}
+
 // Result of comparing what a launch produced with what the host predicts.
 struct Check {
   bool ok = true;

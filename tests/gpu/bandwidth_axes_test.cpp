@@ -54,9 +54,9 @@ TEST_P(CudaBandwidthAxesTest, ReadOnChipVerifiesAndStaysBelowL1) {
   Work work;
   const double s =
       best_seconds("bandwidth", stream_params("read", cache, width, 4u << 20), 3, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   std::printf("read %s %s-bit 4 MiB: %.1f GB/s, %.2f GTXN/s (L1 load bound %.1f)\n", cache, width,
-              gbs, work.transactions / s / 1e9, l1_load_bound_gbs());
+              gbs, rates_of(work, s).gtxn_s, l1_load_bound_gbs());
   EXPECT_DOUBLE_EQ(work.transactions, work.bytes() / 32) << "coalesced: 32 bytes per sector";
   EXPECT_LE(gbs, l1_load_bound_gbs() * kTolerance);
 }
@@ -68,7 +68,7 @@ TEST_P(CudaBandwidthAxesTest, ReadBeyondL2VerifiesAndStaysBelowDram) {
   if (ws > device().memory_bytes / 2) GTEST_SKIP() << "device memory too small for " << ws;
   Work work;
   const double s = best_seconds("bandwidth", stream_params("read", cache, width, ws), 3, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   std::printf("read %s %s-bit %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n", cache, width,
               static_cast<unsigned long long>(ws >> 20), gbs, dram_peak_gbs(),
               100 * gbs / dram_peak_gbs());

@@ -65,7 +65,7 @@ TEST_P(CudaFlopsTest, VerifiesAndStaysBelowThePeak) {
                       {"working_set_bytes", std::to_string(32u << 20)}};
   Work work;
   const double s = best_seconds("flops", params, 3, &work);
-  const double gflops = work.flops / s / 1e9;
+  const double gflops = rates_of(work, s).gflops;
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   ASSERT_NE(peak, device().theoretical_gflops.end()) << "no theoretical " << c.ceiling;
   std::printf("%s K=%d: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling,
@@ -94,7 +94,7 @@ TEST_P(CudaBandwidthTest, SmallWorkingSetVerifiesAndStaysBelowL1) {
   const Params params{{"mode", GetParam()}, {"working_set_bytes", std::to_string(4u << 20)}};
   Work work;
   const double s = best_seconds("bandwidth", params, 3, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   const double l1_loads = d.compute_units * 128.0 * d.clock_measured_mhz * 1e-3;
   std::printf("%s 4 MiB: %.1f GB/s (L1 load bound %.1f)\n", GetParam(), gbs, l1_loads);
   // Stores go through to L2, so rmw/copy may move up to twice the load bound.
@@ -110,7 +110,7 @@ TEST_P(CudaBandwidthTest, LargeWorkingSetVerifiesAndStaysBelowDram) {
   const Params params{{"mode", GetParam()}, {"working_set_bytes", std::to_string(ws)}};
   Work work;
   const double s = best_seconds("bandwidth", params, 3, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   const double dram = std::stod(d.extra.at("memory_peak_gbs"));
   std::printf("%s %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n", GetParam(),
               static_cast<unsigned long long>(ws >> 20), gbs, dram, 100 * gbs / dram);

@@ -46,7 +46,7 @@ TEST_P(CudaFlopsPrecisionTest, VerifiesAndStaysBelowThePeak) {
 
   Work work;
   const double s = best_seconds("flops", params, 3, &work);
-  const double gflops = work.flops / s / 1e9;
+  const double gflops = rates_of(work, s).gflops;
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   if (peak == device().theoretical_gflops.end()) {
     GTEST_SKIP() << "no theoretical " << c.ceiling << " for compute capability "

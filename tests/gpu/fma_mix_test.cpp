@@ -37,7 +37,7 @@ TEST_P(CudaFmaMixTest, VerifiesAndStaysBelowTheMixCeiling) {
   if (!why.empty()) GTEST_SKIP() << why;
   Work work;
   const double s = best_seconds("fma_mix", params, 3, &work);
-  const double gflops = work.flops / s / 1e9;
+  const double gflops = rates_of(work, s).gflops;
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   if (peak == device().theoretical_gflops.end())
     GTEST_SKIP() << "no theoretical " << c.ceiling << " for this compute capability";

@@ -39,13 +39,13 @@ TEST_P(CudaIssueTest, VerifiesAndStaysBelowTheIssuePeak) {
   Work work;
   const double s = best_seconds("issue", params, 3, &work);
   ASSERT_GT(work.warp_instructions, 0);
-  const double gips = work.warp_instructions / s / 1e9;
+  const double gips = rates_of(work, s).gips;
   auto it = d.extra.find("schedulers_per_sm");
   const double schedulers = it != d.extra.end() ? std::stod(it->second) : 4.0;
   const double peak = d.compute_units * schedulers * d.clock_measured_mhz * 1e-3;
   std::printf("issue %s lanes=%d n=%d: %.1f warp GIPS of %.1f (%.1f%%), %.2f GTXN/s, launch %.3f ms\n",
               c.stream, c.active_lanes, c.intensity, gips, peak, 100 * gips / peak,
-              work.transactions / s / 1e9, s * 1e3);
+              rates_of(work, s).gtxn_s, s * 1e3);
   EXPECT_LE(gips, peak * kTolerance) << "faster than the issue peak";
   EXPECT_GE(gips, peak * c.min_fraction) << "far below the issue peak";
   if (c.intensity > 0) {

@@ -24,7 +24,7 @@ class CudaScalingTest : public CudaProbeTest, public ::testing::WithParamInterfa
     const Params params{{"kernel", kernel}, {"sm_count", std::to_string(sm_count)}};
     Work work;
     const double s = best_seconds("scaling", params, 3, &work);
-    const double r = kernel == "fp64_fma" ? work.flops / s / 1e9 : work.bytes() / s / 1e9;
+    const double r = kernel == "fp64_fma" ? rates_of(work, s).gflops : rates_of(work, s).gbs;
     std::printf("scaling %s sm_count=%d: %.1f %s, launch %.3f ms\n", kernel.c_str(), sm_count, r,
                 kernel == "fp64_fma" ? "GFLOP/s" : "GB/s", s * 1e3);
     return r;

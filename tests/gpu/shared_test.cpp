@@ -47,7 +47,7 @@ SharedRate run_shared(const std::string& degree) {
   std::printf("shared conflict_degree=%s: %.3f wavefronts/clk/SM, %.1f B/clk/SM, %.1f GB/s, "
               "%.1f warp GIPS (clock %.0f MHz, launch %.3f ms)\n",
               degree.c_str(), r.wavefronts_per_clk_per_sm, r.bytes_per_clk_per_sm,
-              work.bytes_read / s / 1e9, r.warp_instructions_per_s / 1e9, d.clock_measured_mhz,
+              per_second_1e9(work.bytes_read, s), r.warp_instructions_per_s / 1e9, d.clock_measured_mhz,
               s * 1e3);
   return r;
 }

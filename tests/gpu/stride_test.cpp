@@ -36,11 +36,11 @@ StrideRate run_stride(const std::string& stride, const std::string& word_bytes) 
   const double s = StrideProbeTest::best_seconds("stride", params, 3, &work);
   StrideRate r;
   if (s <= 0) return r;
-  r.gtxn_s = work.transactions / s / 1e9;
-  r.gips = work.warp_instructions / s / 1e9;
+  r.gtxn_s = rates_of(work, s).gtxn_s;
+  r.gips = rates_of(work, s).gips;
   std::printf("stride=%s word_bytes=%s: %.1f GTXN/s (%.1f GB/s), %.1f load GIPS, %.2f sectors "
               "per request, launch %.3f ms\n",
-              stride.c_str(), word_bytes.c_str(), r.gtxn_s, work.bytes_read / s / 1e9, r.gips,
+              stride.c_str(), word_bytes.c_str(), r.gtxn_s, per_second_1e9(work.bytes_read, s), r.gips,
               work.transactions / work.warp_instructions, s * 1e3);
   return r;
 }

@@ -19,7 +19,7 @@ TEST_P(CudaSystemTest, VerifiesAndMovesAPlausibleRate) {
   const Params params{{"transfer", GetParam()}, {"bytes", std::to_string(64u << 20)}};
   Work work;
   const double s = best_seconds("system", params, 3, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   std::printf("system %s 64 MiB: %.1f GB/s, launch %.3f ms\n", GetParam(), gbs, s * 1e3);
   EXPECT_DOUBLE_EQ(work.bytes(), work.transactions * 32);
   // Sanity bounds of a host link: PCIe 3 x8 moves ~6 GB/s, NVLink-C2C at most 450 GB/s per
@@ -41,7 +41,7 @@ TEST_F(CudaSystemDefaultTest, H2dVerifies) {
   const Params params{{"transfer", "h2d"}, {"bytes", "268435456"}};
   Work work;
   const double s = best_seconds("system", params, 2, &work);
-  const double gbs = work.bytes() / s / 1e9;
+  const double gbs = rates_of(work, s).gbs;
   std::printf("system h2d 256 MiB: %.1f GB/s\n", gbs);
   EXPECT_DOUBLE_EQ(work.bytes_read, static_cast<double>(work.bytes()));
   EXPECT_GT(gbs, 1.0);

@@ -44,11 +44,11 @@ TEST_P(CudaTensorTest, VerifiesAndStaysBelowThePeak) {
   Work work;
   const double s = best_seconds("tensor", params, 3, &work);
   ASSERT_GT(work.warp_instructions, 0);
-  const double gflops = work.flops / s / 1e9;
+  const double gflops = rates_of(work, s).gflops;
   std::printf(
       "%s %s: %.1f GFLOP/s, %.2f warp-instruction GIPS, %.0f FLOP/instruction, "
       "launch %.3f ms\n",
-      c.type, c.api, gflops, work.warp_instructions / s / 1e9, work.flops / work.warp_instructions,
+      c.type, c.api, gflops, rates_of(work, s).gips, work.flops / work.warp_instructions,
       s * 1e3);
   const auto peak = device().theoretical_gflops.find(ceiling_of(c.type));
   if (peak == device().theoretical_gflops.end()) {

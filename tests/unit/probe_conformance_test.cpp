@@ -1,0 +1,99 @@
+// Every probe this build registers, checked against the contract the fitter and the configs rely
+// on (kernels/common/probe.hpp): its feeds name metrics sweep.csv has and axes the probe has (a
+// typo there once surfaced only at fit time, as a ceiling that never appeared), its choice axes
+// have choices and defaults among them, and the embedded default config runs it (a probe left
+// out of the configs never runs).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "driver/config.hpp"
+#include "kernels/common/probe.hpp"
+
+namespace roofprobe {
+namespace {
+
+bool has_axis(const ProbeInfo& info, const std::string& name) {
+  return std::any_of(info.axes.begin(), info.axes.end(), [&](const Axis& a) { return a.name == name; });
+}
+
+// The axis names in "axis=value;axis=value".
+std::vector<std::string> keys_of(const std::string& params) {
+  std::vector<std::string> keys;
+  std::size_t at = 0;
+  while (at < params.size()) {
+    const std::size_t end = std::min(params.find(';', at), params.size());
+    const std::string pair = params.substr(at, end - at);
+    keys.push_back(pair.substr(0, pair.find('=')));
+    at = end + 1;
+  }
+  return keys;
+}
+
+TEST(ProbeConformance, FeedsNameRealMetricsAndAxes) {
+  const std::set<std::string> metrics = {"gbs", "gflops", "gtxn_s", "gips", "shared_gtxn_s", "clock_mhz"};
+  const std::vector<const Probe*> probes = Registry::instance().probes();
+  ASSERT_GE(probes.size(), 2u);
+  for (const Probe* p : probes) {
+    const ProbeInfo& info = p->info();
+    const std::string who = info.backend + "/" + info.name;
+    EXPECT_FALSE(info.feeds.empty()) << who << ": a probe that feeds nothing measures for nobody";
+    for (const FeedSpec& f : info.feeds) {
+      // Scaling may leave the metric to each series (GFLOP/s where its samples count FLOPs, else GB/s).
+      if (!(f.kind == FeedKind::Scaling && f.metric.empty()))
+        EXPECT_EQ(metrics.count(f.metric), 1u) << who << ": metric '" << f.metric << "' is not a sweep.csv rate";
+      for (const std::string& axis : f.series_axes) EXPECT_TRUE(has_axis(info, axis)) << who << ": series axis " << axis;
+      const bool swept = f.kind == FeedKind::MemoryLevels || f.kind == FeedKind::Predication || f.kind == FeedKind::Scaling;
+      if (swept) EXPECT_TRUE(has_axis(info, f.x_axis)) << who << ": x axis " << f.x_axis;
+      for (const std::string& key : keys_of(f.primary_series))
+        EXPECT_TRUE(has_axis(info, key)) << who << ": primary series names axis '" << key << "'";
+      for (const FeedSpec::SeriesReach& r : f.series_reach)
+        for (const std::string& key : keys_of(r.params))
+          EXPECT_TRUE(has_axis(info, key)) << who << ": series_reach names axis '" << key << "'";
+      // "{axis}" placeholders of a ceiling name are series axes (their values name the series).
+      static const std::regex placeholder(R"(\{([a-z_0-9]+)\})");
+      for (auto it = std::sregex_iterator(f.name_pattern.begin(), f.name_pattern.end(), placeholder);
+           it != std::sregex_iterator(); ++it) {
+        const std::string axis = (*it)[1];
+        EXPECT_NE(std::find(f.series_axes.begin(), f.series_axes.end(), axis), f.series_axes.end())
+            << who << ": name pattern '" << f.name_pattern << "' uses {" << axis << "}, not a series axis";
+      }
+      if (f.kind == FeedKind::NamedLevel) EXPECT_FALSE(f.level_name.empty()) << who;
+      if (f.kind == FeedKind::Walls) EXPECT_TRUE(f.wall_set == "global" || f.wall_set == "shared") << who;
+      if (f.kind == FeedKind::ComputeCeiling) EXPECT_FALSE(f.name_pattern.empty()) << who;
+    }
+  }
+}
+
+TEST(ProbeConformance, ChoiceAxesHaveTheirDefaultsAmongTheChoices) {
+  for (const Probe* p : Registry::instance().probes()) {
+    const std::string who = p->info().backend + "/" + p->info().name;
+    std::set<std::string> names;
+    for (const Axis& a : p->info().axes) {
+      EXPECT_TRUE(names.insert(a.name).second) << who << ": axis " << a.name << " twice";
+      if (a.type != AxisType::Choice) continue;
+      EXPECT_FALSE(a.choices.empty()) << who << ": " << a.name;
+      for (const std::string& d : a.defaults)
+        EXPECT_NE(std::find(a.choices.begin(), a.choices.end(), d), a.choices.end())
+            << who << ": default '" << d << "' of " << a.name << " is not a choice";
+    }
+  }
+}
+
+TEST(ProbeConformance, TheDefaultConfigRunsEveryProbe) {
+  const RunConfig def = load_embedded_config("default.yaml");
+  for (const Probe* p : Registry::instance().probes()) {
+    const BackendConfig* backend = def.backend(p->info().backend);
+    ASSERT_NE(backend, nullptr) << "configs/default.yaml has no " << p->info().backend << ": section";
+    const bool listed = std::any_of(backend->probes.begin(), backend->probes.end(),
+                                    [&](const ProbeConfig& c) { return c.name == p->info().name; });
+    EXPECT_TRUE(listed) << p->info().backend << "/" << p->info().name << " is not in configs/default.yaml: it never runs";
+  }
+}
+
+}  // namespace
+}  // namespace roofprobe
