@@ -27,43 +27,47 @@ void register_probe_points(const std::string& backend_name) {
     std::string name = backend_name + "/" + point.probe->info().name + "/" + params_to_string(point.params);
     const Probe* probe = point.probe;
     Params params = point.params;
-    benchmark::RegisterBenchmark(name.c_str(), [=, &device](benchmark::State& state) {
-      // A point that cannot run here (out of device memory, a launch error) is reported as this
-      // benchmark's error; the others still run.
-      std::unique_ptr<PreparedPoint> prepared;
-      try {
-        prepared = probe->prepare(params, device);
-      } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        for (auto _ : state) {
-        }
-        return;
-      }
-      // One launch of at least ~1 ms so the backend's timer dominates nothing.
-      double t = backend->time_launch(*prepared);
-      if (t < 1e-3) prepared->set_repetitions(static_cast<std::int64_t>(std::ceil(1e-3 / std::max(t, 1e-8))));
-      double seconds = 0;
-      for (auto _ : state) {
-        double s = backend->time_launch(*prepared);
-        state.SetIterationTime(s);
-        seconds += s;
-      }
-      Work w = prepared->work();
-      double n = static_cast<double>(state.iterations());
-      // The rates the probe's Work gives (as the engine derives them), zero counts left out.
-      auto rate = [&](const char* name, double per_launch) {
-        if (per_launch > 0) state.counters[name] = benchmark::Counter(per_launch * n / seconds);
-      };
-      rate("bytes_per_second", w.bytes());
-      rate("flops_per_second", w.flops);
-      rate("transactions_per_second", w.transactions);
-      rate("warp_instructions_per_second", w.warp_instructions);
-      rate("shared_wavefronts_per_second", w.shared_wavefronts);
-      rate("clock_hz", w.clock_cycles);
-      state.counters["working_set_bytes"] = w.working_set_bytes;
-      Check check = prepared->verify();
-      if (!check.ok) state.SkipWithError(("verification failed: " + check.detail).c_str());
-    })->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [=, &device](benchmark::State& state) {
+          // A point that cannot run here (out of device memory, a launch error) is reported as this
+          // benchmark's error; the others still run.
+          std::unique_ptr<PreparedPoint> prepared;
+          try {
+            prepared = probe->prepare(params, device);
+          } catch (const std::exception& e) {
+            state.SkipWithError(e.what());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          // One launch of at least ~1 ms so the backend's timer dominates nothing.
+          double t = backend->time_launch(*prepared);
+          if (t < 1e-3) prepared->set_repetitions(static_cast<std::int64_t>(std::ceil(1e-3 / std::max(t, 1e-8))));
+          double seconds = 0;
+          for (auto _ : state) {
+            double s = backend->time_launch(*prepared);
+            state.SetIterationTime(s);
+            seconds += s;
+          }
+          Work w = prepared->work();
+          double n = static_cast<double>(state.iterations());
+          // The rates the probe's Work gives (as the engine derives them), zero counts left out.
+          auto rate = [&](const char* name, double per_launch) {
+            if (per_launch > 0) state.counters[name] = benchmark::Counter(per_launch * n / seconds);
+          };
+          rate("bytes_per_second", w.bytes());
+          rate("flops_per_second", w.flops);
+          rate("transactions_per_second", w.transactions);
+          rate("warp_instructions_per_second", w.warp_instructions);
+          rate("shared_wavefronts_per_second", w.shared_wavefronts);
+          rate("clock_hz", w.clock_cycles);
+          state.counters["working_set_bytes"] = w.working_set_bytes;
+          Check check = prepared->verify();
+          if (!check.ok) state.SkipWithError(("verification failed: " + check.detail).c_str());
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 

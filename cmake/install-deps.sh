@@ -10,6 +10,8 @@ packages=(cmake g++ make pkg-config git libyaml-cpp-dev libcli11-dev libgtest-de
 # runtimes, and clang's OpenMP for the CPU probes the config fuzzer links. Debian 12 ships the
 # runtimes in libclang-rt-dev; older Ubuntu has them in clang's own libclang-common-*-dev.
 packages+=(clang libomp-dev)
+# The style check (ctest -R format.sources): Debian's clang-format, whose version fixes the output.
+packages+=(clang-format)
 if apt-cache show libclang-rt-dev > /dev/null 2>&1; then packages+=(libclang-rt-dev); fi
 # Optional extras: likwid (reference CPU figures for the README comparison).
 [[ ${ROOFPROBE_WITH_LIKWID:-0} == 1 ]] && packages+=(likwid)

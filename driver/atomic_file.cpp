@@ -34,7 +34,8 @@ std::string read_bounded(int fd, const std::string& path, std::size_t max_bytes,
     }
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) throw InputError(path + ": too large for " + what + " (the limit is " + kib(max_bytes) + ")");
+    if (text.size() > max_bytes)
+      throw InputError(path + ": too large for " + what + " (the limit is " + kib(max_bytes) + ")");
   }
   return text;
 }

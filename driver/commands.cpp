@@ -77,7 +77,8 @@ std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& c
     }
     names.push_back(b.name);
   }
-  if (names.empty()) throw InputError(config.source + ": no backend to run (config has no section for '" + o.backend + "')");
+  if (names.empty())
+    throw InputError(config.source + ": no backend to run (config has no section for '" + o.backend + "')");
   return names;
 }
 
@@ -90,9 +91,9 @@ void write_run_record(const std::string& dir, const RunConfig& config, const Mac
   write_file_atomically(dir + "/config.yaml", config.text);
   write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
   // How the samples are fitted, so a build without this backend's probes can re-fit them.
-  write_file_atomically(dir + "/feeds.yaml", feeds_to_yaml(registered_feeds(m.provenance.count("backend") != 0
-                                                                                   ? m.provenance.at("backend")
-                                                                                   : std::string())));
+  write_file_atomically(
+      dir + "/feeds.yaml",
+      feeds_to_yaml(registered_feeds(m.provenance.count("backend") != 0 ? m.provenance.at("backend") : std::string())));
 }
 
 // An exclusive flock on DIR/.roofprobe.lock for as long as a run uses DIR: two runs writing one
@@ -106,8 +107,9 @@ class RunDirectoryLock {
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       ::close(fd_);
-      throw InputError(dir + ": " + (err == EWOULDBLOCK ? std::string("another roofprobe run is using this directory")
-                                                        : "cannot lock: " + std::string(std::strerror(err))));
+      throw InputError(dir + ": " +
+                       (err == EWOULDBLOCK ? std::string("another roofprobe run is using this directory")
+                                           : "cannot lock: " + std::string(std::strerror(err))));
     }
   }
   ~RunDirectoryLock() { ::close(fd_); }  // closing releases the lock
@@ -129,8 +131,8 @@ void check_same_device(const std::string& dir, const DeviceInfo& before, const D
 }
 
 struct ResumeState {
-  Machine header;                 // run.yaml of the interrupted run
-  std::vector<Sample> samples;    // complete points already measured
+  Machine header;               // run.yaml of the interrupted run
+  std::vector<Sample> samples;  // complete points already measured
 };
 
 // More threads than cores halves every rate without a word; far more exhausts the machine.
@@ -178,8 +180,10 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (resume == nullptr)
     for (const char* f : {"sweep.csv", "machine.yaml", "run.yaml"})
       if (fs::exists(fs::path(dir) / f))
-        throw InputError(dir + ": already holds a run (" + f + "); a run is never overwritten: continue an "
-                         "interrupted one with --resume " + dir + ", or choose another --out");
+        throw InputError(dir + ": already holds a run (" + f +
+                         "); a run is never overwritten: continue an "
+                         "interrupted one with --resume " +
+                         dir + ", or choose another --out");
 
   Machine machine;
   machine.device = device;
@@ -192,22 +196,17 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
     machine.provenance["resume_command"] = o.command_line;
     all = resume->samples;
     for (const Sample& s : all) {
-      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) ||
-          plan.points[s.point].params != s.params || plan.points[s.point].probe->info().name != s.probe)
+      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) || plan.points[s.point].params != s.params ||
+          plan.points[s.point].probe->info().name != s.probe)
         throw InputError(dir + "/sweep.csv: cannot resume: point " + std::to_string(s.point) +
                          " does not match the plan of config.yaml");
       done.insert(s.point);
     }
   } else {
-    machine.provenance = {{"tool", "roofprobe"},
-                          {"version", kVersion},
-                          {"git", kGitRevision},
-                          {"command", o.command_line},
-                          {"config", config.source},
-                          {"config_hash", config_hash(config.text)},
-                          {"started", utc_now()},
-                          {"host", host_name()},
-                          {"backend", bc.name}};
+    machine.provenance = {
+        {"tool", "roofprobe"},       {"version", kVersion},     {"git", kGitRevision},
+        {"command", o.command_line}, {"config", config.source}, {"config_hash", config_hash(config.text)},
+        {"started", utc_now()},      {"host", host_name()},     {"backend", bc.name}};
     for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
     write_run_record(dir, config, machine);
   }
@@ -289,7 +288,8 @@ int run_command(const RunOptions& o) {
   if (Comm::world().distributed()) {
     // Under mpirun/srun: driver/fleet_run.cpp (turns, aggregates, fleet.yaml).
     if (!o.resume_dir.empty())
-      throw InputError("--resume: resume one rank's directory without the launcher (roofprobe run --resume DIR/rank-R)");
+      throw InputError(
+          "--resume: resume one rank's directory without the launcher (roofprobe run --resume DIR/rank-R)");
     return run_fleet(
         o,
         [&](RunConfig& config) {
@@ -321,8 +321,11 @@ int fit_command(const FitOptions& o) {
   if (o.sweep_csv.empty() == o.bandwidth_csv.empty())
     throw InputError("fit: give either SWEEP.csv or --bandwidth-csv FILE");
   Machine machine;
-  machine.provenance = {{"tool", "roofprobe"}, {"version", kVersion}, {"git", kGitRevision},
-                        {"started", utc_now()}, {"host", host_name()}};
+  machine.provenance = {{"tool", "roofprobe"},
+                        {"version", kVersion},
+                        {"git", kGitRevision},
+                        {"started", utc_now()},
+                        {"host", host_name()}};
   const bool external_flags = o.from != "csv" || !o.levels.empty() || !o.cache_sizes.empty() || o.device != "cpu";
   if (!o.sweep_csv.empty() && external_flags)
     throw InputError("fit: --from, --device, --levels and --cache-sizes describe an external sweep (--bandwidth-csv)");
@@ -344,7 +347,8 @@ int fit_command(const FitOptions& o) {
     }
     for (const std::string& size : split(o.cache_sizes)) {
       const std::optional<double> bytes = parse_bytes(size);
-      if (!bytes || !(*bytes > 0)) throw InputError("fit --cache-sizes: '" + size + "' is not a size (use e.g. 32KiB,1MiB,32MiB)");
+      if (!bytes || !(*bytes > 0))
+        throw InputError("fit --cache-sizes: '" + size + "' is not a size (use e.g. 32KiB,1MiB,32MiB)");
       external.cache_bytes.push_back(*bytes);
     }
     machine.device.kind = o.device;
@@ -435,7 +439,8 @@ int validate_command(const std::string& machine_file, bool strict) {
   std::vector<std::string> problems = validate_machine_file(machine_file);
   if (problems.empty()) {
     std::vector<std::string> warnings = physical_warnings(machine_file, read_machine_file(machine_file));
-    if (strict) problems = warnings;
+    if (strict)
+      problems = warnings;
     else
       for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   }
@@ -445,7 +450,8 @@ int validate_command(const std::string& machine_file, bool strict) {
   }
   // The first problem is the error line; the rest help fix the file.
   for (std::size_t i = 1; i < problems.size(); ++i) std::cerr << "  " << problems[i] << "\n";
-  throw InputError(problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
+  throw InputError(problems.front() +
+                   (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
 }
 
 int list_command(const std::string& backend) {
@@ -487,8 +493,7 @@ int compare_command(const CompareOptions& o) {
       const std::string& name = machines[i].device.name;
       return (name.empty() ? o.files[i] : name) + " (" + o.files[i] + ")";
     };
-    std::cout << format_verdict(build_verdict(machines[0], label(0), machines[1], label(1)), o.format)
-              << std::flush;
+    std::cout << format_verdict(build_verdict(machines[0], label(0), machines[1], label(1)), o.format) << std::flush;
     return 0;
   }
   const CompareTable table = build_compare_table(o.files, machines);

@@ -9,10 +9,10 @@
 namespace roofprobe {
 
 struct RunOptions {
-  std::string config_path;     // empty: embedded default (or quick)
+  std::string config_path;  // empty: embedded default (or quick)
   bool quick = false;
-  std::string backend = "all"; // cpu | cuda | all
-  std::string out_dir;         // empty: results/<host>/<device>/<UTC time>/
+  std::string backend = "all";  // cpu | cuda | all
+  std::string out_dir;          // empty: results/<host>/<device>/<UTC time>/
   bool quiet = false;
   int threads = -1;            // CPU threads override (-1: config)
   bool oversubscribe = false;  // allow more CPU threads than cores
@@ -48,8 +48,8 @@ struct PlotCommandOptions {
 int plot_command(const PlotCommandOptions& options);
 
 struct PointsOptions {
-  std::string ncu_csv;         // Nsight Compute CSV export (ncu --csv --page raw)
-  std::string out;             // empty: stdout; otherwise written atomically
+  std::string ncu_csv;  // Nsight Compute CSV export (ncu --csv --page raw)
+  std::string out;      // empty: stdout; otherwise written atomically
   std::string dram_level = "HBM";
   double tensor_flops_per_instruction = 512;
   bool full_names = false;
@@ -60,11 +60,11 @@ int list_command(const std::string& backend);
 
 struct ExportOptions {
   std::string machine_file;
-  std::string format;          // ert-json | nersc | rocprof-csv | json (driver/export.hpp)
-  std::string out;             // empty: stdout; otherwise written atomically
-  std::string precision = "fp64";  // nersc
-  std::string points_file;         // nersc: kernel points (roofprobe points)
-  std::string names = "roofprobe"; // ert-json: roofprobe | ert
+  std::string format;               // ert-json | nersc | rocprof-csv | json (driver/export.hpp)
+  std::string out;                  // empty: stdout; otherwise written atomically
+  std::string precision = "fp64";   // nersc
+  std::string points_file;          // nersc: kernel points (roofprobe points)
+  std::string names = "roofprobe";  // ert-json: roofprobe | ert
 };
 int export_command(const ExportOptions& options);
 

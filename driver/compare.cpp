@@ -43,8 +43,7 @@ class RowSet {
   }
   void append_to(std::vector<CompareRow>& out) const {
     for (const CompareRow& r : rows_)
-      if (std::any_of(r.cells.begin(), r.cells.end(), [](const CompareCell& c) { return c.present; }))
-        out.push_back(r);
+      if (std::any_of(r.cells.begin(), r.cells.end(), [](const CompareCell& c) { return c.present; })) out.push_back(r);
   }
 
  private:
@@ -92,8 +91,8 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
     const Machine& m = machines[i];
     const DeviceInfo& d = m.device;
     // Device rows carry their unit in the name (one section, several units).
-    device.set("compute units (" + (d.compute_unit_name.empty() ? std::string("count") : d.compute_unit_name) + ")",
-               i, d.compute_units, "");
+    device.set("compute units (" + (d.compute_unit_name.empty() ? std::string("count") : d.compute_unit_name) + ")", i,
+               d.compute_units, "");
     device.set("max clock [MHz]", i, d.clock_max_mhz, "");
     device.set("measured clock [MHz]", i, d.clock_measured_mhz, "");
     device.set("memory size [GiB]", i, double(d.memory_bytes) / (1024.0 * 1024 * 1024), "");
@@ -200,9 +199,9 @@ std::string cell_text(const CompareRow& row, std::size_t i) {
   const CompareCell& c = row.cells[i];
   if (!c.present) return "-";
   // "(spec)" and "(theoretical)" rows say what they are; marks are for the mixed rows.
-  const bool labelled_row = row.name.size() > 1 && row.name.back() == ')' &&
-                            (row.name.find("(spec)") != std::string::npos ||
-                             row.name.find("(theoretical)") != std::string::npos);
+  const bool labelled_row =
+      row.name.size() > 1 && row.name.back() == ')' &&
+      (row.name.find("(spec)") != std::string::npos || row.name.find("(theoretical)") != std::string::npos);
   return short_number(c.value) + (labelled_row ? "" : source_mark(c.source));
 }
 
@@ -220,9 +219,7 @@ std::string letter(std::size_t i) {
   return s;
 }
 
-std::string row_title(const CompareRow& row) {
-  return row.unit.empty() ? row.name : row.name + " [" + row.unit + "]";
-}
+std::string row_title(const CompareRow& row) { return row.unit.empty() ? row.name : row.name + " [" + row.unit + "]"; }
 
 // Display width of UTF-8 text (code points; good enough for names).
 std::size_t width(const std::string& s) {
@@ -304,9 +301,12 @@ std::string format_text(const CompareTable& t) {
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }

@@ -14,13 +14,13 @@ namespace roofprobe {
 struct CompareCell {
   bool present = false;
   double value = 0;
-  std::string source;   // empirical | published | spec | theoretical
+  std::string source;  // empirical | published | spec | theoretical
 };
 
 struct CompareRow {
-  std::string section;  // "device", "memory bandwidth", "compute", "instructions", "walls"
-  std::string name;     // "L2", "HBM (spec)", "FP64.FMA (theoretical)", "warp GIPS", ...
-  std::string unit;     // "GB/s", "GFLOP/s", "GIPS", "warp instr/txn", "MHz", ...
+  std::string section;             // "device", "memory bandwidth", "compute", "instructions", "walls"
+  std::string name;                // "L2", "HBM (spec)", "FP64.FMA (theoretical)", "warp GIPS", ...
+  std::string unit;                // "GB/s", "GFLOP/s", "GIPS", "warp instr/txn", "MHz", ...
   std::vector<CompareCell> cells;  // one per file, in file order
 };
 

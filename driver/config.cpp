@@ -85,8 +85,7 @@ double as_positive(const Reporter& r, const YAML::Node& node, const std::string&
 int as_int(const Reporter& r, const YAML::Node& node, const std::string& key, int lo, int hi) {
   double v = as_number(r, node, key);
   if (v != std::floor(v)) r.fail(node, key, "expected an integer");
-  if (v < lo || v > hi)
-    r.fail(node, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  if (v < lo || v > hi) r.fail(node, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   return static_cast<int>(v);
 }
 
@@ -102,8 +101,7 @@ MeasurementSettings parse_measurement(const Reporter& r, const YAML::Node& node)
   MeasurementSettings m;
   if (!node.IsMap()) r.fail(node, "measurement", "expected a mapping");
   check_keys(r, node, "measurement",
-             {"warmup_seconds", "min_samples", "min_seconds", "max_noise", "timeout_seconds",
-              "target_launch_seconds"});
+             {"warmup_seconds", "min_samples", "min_seconds", "max_noise", "timeout_seconds", "target_launch_seconds"});
   if (auto n = node["warmup_seconds"]) m.warmup_seconds = as_positive(r, n, "measurement.warmup_seconds");
   if (auto n = node["min_samples"]) m.min_samples = as_int(r, n, "measurement.min_samples", 1, 100000);
   if (auto n = node["min_seconds"]) m.min_seconds = as_positive(r, n, "measurement.min_seconds");
@@ -167,8 +165,9 @@ std::vector<std::string> parse_axis(const Reporter& r, const Axis& axis, const Y
       case AxisType::Bytes: {
         double v = as_bytes(r, item, key);
         if (v < axis.min || v > axis.max)
-          r.fail(item, key, "size " + format_bytes(v) + " not in [" + format_bytes(axis.min) + ", " +
-                                format_bytes(axis.max) + "]");
+          r.fail(
+              item, key,
+              "size " + format_bytes(v) + " not in [" + format_bytes(axis.min) + ", " + format_bytes(axis.max) + "]");
         values.push_back(std::to_string(static_cast<long long>(std::llround(v))));
         break;
       }
@@ -180,8 +179,7 @@ std::vector<std::string> parse_axis(const Reporter& r, const Axis& axis, const Y
   return values;
 }
 
-ProbeConfig parse_probe(const Reporter& r, const Probe& probe, const YAML::Node& node,
-                        const std::string& key) {
+ProbeConfig parse_probe(const Reporter& r, const Probe& probe, const YAML::Node& node, const std::string& key) {
   ProbeConfig pc;
   pc.name = probe.info().name;
   pc.line = node.Mark().line + 1;
@@ -216,7 +214,8 @@ BackendConfig parse_backend(const Reporter& r, const std::string& name, const YA
   YAML::Node probes = node["probes"];
   if (!probes) r.fail(node, name + ".probes", "missing (list the probes to run)");
   if (!probes.IsMap()) r.fail(probes, name + ".probes", "expected a mapping of probe: axes");
-  if (probes.size() == 0) r.fail(probes, name + ".probes", "empty: list at least one probe (roofprobe list shows them)");
+  if (probes.size() == 0)
+    r.fail(probes, name + ".probes", "empty: list at least one probe (roofprobe list shows them)");
   if (!bc.built) return bc;  // a backend this binary lacks: its section is kept, not run
   std::vector<std::string> probe_names;
   for (const Probe* p : Registry::instance().probes(name)) probe_names.push_back(p->info().name);

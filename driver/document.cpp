@@ -46,13 +46,27 @@ std::string quote(const std::string& text) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (c < 0x20 || c == 0x7F) {
             char buf[8];
@@ -155,23 +169,42 @@ std::string Value::dump(int indent) const {
 
 void Value::write(std::string& out, int indent, int depth) const {
   switch (kind_) {
-    case Kind::Null: out += "null"; return;
-    case Kind::Bool: out += bool_ ? "true" : "false"; return;
-    case Kind::Integer: out += std::to_string(int_); return;
-    case Kind::Real: out += real(real_); return;
-    case Kind::String: out += quote(text_); return;
+    case Kind::Null:
+      out += "null";
+      return;
+    case Kind::Bool:
+      out += bool_ ? "true" : "false";
+      return;
+    case Kind::Integer:
+      out += std::to_string(int_);
+      return;
+    case Kind::Real:
+      out += real(real_);
+      return;
+    case Kind::String:
+      out += quote(text_);
+      return;
     case Kind::Text:
       switch (resolve_plain_scalar(text_)) {
-        case ScalarType::Integer: out += std::to_string(std::strtoll(text_.c_str(), nullptr, 10)); return;
-        case ScalarType::Real: out += real(std::strtod(text_.c_str(), nullptr)); return;
-        case ScalarType::Bool: out += text_[0] == 't' || text_[0] == 'T' ? "true" : "false"; return;
+        case ScalarType::Integer:
+          out += std::to_string(std::strtoll(text_.c_str(), nullptr, 10));
+          return;
+        case ScalarType::Real:
+          out += real(std::strtod(text_.c_str(), nullptr));
+          return;
+        case ScalarType::Bool:
+          out += text_[0] == 't' || text_[0] == 'T' ? "true" : "false";
+          return;
         // yaml-cpp quotes a null-like string ("~", "null"): a reader of the YAML gets the text.
         case ScalarType::Null:
-        case ScalarType::String: out += quote(text_); return;
+        case ScalarType::String:
+          out += quote(text_);
+          return;
       }
       return;
     case Kind::Array:
-    case Kind::Object: break;
+    case Kind::Object:
+      break;
   }
   const bool object = kind_ == Kind::Object;
   out += object ? '{' : '[';
@@ -213,12 +246,22 @@ namespace {
 
 void emit(YAML::Emitter& out, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Null: out << YAML::Null; return;
-    case Value::Kind::Bool: out << v.as_bool(); return;
-    case Value::Kind::Integer: out << v.as_integer(); return;
-    case Value::Kind::Real: out << v.as_real(); return;
+    case Value::Kind::Null:
+      out << YAML::Null;
+      return;
+    case Value::Kind::Bool:
+      out << v.as_bool();
+      return;
+    case Value::Kind::Integer:
+      out << v.as_integer();
+      return;
+    case Value::Kind::Real:
+      out << v.as_real();
+      return;
     case Value::Kind::String:
-    case Value::Kind::Text: out << v.as_text(); return;
+    case Value::Kind::Text:
+      out << v.as_text();
+      return;
     case Value::Kind::Array:
       if (v.is_flow()) out << YAML::Flow;
       out << YAML::BeginSeq;
@@ -247,4 +290,3 @@ std::string to_yaml(const Value& root) {
 }
 
 }  // namespace roofprobe::doc
-

@@ -37,7 +37,7 @@ class Value {
   static Value array();
   static Value object();
 
-  Value& push(Value v);                        // arrays
+  Value& push(Value v);                         // arrays
   Value& set(const std::string& key, Value v);  // objects; appends (keys are not deduplicated)
   // Written on one line in YAML ({a: 1, b: 2}, [1, 2]); JSON is unaffected.
   Value& flow() {

@@ -101,9 +101,8 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
   return flags;
 }
 
-std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend,
-                               const std::string& probe, const Params& params, int point_index,
-                               int rank, double reference_clock_mhz) {
+std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend, const std::string& probe,
+                               const Params& params, int point_index, int rank, double reference_clock_mhz) {
   const std::string flags = point_flags(m, reference_clock_mhz);
   std::vector<Sample> out;
   out.reserve(m.seconds.size());
@@ -132,9 +131,7 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     // Otherwise the clock measured during this launch where the backend measured one, else the
     // reading taken right after the point.
     const double during = i < m.launch_clock_mhz.size() ? m.launch_clock_mhz[i] : 0;
-    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6
-                  : during > 0            ? during
-                                          : m.clock_mhz;
+    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6 : during > 0 ? during : m.clock_mhz;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
     out.push_back(std::move(s));

@@ -17,8 +17,7 @@ inline std::string one_line_message(const std::string& s, std::size_t max_bytes 
   while (i < s.size() && out.size() < max_bytes) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool ok = len > 0 && i + len <= s.size() && c >= 0x20 && c != 0x7f && c != 0xc0 && c != 0xc1 &&
-              c < 0xf5;
+    bool ok = len > 0 && i + len <= s.size() && c >= 0x20 && c != 0x7f && c != 0xc0 && c != 0xc1 && c < 0xf5;
     for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
     if (ok && c == 0xc2) ok = static_cast<unsigned char>(s[i + 1]) >= 0xa0;  // C1 controls
     if (ok) {

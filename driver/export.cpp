@@ -88,11 +88,9 @@ std::string upper(std::string s) {
   return s;
 }
 
-
 // [[name, value], ...] sorted by value, highest first (stable: ties keep file order).
 Value name_value_list(std::vector<std::pair<std::string, double>> items) {
-  std::stable_sort(items.begin(), items.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   Value data = Value::array();
   for (const auto& [name, value] : items)
     data.push(Value::array().push(Value::string(name)).push(Value::number(value)));
@@ -143,14 +141,18 @@ std::string export_ert_json(const Machine& m, const ExportSettings& settings) {
       gbytes_sources.set(level_name(l->level), Value::string(source_note(l->source, l->citation)));
     }
   if (settings.notes != nullptr && (gflops.empty() || gbytes.empty()))
-    settings.notes->push_back(std::string("warning: ert-json: this file has no measured ") +
-                              (gflops.empty() && gbytes.empty() ? "ceiling or level" : gflops.empty() ? "compute ceiling" : "memory level") +
-                              ": its empirical lists are empty (ERT's plot script reads data[0]); the spec values are under \"spec\"");
+    settings.notes->push_back(
+        std::string("warning: ert-json: this file has no measured ") +
+        (gflops.empty() && gbytes.empty() ? "ceiling or level"
+         : gflops.empty()                 ? "compute ceiling"
+                                          : "memory level") +
+        ": its empirical lists are empty (ERT's plot script reads data[0]); the spec values are under \"spec\"");
   Value spec_gflops_notes = Value::object(), spec_gbytes_notes = Value::object();
   for (const auto& [name, gf] : theoretical_peaks(m)) {
     spec_gflops.emplace_back(ceiling_name(name), gf);
     auto basis = m.device.theoretical_basis.find(name);
-    if (basis != m.device.theoretical_basis.end()) spec_gflops_notes.set(ceiling_name(name), Value::string(basis->second));
+    if (basis != m.device.theoretical_basis.end())
+      spec_gflops_notes.set(ceiling_name(name), Value::string(basis->second));
   }
   std::set<std::string> spec_levels;
   for (const MemoryLevel& l : m.memory)
@@ -209,9 +211,8 @@ std::string export_ert_json(const Machine& m, const ExportSettings& settings) {
 // contain one; names may not contain a quote.
 namespace {
 
-const char* const kNerscKeys[] = {"memroofs", "mem_roof_names", "comproofs", "comp_roof_names",
-                                  "AI_HBM",   "AI_L2",          "AI_L1",     "FLOPS",
-                                  "labels"};
+const char* const kNerscKeys[] = {"memroofs", "mem_roof_names", "comproofs", "comp_roof_names", "AI_HBM",
+                                  "AI_L2",    "AI_L1",          "FLOPS",     "labels"};
 
 std::string nersc_safe(const std::string& text) {
   std::string out;
@@ -257,10 +258,14 @@ std::vector<NerscRoof> nersc_roofs(const Machine& m, std::vector<std::string>& l
   std::vector<NerscRoof> roofs = {{"L1"}, {"L2"}, {"HBM"}};
   for (const MemoryLevel* l : best_memory_levels(m)) {
     const std::string u = upper(l->level);
-    if (u == "L1") roofs[0].level = l;
-    else if (u == "L2") roofs[1].level = l;
-    else if (l->level == m.device.memory_name || u == "HBM" || u == "DRAM" || u.rfind("GDDR", 0) == 0) roofs[2].level = l;
-    else left_out.push_back(l->level);
+    if (u == "L1")
+      roofs[0].level = l;
+    else if (u == "L2")
+      roofs[1].level = l;
+    else if (l->level == m.device.memory_name || u == "HBM" || u == "DRAM" || u.rfind("GDDR", 0) == 0)
+      roofs[2].level = l;
+    else
+      left_out.push_back(l->level);
   }
   return roofs;
 }
@@ -279,13 +284,15 @@ std::string export_nersc(const Machine& m, const ExportSettings& settings) {
   std::vector<const ComputeCeiling*> ceilings, other;
   for (const ComputeCeiling* c : best_compute_ceilings(m)) (has_type(c->name, type) ? ceilings : other).push_back(c);
   if (std::none_of(roofs.begin(), roofs.end(), [](const NerscRoof& r) { return r.level != nullptr; }))
-    throw InputError("export --format nersc: the NERSC roofline scripts need an L1, L2 or memory level; this machine "
-                     "file has none with a bandwidth");
+    throw InputError(
+        "export --format nersc: the NERSC roofline scripts need an L1, L2 or memory level; this machine "
+        "file has none with a bandwidth");
   // The script ends every memory roof at the first compute roof: the vector FMA peak of the
   // precision, then its other ceilings (noFMA, tensor) highest first. A tensor roof first put the
   // elbows beyond the script's axes (IndexError).
   sort_highest_first(ceilings, [](const ComputeCeiling& c) { return c.gflops; });
-  const auto fma = std::find_if(ceilings.begin(), ceilings.end(), [&](const ComputeCeiling* c) { return upper(c->name) == type + ".FMA"; });
+  const auto fma = std::find_if(ceilings.begin(), ceilings.end(),
+                                [&](const ComputeCeiling* c) { return upper(c->name) == type + ".FMA"; });
   if (fma == ceilings.end()) {
     std::string have;
     for (const ComputeCeiling* c : best_compute_ceilings(m)) have += (have.empty() ? "" : ", ") + c->name;
@@ -296,7 +303,8 @@ std::string export_nersc(const Machine& m, const ExportSettings& settings) {
   std::string s;
   s += "# roofprobe export for the NERSC hierarchical roofline scripts: " + nersc_safe(m.device.name) + "\n";
   s += "# bandwidths in GB/s, compute in GFLOP/s (1e9); " + type + " ceilings, the FMA peak first\n";
-  std::string roof_values = "memroofs", roof_names = "mem_roof_names", comp = "comproofs", comp_names = "comp_roof_names";
+  std::string roof_values = "memroofs", roof_names = "mem_roof_names", comp = "comproofs",
+              comp_names = "comp_roof_names";
   // The format has no source field: a spec-sheet value (nothing measured) says so in its name.
   auto mark = [](const std::string& source) { return source == "spec" ? std::string(" (spec)") : std::string(); };
   std::vector<std::string> missing_slots;
@@ -330,8 +338,10 @@ std::string export_nersc(const Machine& m, const ExportSettings& settings) {
   // Kernel points: one FLOP/s per kernel and its intensity at each of the three roofs. A kernel
   // needs all three (the script indexes the lines together), and the machine all three roofs.
   if (!missing_slots.empty())
-    throw InputError("export --format nersc --points: the script plots each kernel at L1, L2 and HBM; this machine "
-                     "file has no " + missing_slots.front() + " level");
+    throw InputError(
+        "export --format nersc --points: the script plots each kernel at L1, L2 and HBM; this machine "
+        "file has no " +
+        missing_slots.front() + " level");
   std::vector<std::string> kernels;
   std::map<std::string, std::map<std::string, double>> ai;
   std::map<std::string, double> flops;
@@ -376,7 +386,7 @@ std::string export_nersc(const Machine& m, const ExportSettings& settings) {
 namespace {
 
 struct RocColumn {
-  const char* name;        // value column; Low/High follow
+  const char* name;  // value column; Low/High follow
   const char* low;
   const char* high;
 };
@@ -488,7 +498,8 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
       column = "MALLBw";
     keep_highest(column, triple(l->gbs, l->stats));
   }
-  for (const ComputeCeiling* c : best_compute_ceilings(m)) keep_highest(compute_column(c->name), triple(c->gflops, c->stats));
+  for (const ComputeCeiling* c : best_compute_ceilings(m))
+    keep_highest(compute_column(c->name), triple(c->gflops, c->stats));
 
   // rocprofiler-compute's roofline_calc divides each FLOP peak by the HBM, L2, L1 and LDS
   // bandwidths (the elbows): a 0 there is a ZeroDivisionError, so each has a value or the export
@@ -513,8 +524,8 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
     for (const std::string& a : absent) list += (list.empty() ? "" : ", ") + a;
     throw InputError("export --format rocprof-csv: AMD's roofline_calc divides by " + list +
                      ", and this machine file has no level (measured, published or spec) for " +
-                     (absent.size() == 1 ? "it" : "them") + " (a run that measures " + (absent.size() == 1 ? "it" : "them") +
-                     ", or a spec value in the file, is needed)");
+                     (absent.size() == 1 ? "it" : "them") + " (a run that measures " +
+                     (absent.size() == 1 ? "it" : "them") + ", or a spec value in the file, is needed)");
   }
   if (settings.notes != nullptr)
     for (std::string& n : notes) settings.notes->push_back("note: rocprof-csv: " + n);

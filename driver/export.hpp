@@ -29,9 +29,9 @@ void check_export_format(const std::string& format);
 
 // What the formats with a choice take (`roofprobe export --precision/--points/--names`).
 struct ExportSettings {
-  std::string precision = "fp64";     // nersc: the compute ceilings of this type
-  std::vector<KernelPoint> points;    // nersc: appended as the script's AI_*/FLOPS/labels lines
-  std::string names = "roofprobe";    // ert-json: roofprobe | ert (ERT's "FP64 GFLOPs", "DRAM")
+  std::string precision = "fp64";             // nersc: the compute ceilings of this type
+  std::vector<KernelPoint> points;            // nersc: appended as the script's AI_*/FLOPS/labels lines
+  std::string names = "roofprobe";            // ert-json: roofprobe | ert (ERT's "FP64 GFLOPs", "DRAM")
   std::vector<std::string>* notes = nullptr;  // where a format says what it filled in or left out
 };
 
@@ -49,9 +49,9 @@ std::string export_json(const Machine& machine);
 // A reference file may hold a level twice: the published measurement and the spec-sheet value
 // (results/README.md). Tools that take one number per level get the best available value:
 // empirical, else published, else spec (the first entry of that rank when a file repeats one).
-int source_rank(const std::string& source);      // empirical 0, published 1, spec 2, other 3
-bool is_measured(const std::string& source);     // empirical or published
-std::vector<const MemoryLevel*> best_memory_levels(const Machine& machine);     // file order
+int source_rank(const std::string& source);   // empirical 0, published 1, spec 2, other 3
+bool is_measured(const std::string& source);  // empirical or published
+std::vector<const MemoryLevel*> best_memory_levels(const Machine& machine);  // file order
 std::vector<const ComputeCeiling*> best_compute_ceilings(const Machine& machine);
 // Theoretical peaks by ceiling name: device.theoretical, completed by the compute entries'
 // theoretical_gflops (the larger when both give one). Names sorted.

@@ -52,7 +52,8 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
     }
     if (v.empty()) continue;
     if (v.size() != 5 && v.size() != 11)
-      fail_at(path, line_no, "expected ERT's 5 columns (try files) or 11 (max/sum files), found " + std::to_string(v.size()));
+      fail_at(path, line_no,
+              "expected ERT's 5 columns (try files) or 11 (max/sum files), found " + std::to_string(v.size()));
     if (columns != 0 && v.size() != columns) fail_at(path, line_no, "rows of 5 and 11 columns mixed");
     columns = v.size();
     if (!(v[0] > 0)) fail_at(path, line_no, "the working set is not positive");
@@ -86,13 +87,16 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
     if (!std::regex_search(line, bw, bw_re))
       fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
     const std::size_t time_at = std::regex_search(line, time, time_re) ? static_cast<std::size_t>(time.position(0))
-                                                                         : static_cast<std::size_t>(bw.position(0));
+                                                                       : static_cast<std::size_t>(bw.position(0));
     // The data set: the last size before the time column.
     double bytes = 0;
     for (auto it = std::sregex_iterator(line.begin(), line.end(), size_re); it != std::sregex_iterator(); ++it) {
       if (static_cast<std::size_t>(it->position(0)) >= time_at) break;
       const std::string unit = (*it)[3];
-      const double scale = unit == "B" ? 1 : unit[0] == 'k' || unit[0] == 'K' ? 1024.0 : unit[0] == 'M' ? 1048576.0 : 1073741824.0;
+      const double scale = unit == "B"                        ? 1
+                           : unit[0] == 'k' || unit[0] == 'K' ? 1024.0
+                           : unit[0] == 'M'                   ? 1048576.0
+                                                              : 1073741824.0;
       bytes = std::strtod((*it)[1].str().c_str(), nullptr) * scale;
     }
     if (!(bytes > 0)) fail_at(path, line_no, "no data-set size ('<n> kB') before the time column");
@@ -145,10 +149,17 @@ std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat
   std::vector<CurvePoint> rows;
   const char* name = "csv";
   switch (format) {
-    case SweepFormat::Ert: rows = read_ert(path, text), name = "ERT"; break;
-    case SweepFormat::GpuBenches: rows = read_gpu_benches(path, text), name = "gpu-benches"; break;
-    case SweepFormat::Likwid: rows = read_likwid(path, text), name = "likwid-bench"; break;
-    case SweepFormat::Csv: throw InputError("read_external_sweep: the csv format is fit's own reader");
+    case SweepFormat::Ert:
+      rows = read_ert(path, text), name = "ERT";
+      break;
+    case SweepFormat::GpuBenches:
+      rows = read_gpu_benches(path, text), name = "gpu-benches";
+      break;
+    case SweepFormat::Likwid:
+      rows = read_likwid(path, text), name = "likwid-bench";
+      break;
+    case SweepFormat::Csv:
+      throw InputError("read_external_sweep: the csv format is fit's own reader");
   }
   if (rows.empty()) throw InputError(path + ": no " + std::string(name) + " bandwidth sample in the file");
   return rows;

@@ -13,11 +13,14 @@ namespace {
 constexpr const char* kSchema = "roofprobe.feeds/1";
 
 const std::vector<std::pair<FeedKind, const char*>>& kind_names() {
-  static const std::vector<std::pair<FeedKind, const char*>> names = {
-      {FeedKind::MemoryLevels, "memory_levels"}, {FeedKind::ComputeCeiling, "compute_ceiling"},
-      {FeedKind::NamedLevel, "named_level"},     {FeedKind::WarpGips, "warp_gips"},
-      {FeedKind::Predication, "predication"},    {FeedKind::Walls, "walls"},
-      {FeedKind::Scaling, "scaling"},            {FeedKind::Clock, "clock"}};
+  static const std::vector<std::pair<FeedKind, const char*>> names = {{FeedKind::MemoryLevels, "memory_levels"},
+                                                                      {FeedKind::ComputeCeiling, "compute_ceiling"},
+                                                                      {FeedKind::NamedLevel, "named_level"},
+                                                                      {FeedKind::WarpGips, "warp_gips"},
+                                                                      {FeedKind::Predication, "predication"},
+                                                                      {FeedKind::Walls, "walls"},
+                                                                      {FeedKind::Scaling, "scaling"},
+                                                                      {FeedKind::Clock, "clock"}};
   return names;
 }
 
@@ -86,7 +89,8 @@ class Reader {
 
 FeedTable registered_feeds(const std::string& backend) {
   FeedTable out;
-  for (const Probe* p : Registry::instance().probes(backend)) out[{p->info().backend, p->info().name}] = p->info().feeds;
+  for (const Probe* p : Registry::instance().probes(backend))
+    out[{p->info().backend, p->info().name}] = p->info().feeds;
   return out;
 }
 
@@ -143,7 +147,8 @@ FeedTable read_feeds_file(const std::string& path) {
         sr.params = r.text(rule, "params");
         sr.first_level = r.text(rule, "first_level");
         const std::string only = r.text(rule, "first_level_only");
-        if (only != "true" && only != "false") r.fail(rule["first_level_only"], "first_level_only: expected true or false");
+        if (only != "true" && only != "false")
+          r.fail(rule["first_level_only"], "first_level_only: expected true or false");
         sr.first_level_only = only == "true";
         spec.series_reach.push_back(sr);
       }

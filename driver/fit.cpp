@@ -288,8 +288,7 @@ SizeCurve series_curve(const std::vector<const Sample*>& samples, const FeedSpec
 }
 
 // The rate figures every memory level carries, from its plateau and the device.
-MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric,
-                       const DeviceInfo& device) {
+MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric, const DeviceInfo& device) {
   MemoryLevel level;
   level.level = name;
   level.source = "empirical";
@@ -495,8 +494,7 @@ std::string render_name(const std::string& pattern, const Params& params, const 
     out += pattern.substr(pos, open - pos);
     const std::string axis = pattern.substr(open + 1, close - open - 1);
     auto it = params.find(axis);
-    out += it != params.end() ? (upper ? name_token(it->second) : it->second)
-                              : pattern.substr(open, close - open + 1);
+    out += it != params.end() ? (upper ? name_token(it->second) : it->second) : pattern.substr(open, close - open + 1);
     pos = close + 1;
   }
   return out;
@@ -519,8 +517,9 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.clock_mhz = own_clock > 0 ? own_clock : dev.clock_measured_mhz;
     auto theo = dev.theoretical_gflops.find(c.name);
     c.theoretical_gflops = theo == dev.theoretical_gflops.end() ? 0
-                           : own_clock > 0 && dev.clock_measured_mhz > 0 ? theo->second * own_clock / dev.clock_measured_mhz
-                                                                          : theo->second;
+                           : own_clock > 0 && dev.clock_measured_mhz > 0
+                               ? theo->second * own_clock / dev.clock_measured_mhz
+                               : theo->second;
     c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
     auto unknown = dev.extra.find("theoretical_unknown");
     if (theo == dev.theoretical_gflops.end() && unknown != dev.extra.end())
@@ -782,8 +781,8 @@ void reject_above_theory(Machine& machine) {
     if (it->theoretical_gflops > 0 && it->gflops > kTolerance * it->theoretical_gflops) {
       std::ostringstream why;
       why.precision(4);
-      why << it->name << ": rejected: " << it->gflops << " GFLOP/s is above the theoretical "
-          << it->theoretical_gflops << " GFLOP/s at " << it->clock_mhz << " MHz by more than 3% (probable probe bug)";
+      why << it->name << ": rejected: " << it->gflops << " GFLOP/s is above the theoretical " << it->theoretical_gflops
+          << " GFLOP/s at " << it->clock_mhz << " MHz by more than 3% (probable probe bug)";
       machine.missing.push_back(why.str());
       it = compute.erase(it);
     } else {
@@ -794,9 +793,8 @@ void reject_above_theory(Machine& machine) {
       machine.warp_gips->measured_gips > kTolerance * machine.warp_gips->theoretical_gips) {
     std::ostringstream why;
     why.precision(4);
-    why << "instructions.warp_gips: rejected: " << machine.warp_gips->measured_gips
-        << " GIPS is above the theoretical " << machine.warp_gips->theoretical_gips
-        << " GIPS by more than 3% (probable probe bug)";
+    why << "instructions.warp_gips: rejected: " << machine.warp_gips->measured_gips << " GIPS is above the theoretical "
+        << machine.warp_gips->theoretical_gips << " GIPS by more than 3% (probable probe bug)";
     machine.missing.push_back(why.str());
     machine.warp_gips.reset();
   }
@@ -814,8 +812,9 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
     if (specs == nullptr)
       if (const Probe* probe = Registry::instance().probe(group.backend, group.probe)) specs = &probe->info().feeds;
     if (specs == nullptr) {
-      machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "): not known to this build (backend '" +
-                                group.backend + "' not compiled in?) and no feeds.yaml beside the sweep declares it; " +
+      machine.missing.push_back("probe '" + group.probe + "' (" + group.backend +
+                                "): not known to this build (backend '" + group.backend +
+                                "' not compiled in?) and no feeds.yaml beside the sweep declares it; " +
                                 std::to_string(group.samples.size()) + " samples not fitted");
       continue;
     }
@@ -833,14 +832,29 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
         const ProbeSamples kept = for_maxima(group, spec, noisy);
         const std::size_t first_new_ceiling = machine.compute.size();
         switch (spec.kind) {
-          case FeedKind::MemoryLevels: break;
-          case FeedKind::ComputeCeiling: fit_compute_ceilings(kept, spec, machine); break;
-          case FeedKind::NamedLevel: fit_named_level(kept, spec, machine); break;
-          case FeedKind::WarpGips: fit_warp_gips(kept, spec, machine); break;
-          case FeedKind::Predication: fit_predication(kept, spec, machine); break;
-          case FeedKind::Walls: fit_walls(kept, spec, machine); break;
-          case FeedKind::Scaling: fit_scaling(kept, spec, machine); break;
-          case FeedKind::Clock: fit_clocks(kept, spec, machine); break;
+          case FeedKind::MemoryLevels:
+            break;
+          case FeedKind::ComputeCeiling:
+            fit_compute_ceilings(kept, spec, machine);
+            break;
+          case FeedKind::NamedLevel:
+            fit_named_level(kept, spec, machine);
+            break;
+          case FeedKind::WarpGips:
+            fit_warp_gips(kept, spec, machine);
+            break;
+          case FeedKind::Predication:
+            fit_predication(kept, spec, machine);
+            break;
+          case FeedKind::Walls:
+            fit_walls(kept, spec, machine);
+            break;
+          case FeedKind::Scaling:
+            fit_scaling(kept, spec, machine);
+            break;
+          case FeedKind::Clock:
+            fit_clocks(kept, spec, machine);
+            break;
         }
         mark_noisy(noisy, group, spec, first_new_ceiling, machine);
       } catch (const std::exception& e) {
@@ -972,7 +986,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   if (!options.level_names.empty()) {
     if (options.level_names.size() != plateaus.size()) {
       std::string found;
-      for (const Plateau& p : plateaus) found += (found.empty() ? "" : ", ") + std::to_string(static_cast<long long>(std::llround(p.value)));
+      for (const Plateau& p : plateaus)
+        found += (found.empty() ? "" : ", ") + std::to_string(static_cast<long long>(std::llround(p.value)));
       throw InputError("fit --levels: the sweep shows " + std::to_string(plateaus.size()) + " level" +
                        (plateaus.size() == 1 ? "" : "s") + " (" + found + " GB/s) for " +
                        std::to_string(options.level_names.size()) + " names");

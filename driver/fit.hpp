@@ -16,13 +16,13 @@ namespace roofprobe {
 
 // A fitted memory level, in the order of increasing working set.
 struct Plateau {
-  double x_lo = 0, x_hi = 0;      // first and last sampled size the level serves most
-  double value = 0;               // the level's bandwidth B_i in the level model
+  double x_lo = 0, x_hi = 0;  // first and last sampled size the level serves most
+  double value = 0;           // the level's bandwidth B_i in the level model
   Interval value_ci95;
-  double capacity = 0;            // knee to the next level, bytes (0: the last level)
+  double capacity = 0;  // knee to the next level, bytes (0: the last level)
   Interval capacity_ci95;
-  Stats stats;                    // over the raw samples in [x_lo, x_hi]
-  int sizes = 0;                  // distinct sizes inside
+  Stats stats;    // over the raw samples in [x_lo, x_hi]
+  int sizes = 0;  // distinct sizes inside
 };
 
 // The levels of a rate-vs-size curve by the level model (level_model.hpp): nearest (fastest)
@@ -35,10 +35,8 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
 // `memory_name`. With no caches, levels are named L1, L2, ... and the last `memory_name`.
 // `first_level` (a cache's name, or empty): the series' nearest level, the name of its first
 // level when it has more than one (FeedSpec::series_first_level).
-std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus,
-                                     const std::vector<CacheInfo>& caches,
-                                     const std::string& memory_name,
-                                     const std::string& first_level = "");
+std::vector<std::string> name_levels(const std::vector<Plateau>& plateaus, const std::vector<CacheInfo>& caches,
+                                     const std::string& memory_name, const std::string& first_level = "");
 
 // Statistics of a set of rates: best = max, median, spread = (max - min) / median, samples.
 // An empty set gives all zeros.

@@ -118,7 +118,8 @@ std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, do
 }
 
 Fleet collect_fleet(const std::string& dir, double margin) {
-  if (!(margin >= 0 && margin < 1)) throw InputError("--outlier-margin: " + std::to_string(margin) + " is not in [0, 1)");
+  if (!(margin >= 0 && margin < 1))
+    throw InputError("--outlier-margin: " + std::to_string(margin) + " is not in [0, 1)");
   if (!fs::is_directory(dir)) throw InputError(dir + ": not a directory");
   Fleet fleet;
   fleet.margin = margin;
@@ -132,12 +133,13 @@ Fleet collect_fleet(const std::string& dir, double margin) {
       continue;
     }
     const int rank = std::stoi(number);
-    if (fs::exists(entry.path() / "machine.yaml")) found[rank] = name + "/machine.yaml";
-    else fleet.missing.push_back("rank " + number + ": no " + name + "/machine.yaml");
+    if (fs::exists(entry.path() / "machine.yaml"))
+      found[rank] = name + "/machine.yaml";
+    else
+      fleet.missing.push_back("rank " + number + ": no " + name + "/machine.yaml");
   }
   if (found.empty() && fs::exists(fs::path(dir) / "machine.yaml")) found[0] = "machine.yaml";
-  if (found.empty())
-    throw InputError(dir + ": no machine files (neither rank-<r>/machine.yaml nor machine.yaml)");
+  if (found.empty()) throw InputError(dir + ": no machine files (neither rank-<r>/machine.yaml nor machine.yaml)");
   for (const auto& [rank, path] : found) {
     try {
       Machine m = read_machine_file((fs::path(dir) / path).string());
@@ -211,9 +213,8 @@ std::string fleet_to_yaml(const Fleet& f) {
   out << YAML::Key << "schema" << YAML::Value << kFleetSchema;
   out << YAML::Key << "generated" << YAML::Value << utc_now();
   out << YAML::Key << "outlier_margin" << YAML::Value << f.margin;
-  out << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "memory"
-      << YAML::Value << "GB/s (1e9 bytes/s)" << YAML::Key << "compute" << YAML::Value << "GFLOP/s (1e9 FLOP/s)"
-      << YAML::EndMap;
+  out << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "memory" << YAML::Value
+      << "GB/s (1e9 bytes/s)" << YAML::Key << "compute" << YAML::Value << "GFLOP/s (1e9 FLOP/s)" << YAML::EndMap;
   out << YAML::Key << "expected_ranks" << YAML::Value << std::max<int>(f.expected_ranks, f.ranks.size());
   out << YAML::Key << "ranks" << YAML::Value << YAML::BeginSeq;
   for (const FleetRank& r : f.ranks) {

@@ -22,7 +22,7 @@ struct FleetRank {
   std::string host;
   std::string device;
   int local_rank = 0;
-  std::string machine;                     // path relative to the fleet directory
+  std::string machine;  // path relative to the fleet directory
   bool complete = true;
   std::map<std::string, double> ceilings;  // "DRAM" -> GB/s, "FP64.FMA" -> GFLOP/s
   std::set<std::string> compute;           // which of them are compute ceilings (the rest: memory levels)
@@ -33,12 +33,12 @@ struct FleetOutlier {
   std::string host;
   std::string device;
   double value = 0;
-  double below_median = 0;                 // fraction: 0.07 = 7% below the median
+  double below_median = 0;  // fraction: 0.07 = 7% below the median
 };
 
 struct FleetCeiling {
   std::string name;
-  std::string unit;                        // GB/s | GFLOP/s
+  std::string unit;  // GB/s | GFLOP/s
   int ranks = 0;
   double median = 0, min = 0, max = 0;
   std::vector<FleetOutlier> outliers;
@@ -54,11 +54,11 @@ struct FleetAggregates {
 
 struct Fleet {
   double margin = kDefaultOutlierMargin;
-  int expected_ranks = 0;                  // from the machine files' provenance (0: unknown)
-  std::vector<FleetRank> ranks;            // by rank
-  std::vector<std::string> missing;        // "rank 3: no machine.yaml", unreadable files
+  int expected_ranks = 0;            // from the machine files' provenance (0: unknown)
+  std::vector<FleetRank> ranks;      // by rank
+  std::vector<std::string> missing;  // "rank 3: no machine.yaml", unreadable files
   FleetAggregates aggregates;
-  std::vector<FleetCeiling> ceilings;      // memory levels first, then compute, by name
+  std::vector<FleetCeiling> ceilings;  // memory levels first, then compute, by name
 };
 
 // A rank's entry from its machine file (ceilings: memory GB/s, compute GFLOP/s).

@@ -115,11 +115,12 @@ FleetAggregates combine_aggregates(const std::vector<std::string>& per_rank) {
   for (const auto& [ceiling, scopes] : acc) {
     for (const auto& [scope, a] : scopes) {
       double best = 0;
-      for (std::size_t s = 0; s < a.work.size(); ++s)
-        best = std::max(best, per_second_1e9(a.work[s], a.time[s]));
+      for (std::size_t s = 0; s < a.work.size(); ++s) best = std::max(best, per_second_1e9(a.work[s], a.time[s]));
       if (best <= 0) continue;
-      if (scope.empty()) out.job[ceiling] = best;
-      else out.node[scope][ceiling] = best;
+      if (scope.empty())
+        out.job[ceiling] = best;
+      else
+        out.node[scope][ceiling] = best;
     }
   }
   return out;
@@ -219,7 +220,8 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
   const std::vector<std::string> plans = c.allgather(mine, "plan", kShortTimeout);
   for (int r = 0; r < c.size(); ++r) {
     if (plans[r] == "error") {
-      if (c.rank() == 0 && mine != "error") std::cerr << "error: rank " << r << " could not load the plan; nothing measured\n";
+      if (c.rank() == 0 && mine != "error")
+        std::cerr << "error: rank " << r << " could not load the plan; nothing measured\n";
       return 1;
     }
     if (plans[r] != plans[0]) {
@@ -260,7 +262,8 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
       for (const auto& core : binding.cores) cpus.insert(cpus.end(), core.begin(), core.end());
       ro.extra_provenance["mpi_cpus"] = cpu_list_text(cpus);
     }
-    if (name == "cuda" && binding.cuda_device >= 0) ro.extra_provenance["mpi_cuda_device"] = std::to_string(binding.cuda_device);
+    if (name == "cuda" && binding.cuda_device >= 0)
+      ro.extra_provenance["mpi_cuda_device"] = std::to_string(binding.cuda_device);
     g_fleet_dir = bdir;
     g_fleet_margin = o.outlier_margin;
     if (c.rank() == 0) c.set_timeout_hook(write_partial_fleet);
@@ -303,7 +306,8 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
       }
     }
     const std::vector<std::string> readiness = c.allgather(ready, "aggregates", kShortTimeout);
-    const bool all_ready = std::all_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "ok"; });
+    const bool all_ready =
+        std::all_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "ok"; });
     FleetAggregates aggregates;
     if (all_ready) {
       const double t0 = now_seconds();
@@ -316,9 +320,9 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
 
     // Timing: how much of the job was coordination rather than measuring. Turns are
     // sequential (their times add up); the aggregate launches overlap (the longest counts).
-    const std::vector<std::string> measured =
-        c.allgather(std::to_string(c.local_rank()) + " " + std::to_string(turn_seconds) + " " +
-                        std::to_string(aggregate_seconds), "timing", kShortTimeout);
+    const std::vector<std::string> measured = c.allgather(
+        std::to_string(c.local_rank()) + " " + std::to_string(turn_seconds) + " " + std::to_string(aggregate_seconds),
+        "timing", kShortTimeout);
     if (c.rank() == 0) {
       std::vector<double> longest_turn(static_cast<std::size_t>(turns), 0.0);
       double longest_aggregate = 0;
@@ -358,7 +362,8 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
 
   // Every rank exits with the job's worst status, so the launcher reports the failure.
   int worst = status;
-  for (const auto& s : c.allgather(std::to_string(status), "finish", kShortTimeout)) worst = std::max(worst, std::stoi(s));
+  for (const auto& s : c.allgather(std::to_string(status), "finish", kShortTimeout))
+    worst = std::max(worst, std::stoi(s));
   return worst;
 }
 

@@ -21,9 +21,9 @@ class Comm;
 // One aggregate point: the plan's farthest memory level (bandwidth read at the largest working
 // set) or its FMA peak (flops fp64 fma at the largest flops_per_element).
 struct AggregatePoint {
-  std::string ceiling;   // "DRAM" / "HBM" / "FP64.FMA"
-  std::string metric;    // gbs | gflops
-  const Probe* probe = nullptr;   // null: the plan has no such point on this rank
+  std::string ceiling;           // "DRAM" / "HBM" / "FP64.FMA"
+  std::string metric;            // gbs | gflops
+  const Probe* probe = nullptr;  // null: the plan has no such point on this rank
   Params params;
 };
 // Always two entries (memory, FMA) so every rank runs the same number of barriers.
@@ -39,8 +39,8 @@ FleetAggregates measure_aggregates(Comm& comm, Backend& backend, const std::vect
 FleetAggregates combine_aggregates(const std::vector<std::string>& per_rank);
 
 using LoadPlanFn = std::function<std::vector<std::string>(RunConfig&)>;  // config + backends; throws
-using RunBackendFn = std::function<int(const RunOptions&, const RunConfig&, const std::string& backend,
-                                       const std::string& dir)>;
+using RunBackendFn =
+    std::function<int(const RunOptions&, const RunConfig&, const std::string& backend, const std::string& dir)>;
 int run_fleet(const RunOptions& options, const LoadPlanFn& load, const RunBackendFn& run_backend);
 
 // A single-process run with --out: DIR/fleet.yaml listing that one rank (best effort).

@@ -43,10 +43,10 @@ double median_of(std::vector<double> v) {
 
 // The samples of one distinct size.
 struct Size {
-  double lw = 0;  // ln working set
+  double lw = 0;             // ln working set
   double x = 0, x_last = 0;  // the sizes as given (a pooled group spans x .. x_last)
-  std::vector<double> z;  // ln rate of each sample the fit sees
-  std::vector<double> y;  // every sample's rate, as given (for the statistics)
+  std::vector<double> z;     // ln rate of each sample the fit sees
+  std::vector<double> y;     // every sample's rate, as given (for the statistics)
   double median_z = 0;
 };
 
@@ -114,7 +114,7 @@ double noise_sigma(const std::vector<Size>& sizes) {
     }
   if (dev.size() >= 6) {
     const double per_size = reps / static_cast<double>(std::count_if(sizes.begin(), sizes.end(),
-                                                                      [](const Size& s) { return s.z.size() > 1; }));
+                                                                     [](const Size& s) { return s.z.size() > 1; }));
     const double sigma = 1.4826 * median_of(dev) * std::sqrt(per_size / (per_size - 1));
     return std::max(sigma, kNoiseFloor);
   }
@@ -343,7 +343,8 @@ std::vector<Start> starts_for(const Data& d, int levels, const Candidate* previo
   std::vector<double> base_knees, base_widths;
   if (previous != nullptr)
     for (int i = 0; i + 1 < previous->lay.levels; ++i)
-      base_knees.push_back(previous->p[previous->lay.c(i)]), base_widths.push_back(std::exp(previous->p[previous->lay.s(i)]));
+      base_knees.push_back(previous->p[previous->lay.c(i)]),
+          base_widths.push_back(std::exp(previous->p[previous->lay.s(i)]));
   // The previous fit may have fewer levels than one less (a count with no physical fit was
   // skipped): its knees are completed in the middle of the widest gaps.
   while (static_cast<int>(base_knees.size()) < levels - 2) {
@@ -370,7 +371,8 @@ std::vector<Start> starts_for(const Data& d, int levels, const Candidate* previo
   std::vector<double> inside;
   for (double h : hints)
     if (h > 0 && std::log(h) > d.lw_min - 0.5 && std::log(h) < d.lw_max + 0.5) inside.push_back(std::log(h));
-  if (static_cast<int>(inside.size()) == levels - 1) starts.push_back({inside, std::vector<double>(inside.size(), 0.25)});
+  if (static_cast<int>(inside.size()) == levels - 1)
+    starts.push_back({inside, std::vector<double>(inside.size(), 0.25)});
   return starts;
 }
 
@@ -418,7 +420,8 @@ Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, 
   if (lay.levels > 1 && !screened.empty()) refined.push_back(descend(d, lay, screened.front().second, score));
   if (!hints.empty() && lay.levels > 1) {
     const std::vector<Start> all = starts_for(d, lay.levels, previous, hints);
-    if (!all.empty() && all.back().knees.size() + 1 == static_cast<std::size_t>(lay.levels)) refined.push_back(all.back());
+    if (!all.empty() && all.back().knees.size() + 1 == static_cast<std::size_t>(lay.levels))
+      refined.push_back(all.back());
   }
   Candidate best;
   best.lay = lay;

@@ -24,8 +24,8 @@ namespace roofprobe {
 
 // One sample of a bandwidth curve: several samples may share a size.
 struct CurvePoint {
-  double x = 0;    // working set, bytes
-  double y = 0;    // rate (GB/s, or any rate unit)
+  double x = 0;  // working set, bytes
+  double y = 0;  // rate (GB/s, or any rate unit)
 };
 
 // A 95% confidence interval; both 0 when the fit could not give one (a level resting on too few
@@ -36,12 +36,12 @@ struct Interval {
 };
 
 struct FittedLevel {
-  double rate = 0;          // B_i, the level's own bandwidth (the plateau it tends to)
+  double rate = 0;  // B_i, the level's own bandwidth (the plateau it tends to)
   Interval rate_ci95;
-  double capacity = 0;      // C_i, bytes: the knee where half the accesses miss it (0: last level)
+  double capacity = 0;  // C_i, bytes: the knee where half the accesses miss it (0: last level)
   Interval capacity_ci95;
-  double x_lo = 0, x_hi = 0;  // sampled sizes where this level serves the most accesses
-  int sizes = 0;            // distinct sampled sizes in [x_lo, x_hi]
+  double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
+  int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
   std::vector<double> samples;  // the raw rates sampled in [x_lo, x_hi]
 };
 
@@ -68,7 +68,7 @@ struct LevelModelFit {
   double noise_sigma = 0;           // noise of one sample's log rate
   double bic = 0;
   int samples = 0;
-  std::string model;                // one line: levels, ramp, criterion, loss
+  std::string model;  // one line: levels, ramp, criterion, loss
 };
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no

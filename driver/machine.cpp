@@ -223,9 +223,7 @@ doc::Value machine_document(const Machine& m) {
 
 std::string machine_to_yaml(const Machine& m) { return doc::to_yaml(machine_document(m)); }
 
-void write_machine_file(const Machine& m, const std::string& path) {
-  write_file_atomically(path, machine_to_yaml(m));
-}
+void write_machine_file(const Machine& m, const std::string& path) { write_file_atomically(path, machine_to_yaml(m)); }
 
 // ---- reading ---------------------------------------------------------------------------------
 namespace {
@@ -244,7 +242,8 @@ class Reader {
 
   // yaml-cpp throws on map[key] when `map` is a scalar: every lookup checks for a mapping first.
   void need_map(const YAML::Node& map, const std::string& where) const {
-    if (!map.IsMap()) fail(map, where.empty() ? "(top level)" : where.substr(0, where.size() - 1), "expected a mapping");
+    if (!map.IsMap())
+      fail(map, where.empty() ? "(top level)" : where.substr(0, where.size() - 1), "expected a mapping");
   }
 
   YAML::Node need(const YAML::Node& map, const std::string& key, const std::string& where) const {
@@ -409,7 +408,8 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       ScalingPoint p;
       p.units = r.integer(r.need(s, "units", where), where + "units");
       for (const auto& kv : s)
-        if (kv.first.Scalar() != "units") p.ceilings[kv.first.Scalar()] = r.number(kv.second, where + kv.first.Scalar());
+        if (kv.first.Scalar() != "units")
+          p.ceilings[kv.first.Scalar()] = r.number(kv.second, where + kv.first.Scalar());
       m.scaling.push_back(p);
     }
   }
@@ -447,8 +447,8 @@ YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) 
   } catch (const YAML::ParserException& e) {
     // yaml-cpp stops nesting at a fixed depth with the message "bad file" (DeepRecursion).
     const bool deep = e.msg == "bad file";
-    throw InputError(at_line(name, e.mark) + ": malformed YAML: " +
-                     (deep ? std::string("nested too deeply") : one_line_message(e.msg)));
+    throw InputError(at_line(name, e.mark) +
+                     ": malformed YAML: " + (deep ? std::string("nested too deeply") : one_line_message(e.msg)));
   }
   if (!root || root.IsNull()) throw InputError(name + ": empty file, expected a machine file");
   if (!root.IsMap()) throw InputError(name + ": not a machine file (expected a YAML mapping)");
@@ -488,8 +488,8 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
   Machine m;
   m.schema = r.text(r.need(root, "schema", ""), "schema");
   if (m.schema != kMachineSchema)
-    r.fail(root["schema"], "schema", "unsupported schema '" + m.schema + "' (this roofprobe reads " +
-                                         kMachineSchema + ")");
+    r.fail(root["schema"], "schema",
+           "unsupported schema '" + m.schema + "' (this roofprobe reads " + kMachineSchema + ")");
   YAML::Node complete = r.need(root, "complete", "");
   try {
     m.complete = complete.as<bool>();
@@ -539,7 +539,8 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
     for (const auto& t : theo) {
       if (!t.IsMap()) r.fail(t, "device.theoretical[]", "expected a mapping");
       std::string name = r.text(r.need(t, "name", "device.theoretical[]."), "device.theoretical[].name");
-      d.theoretical_gflops[name] = r.number(r.need(t, "gflops", "device.theoretical[]."), "device.theoretical[].gflops");
+      d.theoretical_gflops[name] =
+          r.number(r.need(t, "gflops", "device.theoretical[]."), "device.theoretical[].gflops");
       std::string basis = r.opt_text(t, "basis", "device.theoretical[].");
       if (!basis.empty()) d.theoretical_basis[name] = basis;
     }
@@ -581,7 +582,8 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
     l.headline_series = r.opt_text(n, "headline", where);
     if (YAML::Node bs = n["by_series"]) {
       if (!bs.IsMap()) r.fail(bs, where + "by_series", "expected a mapping");
-      for (const auto& kv : bs) l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
+      for (const auto& kv : bs)
+        l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
     }
     l.citation = r.opt_text(n, "citation", where);
     m.memory.push_back(l);
@@ -620,8 +622,8 @@ Machine read_valid_machine_file(const std::string& path) {
   const std::vector<std::string> problems = validate_machine_text(text, path);
   if (!problems.empty())
     throw InputError(problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
-                                                                    " more: roofprobe validate " + path + ")"
-                                                              : ""));
+                                                                   " more: roofprobe validate " + path + ")"
+                                                             : ""));
   return read_machine_text(text, path);
 }
 
@@ -653,8 +655,7 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
     positive(l.gbs, key + ".gbs");
     if (l.source != "empirical" && l.source != "spec" && l.source != "published")
       problems.push_back(path + ": " + key + ".source: expected empirical, spec or published");
-    if (l.working_set_lo > l.working_set_hi)
-      problems.push_back(path + ": " + key + ".working_set_bytes: lo > hi");
+    if (l.working_set_lo > l.working_set_hi) problems.push_back(path + ": " + key + ".working_set_bytes: lo > hi");
   }
   for (std::size_t i = 0; i < m.compute.size(); ++i) {
     const auto& c = m.compute[i];
@@ -687,8 +688,8 @@ std::vector<std::string> physical_warnings(const std::string& path, const Machin
       if ((near.level == "shared" && is_l1(far.level)) || (far.level == "shared" && is_l1(near.level))) continue;
       if (far.gbs > 1.05 * near.gbs) {
         std::ostringstream w;
-        w << path << ": memory[" << j << "] (" << far.level << "): " << far.gbs << " GB/s is faster than the nearer memory["
-          << i << "] (" << near.level << ") at " << near.gbs << " GB/s";
+        w << path << ": memory[" << j << "] (" << far.level << "): " << far.gbs
+          << " GB/s is faster than the nearer memory[" << i << "] (" << near.level << ") at " << near.gbs << " GB/s";
         warnings.push_back(w.str());
       }
     }

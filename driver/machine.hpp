@@ -18,30 +18,30 @@ inline constexpr const char* kMachineSchema = "roofprobe.machine/1";
 
 // Statistics of the samples behind one ceiling.
 struct Stats {
-  double best = 0;     // the best sample (max rate)
-  double median = 0;   // median over the samples
-  double spread = 0;   // (max - min) / median over the samples, a fraction
+  double best = 0;    // the best sample (max rate)
+  double median = 0;  // median over the samples
+  double spread = 0;  // (max - min) / median over the samples, a fraction
   int samples = 0;
 };
 
 struct MemoryLevel {
-  std::string level;                 // L1, L2, L3, DRAM, HBM, L2.b ...
-  std::string source = "empirical";  // empirical | spec | published
-  double gbs = 0;                    // GB/s, 1e9 bytes
-  double gtxn_s = 0;                 // 32-byte transactions per second, 1e9
-  double bytes_per_clk_per_unit = 0; // bytes/clock/core (CPU) or /SM (GPU); 0 if no clock
-  double working_set_lo = 0;         // bytes: the plateau's first and last sizes
+  std::string level;                  // L1, L2, L3, DRAM, HBM, L2.b ...
+  std::string source = "empirical";   // empirical | spec | published
+  double gbs = 0;                     // GB/s, 1e9 bytes
+  double gtxn_s = 0;                  // 32-byte transactions per second, 1e9
+  double bytes_per_clk_per_unit = 0;  // bytes/clock/core (CPU) or /SM (GPU); 0 if no clock
+  double working_set_lo = 0;          // bytes: the plateau's first and last sizes
   double working_set_hi = 0;
-  Interval gbs_ci95;                 // 95% interval of gbs from the level model (unknown: 0, 0)
-  double capacity_bytes = 0;         // the knee to the next level (level model); 0: last level or none
+  Interval gbs_ci95;          // 95% interval of gbs from the level model (unknown: 0, 0)
+  double capacity_bytes = 0;  // the knee to the next level (level model); 0: last level or none
   Interval capacity_ci95;
-  bool noisy = false;                // resting on samples flagged noisy only (see stats.spread)
+  bool noisy = false;  // resting on samples flagged noisy only (see stats.spread)
   Stats stats;
-  std::string probe;                 // "bandwidth"
-  Params params;                     // the headline series' fixed parameters
-  std::string headline_series;       // the series (access kernel) gbs comes from: "mode=rmw"
+  std::string probe;                        // "bandwidth"
+  Params params;                            // the headline series' fixed parameters
+  std::string headline_series;              // the series (access kernel) gbs comes from: "mode=rmw"
   std::map<std::string, double> by_series;  // every series at this level: "mode=copy" -> GB/s
-  std::string citation;              // reference files: where a published/spec value comes from
+  std::string citation;                     // reference files: where a published/spec value comes from
 };
 
 // Bytes of one transaction at a level: shared memory moves 128-byte wavefronts, every other
@@ -49,27 +49,27 @@ struct MemoryLevel {
 inline int transaction_bytes(const MemoryLevel& level) { return level.level == "shared" ? 128 : 32; }
 
 struct ComputeCeiling {
-  std::string name;                  // FP64.FMA, FP32.noFMA, ...
+  std::string name;  // FP64.FMA, FP32.noFMA, ...
   std::string source = "empirical";
   double gflops = 0;
-  double theoretical_gflops = 0;     // 0 when it cannot be derived
+  double theoretical_gflops = 0;  // 0 when it cannot be derived
   double fraction_of_theoretical = 0;
-  double clock_mhz = 0;              // the clock the theoretical figure uses
-  bool noisy = false;                // resting on samples flagged noisy only (see stats.spread)
+  double clock_mhz = 0;  // the clock the theoretical figure uses
+  bool noisy = false;    // resting on samples flagged noisy only (see stats.spread)
   // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
   // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
   double instructions_gips = 0;
   double flops_per_instruction = 0;
   Stats stats;
   std::string probe;
-  Params params;                     // parameters of the point that gave the ceiling
+  Params params;  // parameters of the point that gave the ceiling
   std::string citation;
 };
 
 // Peak warp-instruction throughput (GIPS = 1e9 warp instructions/s).
 struct InstructionCeiling {
   double measured_gips = 0;
-  double theoretical_gips = 0;       // SMs x schedulers x 1 x clock
+  double theoretical_gips = 0;  // SMs x schedulers x 1 x clock
   double clock_mhz = 0;
   Stats stats;
   std::string probe;
@@ -115,18 +115,18 @@ struct ScalingPoint {
 struct Machine {
   std::string schema = kMachineSchema;
   bool complete = true;
-  std::vector<std::string> missing;                  // probes/ceilings not measured, with why
-  std::map<std::string, std::string> provenance;     // tool, version, git, command, config, started, finished, host
+  std::vector<std::string> missing;               // probes/ceilings not measured, with why
+  std::map<std::string, std::string> provenance;  // tool, version, git, command, config, started, finished, host
   DeviceInfo device;
   // The file's `units:` as read (validate compares them with machine_units()); the writer
   // always writes machine_units().
   std::map<std::string, std::string> units_as_read;
-  std::vector<MemoryLevel> memory;                   // nearest level first
+  std::vector<MemoryLevel> memory;  // nearest level first
   std::vector<ComputeCeiling> compute;
-  std::optional<InstructionCeiling> warp_gips;       // instructions.warp_gips
-  std::vector<PredicationPoint> predication;         // instructions.predication
-  std::vector<Wall> global_walls;                    // walls.global
-  std::vector<Wall> shared_walls;                    // walls.shared
+  std::optional<InstructionCeiling> warp_gips;  // instructions.warp_gips
+  std::vector<PredicationPoint> predication;    // instructions.predication
+  std::vector<Wall> global_walls;               // walls.global
+  std::vector<Wall> shared_walls;               // walls.shared
   std::vector<ScalingPoint> scaling;
   std::vector<ClockReading> clocks;
 };

@@ -84,14 +84,14 @@ Comm::Comm() {
   init_seconds_ = now_seconds() - start;
 #else
   if (launched_by_mpi_launcher())
-    std::fprintf(stderr, "warning: started by an MPI launcher but built without MPI: this process runs alone "
-                         "as rank 0 of 1 (rebuild with MPI, or run one process per output directory)\n");
+    std::fprintf(stderr,
+                 "warning: started by an MPI launcher but built without MPI: this process runs alone "
+                 "as rank 0 of 1 (rebuild with MPI, or run one process per output directory)\n");
 #endif
 }
 
 void Comm::timed_out(const std::string& phase, double waited) {
-  std::fprintf(stderr, "rank %d: waited %g s at %s barrier; a rank failed or hangs\n", rank_, waited,
-               phase.c_str());
+  std::fprintf(stderr, "rank %d: waited %g s at %s barrier; a rank failed or hangs\n", rank_, waited, phase.c_str());
   std::fflush(stderr);
   if (timeout_hook_ != nullptr) {
     auto hook = timeout_hook_;
@@ -135,8 +135,8 @@ std::vector<std::string> Comm::allgather(const std::string& mine, const std::str
     total += lengths[r];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Iallgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-                  MPI_COMM_WORLD, &request);
+  MPI_Iallgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD,
+                  &request);
   if (wait_bounded(request, timeout_seconds) < 0) timed_out(phase, timeout_seconds);
   std::vector<std::string> out(size_);
   for (int r = 0; r < size_; ++r) out[r] = all.substr(offsets[r], lengths[r]);

@@ -20,7 +20,7 @@ class Comm {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  int local_rank() const { return local_rank_; }   // among the ranks on this node
+  int local_rank() const { return local_rank_; }  // among the ranks on this node
   int local_size() const { return local_size_; }
   bool distributed() const { return size_ > 1; }
   const std::string& host() const { return host_; }
@@ -30,8 +30,7 @@ class Comm {
   // (MPI_Abort, exit status 3) after calling the on-timeout hook (rank 0: the partial report).
   void barrier(const std::string& phase, double timeout_seconds);
   // Every rank's string, indexed by rank (bounded like barrier()).
-  std::vector<std::string> allgather(const std::string& mine, const std::string& phase,
-                                     double timeout_seconds);
+  std::vector<std::string> allgather(const std::string& mine, const std::string& phase, double timeout_seconds);
   // Ends the whole job now (MPI_Abort); a single process exits.
   [[noreturn]] void abort(int code);
 

@@ -161,11 +161,13 @@ RankBinding apply_rank_binding(Comm& comm) {
     CPU_ZERO(&set);
     for (const CorePus& core : b.cores)
       for (int c : core) CPU_SET(c, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) b.notes.push_back("could not bind to CPUs " + omp_places_text(b.cores));
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+      b.notes.push_back("could not bind to CPUs " + omp_places_text(b.cores));
     setenv("OMP_PLACES", omp_places_text(b.cores).c_str(), 1);  // runtimes that read it lazily
   }
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  const bool single_visible = visible != nullptr && *visible != '\0' && std::string(visible).find(',') == std::string::npos;
+  const bool single_visible =
+      visible != nullptr && *visible != '\0' && std::string(visible).find(',') == std::string::npos;
   const char* chosen = std::getenv("ROOFPROBE_CUDA_DEVICE");
   if ((chosen == nullptr || *chosen == '\0') && !single_visible) {
     const int gpu = gpu_for_rank(comm.local_rank(), visible_gpu_count());

@@ -32,9 +32,9 @@ std::vector<int> parse_cpu_list(const std::string& text);
 int visible_gpu_count();
 
 struct RankBinding {
-  std::vector<CorePus> cores;   // the rank's cores (empty: not bound)
-  int threads = 0;              // OpenMP threads for the CPU backend (its cores), 0: unchanged
-  int cuda_device = -1;         // ROOFPROBE_CUDA_DEVICE set by us (-1: left alone)
+  std::vector<CorePus> cores;  // the rank's cores (empty: not bound)
+  int threads = 0;             // OpenMP threads for the CPU backend (its cores), 0: unchanged
+  int cuda_device = -1;        // ROOFPROBE_CUDA_DEVICE set by us (-1: left alone)
   std::vector<std::string> notes;
 };
 

@@ -45,9 +45,9 @@ Plan build_plan(const RunConfig& config, const BackendConfig& backend, const Dev
             axis = a.name;
             if (pc.axis_line.at(a.name) > 0) line = pc.axis_line.at(a.name);
           }
-        throw InputError(config.source + ":" + std::to_string(line) + ": " + backend.name + ".probes." +
-                         pc.name + "." + axis + ": " + format_bytes(footprint) + " exceeds 80% of the " +
-                         device.memory_name + " (" + format_bytes(static_cast<double>(device.memory_bytes)) + ")");
+        throw InputError(config.source + ":" + std::to_string(line) + ": " + backend.name + ".probes." + pc.name + "." +
+                         axis + ": " + format_bytes(footprint) + " exceeds 80% of the " + device.memory_name + " (" +
+                         format_bytes(static_cast<double>(device.memory_bytes)) + ")");
       }
       std::string why = probe->unsupported_reason(params, device);
       if (!why.empty()) {

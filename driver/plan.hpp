@@ -18,7 +18,7 @@ struct PlanPoint {
 struct Plan {
   std::string backend;
   std::vector<PlanPoint> points;
-  std::vector<std::string> skipped;   // "probe params: reason", never silent
+  std::vector<std::string> skipped;  // "probe params: reason", never silent
 };
 
 // Throws InputError (config file, line, key) when a point cannot fit in the device's memory.

@@ -45,9 +45,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-std::string read_text_file(const std::string& path) {
-  return read_input_file(path, kMaxCsvInputBytes, "a CSV file");
-}
+std::string read_text_file(const std::string& path) { return read_input_file(path, kMaxCsvInputBytes, "a CSV file"); }
 
 // A number as a user or a tool writes it: surrounding blanks allowed, nothing else after it.
 std::optional<double> strict_number(const std::string& text) {
@@ -85,7 +83,8 @@ std::optional<double> ncu_number(const std::string& text) {
   static const std::regex numberish(R"([-+]?[0-9][0-9.,' \xC2\xA0]*)");
   if (!std::regex_match(raw, c_locale)) {
     if (std::regex_match(raw, numberish))
-      throw InputError("value '" + raw + "' is written in a locale with other separators than '1,234.5'; "
+      throw InputError("value '" + raw +
+                       "' is written in a locale with other separators than '1,234.5'; "
                        "export again with LC_ALL=C (LC_ALL=C ncu --csv ... or LC_ALL=C ncu --import ... --csv)");
     return strict_number(raw);  // "inf", "nan" and the like: read as the C library reads them
   }
@@ -96,9 +95,9 @@ std::optional<double> ncu_number(const std::string& text) {
 }
 
 std::optional<double> seconds_per(const std::string& unit) {
-  static const std::map<std::string, double> table = {
-      {"nsecond", 1e-9}, {"usecond", 1e-6}, {"msecond", 1e-3}, {"second", 1.0},
-      {"ns", 1e-9},      {"us", 1e-6},      {"ms", 1e-3},      {"s", 1.0}};
+  static const std::map<std::string, double> table = {{"nsecond", 1e-9}, {"usecond", 1e-6}, {"msecond", 1e-3},
+                                                      {"second", 1.0},   {"ns", 1e-9},      {"us", 1e-6},
+                                                      {"ms", 1e-3},      {"s", 1.0}};
   auto it = table.find(unit);
   if (it == table.end()) return std::nullopt;
   return it->second;
@@ -114,9 +113,9 @@ std::optional<double> unit_scale(const std::string& raw) {
   static const std::map<std::string, double> hz = {{"hz", 1}, {"khz", 1e3}, {"mhz", 1e6}, {"ghz", 1e9}};
   if (auto it = hz.find(lower(unit)); it != hz.end()) return it->second;
   // Counted things ncu names, singular as it prints them, with an optional K/M/G/T prefix.
-  static const std::set<std::string> counts = {"byte",   "sector", "request", "inst",      "cycle",
-                                               "warp",   "thread", "block",   "wavefront", "transaction",
-                                               "bit",    "instruction", "register", "context", "count"};
+  static const std::set<std::string> counts = {"byte", "sector",      "request",  "inst",      "cycle",
+                                               "warp", "thread",      "block",    "wavefront", "transaction",
+                                               "bit",  "instruction", "register", "context",   "count"};
   auto count_scale = [&](const std::string& u) -> std::optional<double> {
     if (counts.count(u) != 0) return 1.0;
     if (u.size() > 1 && std::string("KMGT").find(u[0]) != std::string::npos && counts.count(u.substr(1)) != 0) {
@@ -144,9 +143,8 @@ double scaled_value(double value, const std::string& unit, const std::string& me
   const std::optional<double> scale = unit_scale(unit);
   if (!scale)
     throw InputError("metric '" + trim(metric_name) + "' has unit '" + trim(unit) +
-                             "', which is not one of Nsight Compute's (a count, a time or a rate)");
-  if (value < 0)
-    throw InputError("metric '" + trim(metric_name) + "' is negative (" + number_text(value) + ")");
+                     "', which is not one of Nsight Compute's (a count, a time or a rate)");
+  if (value < 0) throw InputError("metric '" + trim(metric_name) + "' is negative (" + number_text(value) + ")");
   return value * *scale;
 }
 
@@ -158,8 +156,8 @@ struct Launch {
 };
 
 // One row per launch with a metric per column; the row under the header holds the units.
-std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>& records,
-                                     std::size_t header, std::size_t kernel_col) {
+std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>& records, std::size_t header,
+                                     std::size_t kernel_col) {
   const std::vector<std::string>& names = records[header];
   std::vector<std::string> units(names.size());
   bool have_units = false;
@@ -189,8 +187,8 @@ std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>
 }
 
 // One row per (launch, metric): "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value".
-std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::string>>& records,
-                                         std::size_t header, std::size_t kernel_col) {
+std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::string>>& records, std::size_t header,
+                                         std::size_t kernel_col) {
   const std::vector<std::string>& names = records[header];
   auto column = [&](const char* name) -> std::optional<std::size_t> {
     for (std::size_t c = 0; c < names.size(); ++c)
@@ -262,21 +260,26 @@ struct Level {
 
 const std::vector<Level>& levels() {
   static const std::vector<Level> table = {
-      {"L1", 32,
+      {"L1",
+       32,
        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
        "l1tex__t_bytes.sum",
        {"l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"}},
-      {"shared", 128,
-       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
+      {"shared",
+       128,
+       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
        nullptr,
        {}},
-      {"L2", 32,
+      {"L2",
+       32,
        {"lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum",
         "lts__t_sectors_op_red.sum"},
        "lts__t_bytes.sum",
        {}},
-      {nullptr, 32, {"dram__sectors_read.sum", "dram__sectors_write.sum"}, "dram__bytes.sum",
+      {nullptr,
+       32,
+       {"dram__sectors_read.sum", "dram__sectors_write.sum"},
+       "dram__bytes.sum",
        {"dram__bytes_read.sum", "dram__bytes_write.sum"}},
   };
   return table;
@@ -298,8 +301,7 @@ Counters with_counts_from_rates(const Counters& c) {
     return std::nullopt;
   };
   for (const auto& [name, value] : c) {
-    if (auto base = strip(name, ".per_second"); base && seconds && c.count(*base) == 0)
-      out[*base] = value * *seconds;
+    if (auto base = strip(name, ".per_second"); base && seconds && c.count(*base) == 0) out[*base] = value * *seconds;
     if (auto base = strip(name, ".per_cycle_elapsed"); base && cycles && c.count(*base) == 0)
       out[*base] = value * *cycles;
   }
@@ -341,8 +343,8 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     if (names.size() < 2) return;
     const bool first = metric(c, {names[0]}).has_value(), second = metric(c, {names[1]}).has_value();
     if (first != second)
-      throw InputError(std::string("metric '") + names[first ? 1 : 0] + "' is missing while '" +
-                       names[first ? 0 : 1] + "' is there: collect both or neither");
+      throw InputError(std::string("metric '") + names[first ? 1 : 0] + "' is missing while '" + names[first ? 0 : 1] +
+                       "' is there: collect both or neither");
   };
   for (std::size_t l = 0; l < levels().size(); ++l) {
     const Level& level = levels()[l];
@@ -480,8 +482,7 @@ std::string points_to_csv(const std::vector<KernelPoint>& points) {
   return out;
 }
 
-NcuConversion convert_ncu_csv(const std::string& text, const std::string& source,
-                              const NcuOptions& options) {
+NcuConversion convert_ncu_csv(const std::string& text, const std::string& source, const NcuOptions& options) {
   if (!(options.tensor_flops_per_instruction >= 0) || !std::isfinite(options.tensor_flops_per_instruction))
     throw InputError("tensor FLOPs per instruction must be a non-negative number");
   if (trim(options.dram_level).empty()) throw InputError("the DRAM level needs a name");
@@ -504,17 +505,18 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
     records.push_back(std::move(fields));
   }
   if (!header)
-    throw InputError(source + ": not an Nsight Compute CSV export (no \"Kernel Name\" column; "
-                              "export with ncu --csv --page raw)");
+    throw InputError(source +
+                     ": not an Nsight Compute CSV export (no \"Kernel Name\" column; "
+                     "export with ncu --csv --page raw)");
 
   const std::vector<std::string>& names = records[*header];
-  const bool details = std::any_of(names.begin(), names.end(), [](const std::string& n) {
-    return trim(n) == "Metric Name";
-  }) && std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
+  const bool details =
+      std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Name"; }) &&
+      std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
   std::vector<KernelTotals> kernels;
   try {
-    const std::vector<Launch> launches = details ? parse_details_layout(records, *header, kernel_col)
-                                                 : parse_raw_layout(records, *header, kernel_col);
+    const std::vector<Launch> launches =
+        details ? parse_details_layout(records, *header, kernel_col) : parse_raw_layout(records, *header, kernel_col);
     if (launches.empty()) throw InputError("no kernel launches under the header");
 
     // Launches of one kernel are summed, in the order the kernels first appear.
@@ -574,8 +576,9 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
     }
   }
   if (!any_flops)
-    out.notes.push_back("no FLOP metrics (smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
-                        "sm__inst_executed_pipe_tensor.sum): no flop points");
+    out.notes.push_back(
+        "no FLOP metrics (smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
+        "sm__inst_executed_pipe_tensor.sum): no flop points");
   if (!any_instructions) out.notes.push_back("no smsp__inst_executed.sum: no instruction points");
   if (any_tensor)
     out.notes.push_back("tensor-pipe instructions counted as " + number_text(options.tensor_flops_per_instruction) +
@@ -585,12 +588,12 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
       out.notes.push_back(std::string("no ") + (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) +
                           " metrics (" + levels()[l].metrics.front() +
                           (levels()[l].bytes_total ? std::string(" or ") + levels()[l].bytes_total : std::string()) +
-                          ", ...): no " +
-                          (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) + " points");
+                          ", ...): no " + (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) +
+                          " points");
   if (out.points.empty())
-    throw InputError(source + ": no kernel points could be computed (" +
-                     (out.notes.empty() ? std::string("no FLOPs or instructions with transactions") : out.notes.front()) +
-                     ")");
+    throw InputError(
+        source + ": no kernel points could be computed (" +
+        (out.notes.empty() ? std::string("no FLOPs or instructions with transactions") : out.notes.front()) + ")");
   return out;
 }
 

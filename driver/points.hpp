@@ -36,14 +36,14 @@ std::string points_to_csv(const std::vector<KernelPoint>& points);
 std::vector<std::string> split_csv_record(const std::string& line);
 
 struct NcuOptions {
-  std::string dram_level = "HBM";            // the level name the dram__ metrics get
-  double tensor_flops_per_instruction = 512; // FLOPs one tensor-pipe warp instruction does
-  bool full_names = false;                   // keep ncu's full kernel names (return type, args)
+  std::string dram_level = "HBM";             // the level name the dram__ metrics get
+  double tensor_flops_per_instruction = 512;  // FLOPs one tensor-pipe warp instruction does
+  bool full_names = false;                    // keep ncu's full kernel names (return type, args)
 };
 
 struct NcuConversion {
   std::vector<KernelPoint> points;
-  std::vector<std::string> notes;            // what was assumed or left out, one line each
+  std::vector<std::string> notes;  // what was assumed or left out, one line each
 };
 
 // Converts an Nsight Compute CSV export into kernel points. Reads both layouts ncu writes:
@@ -61,7 +61,6 @@ struct NcuConversion {
 //   L2           lts__t_sectors_op_{read,write,atom,red}.sum sectors (32 B)
 //   dram_level   dram__sectors_{read,write}.sum sectors (32 B)
 //   time         gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second
-NcuConversion convert_ncu_csv(const std::string& text, const std::string& source,
-                              const NcuOptions& options = {});
+NcuConversion convert_ncu_csv(const std::string& text, const std::string& source, const NcuOptions& options = {});
 
 }  // namespace roofprobe

@@ -11,7 +11,7 @@ class Progress {
  public:
   Progress(int total, bool enabled);
   void update(int done, const std::string& label);  // redraws the line
-  void finish();                                     // clears the line
+  void finish();                                    // clears the line
   bool enabled() const { return enabled_; }
   // "[#####.....]  45/160  0:12 elapsed, ETA 0:42  label" (exposed for tests)
   static std::string render(int done, int total, double elapsed, const std::string& label, int width);

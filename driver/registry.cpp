@@ -18,9 +18,7 @@ void Registry::add_probe(std::unique_ptr<Probe> probe) {
   probes_.push_back(std::move(probe));
 }
 
-void Registry::add_backend(std::unique_ptr<Backend> backend) {
-  backends_.push_back(std::move(backend));
-}
+void Registry::add_backend(std::unique_ptr<Backend> backend) { backends_.push_back(std::move(backend)); }
 
 std::vector<const Probe*> Registry::probes(const std::string& backend) const {
   std::vector<const Probe*> out;

@@ -5,8 +5,8 @@
 
 namespace roofprobe {
 
-inline constexpr const char* kUtcIso = "%Y-%m-%dT%H:%M:%SZ";     // provenance times
-inline constexpr const char* kUtcCompact = "%Y%m%dT%H%M%SZ";     // directory names
+inline constexpr const char* kUtcIso = "%Y-%m-%dT%H:%M:%SZ";  // provenance times
+inline constexpr const char* kUtcCompact = "%Y%m%dT%H%M%SZ";  // directory names
 
 std::string utc_now(const char* strftime_format = kUtcIso);
 std::string host_name();

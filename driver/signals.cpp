@@ -31,9 +31,12 @@ int stop_requested() { return static_cast<int>(g_stop_signal); }
 
 const char* signal_name(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "signal";
   }
 }
 

@@ -20,9 +20,12 @@ std::string pad(std::string s, std::size_t width) {
 }
 const char* axis_type_name(AxisType t) {
   switch (t) {
-    case AxisType::Integer: return "integer";
-    case AxisType::Bytes: return "bytes";
-    case AxisType::Choice: return "choice";
+    case AxisType::Integer:
+      return "integer";
+    case AxisType::Bytes:
+      return "bytes";
+    case AxisType::Choice:
+      return "choice";
   }
   return "?";
 }
@@ -33,8 +36,8 @@ void print_instruction_summary(std::ostream& out, const Machine& m) {
     const auto& w = *m.warp_gips;
     out << "  warp GIPS   " << fmt("%.1f", w.measured_gips);
     if (w.theoretical_gips > 0)
-      out << " of " << fmt("%.1f", w.theoretical_gips) << " (" << fmt("%.1f%%", 100 * w.measured_gips / w.theoretical_gips)
-          << ")";
+      out << " of " << fmt("%.1f", w.theoretical_gips) << " ("
+          << fmt("%.1f%%", 100 * w.measured_gips / w.theoretical_gips) << ")";
     out << "\n";
     any = true;
   }
@@ -90,8 +93,7 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
         << pad("spread", 8) << "working set\n";
     for (const auto& l : m.memory) {
       const std::string ci = l.gbs_ci95.known() ? fmt("%.1f", l.gbs_ci95.lo) + " - " + fmt("%.1f", l.gbs_ci95.hi) : "-";
-      out << "  " << pad(l.level, 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20)
-          << pad(fmt("%.2f", l.gtxn_s), 10)
+      out << "  " << pad(l.level, 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20) << pad(fmt("%.2f", l.gtxn_s), 10)
           << pad(l.bytes_per_clk_per_unit > 0 ? fmt("%.1f", l.bytes_per_clk_per_unit) : "-", 12)
           << pad(fmt("%.1f%%", 100 * l.stats.spread), 8) << format_bytes(l.working_set_lo) << " - "
           << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series)
@@ -106,8 +108,7 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
       out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
-          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "")
-          << "\n";
+          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "") << "\n";
     }
     out << "\n";
   }

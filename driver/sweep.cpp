@@ -17,16 +17,50 @@ namespace roofprobe {
 
 namespace {
 // Column order of sweep.csv; Col names their indexes so reader and writer cannot drift apart.
-const char* const kColumns[] = {"rank",       "backend",           "probe",        "point",
-                                "sample",     "params",            "working_set_bytes",
-                                "seconds",    "bytes",             "flops",        "transactions",
-                                "warp_instructions", "shared_wavefronts", "gbs",   "gflops",
-                                "gtxn_s",     "gips",              "shared_gtxn_s", "clock_mhz",
-                                "point_samples", "flags"};
+const char* const kColumns[] = {"rank",
+                                "backend",
+                                "probe",
+                                "point",
+                                "sample",
+                                "params",
+                                "working_set_bytes",
+                                "seconds",
+                                "bytes",
+                                "flops",
+                                "transactions",
+                                "warp_instructions",
+                                "shared_wavefronts",
+                                "gbs",
+                                "gflops",
+                                "gtxn_s",
+                                "gips",
+                                "shared_gtxn_s",
+                                "clock_mhz",
+                                "point_samples",
+                                "flags"};
 enum Col {
-  kRank, kBackend, kProbe, kPoint, kSample, kParams, kWorkingSet, kSeconds, kBytes, kFlops,
-  kTransactions, kWarpInstructions, kSharedWavefronts, kGbs, kGflops, kGtxnS, kGips,
-  kSharedGtxnS, kClockMhz, kPointSamples, kFlags, kColumnCount
+  kRank,
+  kBackend,
+  kProbe,
+  kPoint,
+  kSample,
+  kParams,
+  kWorkingSet,
+  kSeconds,
+  kBytes,
+  kFlops,
+  kTransactions,
+  kWarpInstructions,
+  kSharedWavefronts,
+  kGbs,
+  kGflops,
+  kGtxnS,
+  kGips,
+  kSharedGtxnS,
+  kClockMhz,
+  kPointSamples,
+  kFlags,
+  kColumnCount
 };
 static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
@@ -83,11 +117,11 @@ bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag
 std::string sweep_csv_row(const Sample& s) {
   std::ostringstream out;
   out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
-      << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds)
-      << ',' << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
-      << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs)
-      << ',' << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ','
-      << number(s.shared_gtxn_s) << ',' << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
+      << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds) << ','
+      << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
+      << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
+      << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
+      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
   return out.str();
 }
 

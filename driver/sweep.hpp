@@ -16,8 +16,8 @@ struct Sample {
   int rank = 0;
   std::string backend;
   std::string probe;
-  int point = 0;                 // index of the point in the plan
-  int sample = 0;                // index of the sample within the point
+  int point = 0;   // index of the point in the plan
+  int sample = 0;  // index of the sample within the point
   Params params;
   double working_set_bytes = 0;
   double seconds = 0;
@@ -35,7 +35,7 @@ struct Sample {
   // sample; else measured during this launch where the backend did (CPU compute probes); else
   // measured by the backend right after the point (0: unknown).
   double clock_mhz = 0;
-  int point_samples = 0;         // rows its point has: a resumed run knows the point is whole
+  int point_samples = 0;  // rows its point has: a resumed run knows the point is whole
   // "|"-separated: "noisy" (stopped by the timeout, not the noise bound), "clock-sag" (clock
   // below 90% of the run's), "underfilled" (fewer work items than threads: Work::underfilled);
   // empty when none applies. Only noisy and clock-sag make a sample unreliable (is_noisy).
@@ -50,7 +50,6 @@ struct Sample {
 bool is_noisy(const Sample& s);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
-
 
 // The header line, without newline.
 const std::string& sweep_csv_header();

@@ -11,9 +11,7 @@ namespace roofprobe {
 
 namespace {
 
-std::string label_of(const PlanPoint& point) {
-  return point.probe->info().name + " " + params_to_string(point.params);
-}
+std::string label_of(const PlanPoint& point) { return point.probe->info().name + " " + params_to_string(point.params); }
 
 }  // namespace
 
@@ -62,10 +60,10 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       samples = samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
     } catch (const DeviceOutOfMemory& e) {
       // The largest size that fits has been measured already (or none does): say so, go on.
-      oom_floor[probe] = std::min(footprint, floor != oom_floor.end() ? floor->second
-                                                                      : std::numeric_limits<double>::max());
-      report("note: " + label + ": out of device memory (" + e.what() + "); the " + probe +
-             " sweep stops below " + format_bytes(footprint));
+      oom_floor[probe] =
+          std::min(footprint, floor != oom_floor.end() ? floor->second : std::numeric_limits<double>::max());
+      report("note: " + label + ": out of device memory (" + e.what() + "); the " + probe + " sweep stops below " +
+             format_bytes(footprint));
       out.missing.push_back(label + ": out of device memory: " + e.what() + "; larger points of '" + probe +
                             "' skipped");
     } catch (const DeviceFault& e) {

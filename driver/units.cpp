@@ -18,12 +18,23 @@ std::optional<double> parse_bytes(const std::string& text) {
   // trim spaces
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
-  struct Suffix { const char* name; double factor; };
-  static const Suffix suffixes[] = {
-      {"", 1},           {"B", 1},          {"KiB", 1024.0},   {"MiB", 1048576.0},
-      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6},
-      {"GB", 1e9},       {"TB", 1e12},      {"K", 1024.0},     {"M", 1048576.0},
-      {"G", 1073741824.0}};
+  struct Suffix {
+    const char* name;
+    double factor;
+  };
+  static const Suffix suffixes[] = {{"", 1},
+                                    {"B", 1},
+                                    {"KiB", 1024.0},
+                                    {"MiB", 1048576.0},
+                                    {"GiB", 1073741824.0},
+                                    {"TiB", 1099511627776.0},
+                                    {"KB", 1e3},
+                                    {"MB", 1e6},
+                                    {"GB", 1e9},
+                                    {"TB", 1e12},
+                                    {"K", 1024.0},
+                                    {"M", 1048576.0},
+                                    {"G", 1073741824.0}};
   for (const Suffix& suffix : suffixes)
     if (unit == suffix.name) return value * suffix.factor;
   return std::nullopt;

@@ -54,11 +54,16 @@ void judge(VerdictRow& row) {
 }
 
 void count(Verdict& v, const VerdictRow& row) {
-  if (row.verdict == "ok") ++v.ok;
-  else if (row.verdict == "low") ++v.low;
-  else if (row.verdict == "above peak") ++v.above_peak;
-  else if (row.verdict == "above spec") ++v.above_spec;
-  else ++v.unchecked;
+  if (row.verdict == "ok")
+    ++v.ok;
+  else if (row.verdict == "low")
+    ++v.low;
+  else if (row.verdict == "above peak")
+    ++v.above_peak;
+  else if (row.verdict == "above spec")
+    ++v.above_spec;
+  else
+    ++v.unchecked;
 }
 
 void add_memory_rows(Verdict& v, const Machine& m, const Machine& r) {
@@ -121,13 +126,20 @@ std::string peak_text(const VerdictRow& r) {
   return positive(r.peak_clock_mhz) ? num(r.peak) + " @" + num(r.peak_clock_mhz) : num(r.peak);
 }
 
-const char* kColumns[] = {"ceiling", "unit", "measured", "peak @MHz", "of peak", "spec",
-                          "of spec", "published", "of published", "verdict"};
+const char* kColumns[] = {"ceiling", "unit",    "measured",  "peak @MHz",    "of peak",
+                          "spec",    "of spec", "published", "of published", "verdict"};
 
 std::vector<std::string> cells(const VerdictRow& r) {
-  return {r.name, r.unit, num(r.measured), peak_text(r), percent(r.measured, r.peak),
-          num(r.spec), percent(r.measured, r.spec), num(r.published),
-          percent(r.measured, r.published), r.verdict};
+  return {r.name,
+          r.unit,
+          num(r.measured),
+          peak_text(r),
+          percent(r.measured, r.peak),
+          num(r.spec),
+          percent(r.measured, r.spec),
+          num(r.published),
+          percent(r.measured, r.published),
+          r.verdict};
 }
 
 std::string legend() {
@@ -189,17 +201,16 @@ std::string format_csv(const Verdict& v) {
   std::ostringstream out;
   out << "section,ceiling,unit,measured,peak,peak_clock_mhz,spec,published,verdict,basis\n";
   for (const VerdictRow& r : v.rows)
-    out << r.section << ',' << r.name << ',' << r.unit << ',' << csv_number(r.measured) << ','
-        << csv_number(r.peak) << ',' << csv_number(r.peak_clock_mhz) << ','
-        << csv_number(r.spec) << ',' << csv_number(r.published) << ',' << r.verdict << ','
-        << r.basis << '\n';
+    out << r.section << ',' << r.name << ',' << r.unit << ',' << csv_number(r.measured) << ',' << csv_number(r.peak)
+        << ',' << csv_number(r.peak_clock_mhz) << ',' << csv_number(r.spec) << ',' << csv_number(r.published) << ','
+        << r.verdict << ',' << r.basis << '\n';
   return out.str();
 }
 
 }  // namespace
 
-Verdict build_verdict(const Machine& measured, const std::string& measured_label,
-                      const Machine& reference, const std::string& reference_label) {
+Verdict build_verdict(const Machine& measured, const std::string& measured_label, const Machine& reference,
+                      const std::string& reference_label) {
   Verdict v;
   v.measured_label = measured_label;
   v.reference_label = reference_label;
@@ -215,8 +226,8 @@ Verdict build_verdict(const Machine& measured, const std::string& measured_label
 
 std::string verdict_summary(const Verdict& v) {
   std::ostringstream out;
-  out << "verdict: " << v.ok << " ok, " << v.low << " low, " << v.above_peak << " above peak, "
-      << v.above_spec << " above spec, " << v.unchecked << " unchecked";
+  out << "verdict: " << v.ok << " ok, " << v.low << " low, " << v.above_peak << " above peak, " << v.above_spec
+      << " above spec, " << v.unchecked << " unchecked";
   return out.str();
 }
 

@@ -21,16 +21,16 @@ inline constexpr double kVerdictOkOfPublished = 0.90;
 inline constexpr double kVerdictOkOfSpec = 0.80;
 
 struct VerdictRow {
-  std::string section;       // "memory bandwidth", "compute", "instructions"
-  std::string name;          // "L2", "HBM", "FP64.FMA", "warp GIPS"
-  std::string unit;          // "GB/s", "GFLOP/s", "GIPS"
+  std::string section;  // "memory bandwidth", "compute", "instructions"
+  std::string name;     // "L2", "HBM", "FP64.FMA", "warp GIPS"
+  std::string unit;     // "GB/s", "GFLOP/s", "GIPS"
   double measured = 0;
-  double peak = 0;           // physical peak at the measured clock, 0 when none is derived
-  double peak_clock_mhz = 0; // the clock that peak uses
-  double spec = 0;           // the reference's spec-sheet figure, 0 when it has none
-  double published = 0;      // the reference's published measurement, 0 when it has none
-  std::string verdict;       // ok | low | above peak | above spec | unchecked
-  std::string basis;         // what the verdict compared with: "published", "spec", "peak", ""
+  double peak = 0;            // physical peak at the measured clock, 0 when none is derived
+  double peak_clock_mhz = 0;  // the clock that peak uses
+  double spec = 0;            // the reference's spec-sheet figure, 0 when it has none
+  double published = 0;       // the reference's published measurement, 0 when it has none
+  std::string verdict;        // ok | low | above peak | above spec | unchecked
+  std::string basis;          // what the verdict compared with: "published", "spec", "peak", ""
 };
 
 struct Verdict {
@@ -41,8 +41,8 @@ struct Verdict {
 
 // Rows for the measured (empirical) ceilings of `measured`: memory levels (the device memory is
 // matched whatever each file calls it: DRAM, HBM, GDDR), compute ceilings, warp GIPS.
-Verdict build_verdict(const Machine& measured, const std::string& measured_label,
-                      const Machine& reference, const std::string& reference_label);
+Verdict build_verdict(const Machine& measured, const std::string& measured_label, const Machine& reference,
+                      const std::string& reference_label);
 
 // text (aligned) or markdown (a table), each ending with verdict_summary()'s line, or csv (one
 // row per ceiling, no summary). Throws InputError for another format.

@@ -78,8 +78,8 @@ std::vector<std::string> overlay_ceiling_names(const std::vector<Machine>& machi
   std::vector<std::string> common;
   if (!machines.empty())
     for (const ComputeCeiling* c : best_compute_ceilings(machines.front())) {
-      const bool everywhere = std::all_of(machines.begin(), machines.end(),
-                                          [&](const Machine& m) { return best_ceiling(m, c->name) > 0; });
+      const bool everywhere =
+          std::all_of(machines.begin(), machines.end(), [&](const Machine& m) { return best_ceiling(m, c->name) > 0; });
       if (everywhere) common.push_back(c->name);
     }
   if (common.empty()) {
@@ -130,8 +130,8 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
       ceilings.push_back({i, name + ": " + format_compute(v) + spec_mark(best_source(m, name)), v, 0});
     }
     for (const MemoryLevel* l : best_memory_levels(m))
-      roofs.push_back({i, who[i] + ": " + l->level + " " + format_bandwidth(l->gbs) + spec_mark(l->source), l->gbs, peak > 0 ? peak / l->gbs : 0,
-                       level_dash(m, l->level)});
+      roofs.push_back({i, who[i] + ": " + l->level + " " + format_bandwidth(l->gbs) + spec_mark(l->source), l->gbs,
+                       peak > 0 ? peak / l->gbs : 0, level_dash(m, l->level)});
   }
   if (roofs.empty()) throw InputError("compare --plot: none of the machine files has a memory level with a bandwidth");
   if (ceilings.empty()) throw InputError("compare --plot: none of the machine files has a compute ceiling");
@@ -159,8 +159,8 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
   // laid out in rows under the x label, as many columns as fit, the block centred.
   double entry_px = 0;
   for (const Roof& r : roofs) entry_px = std::max(entry_px, 36 + Frame::text_px(r.title) + 24);
-  const std::size_t columns = std::max<std::size_t>(
-      1, std::min<std::size_t>(roofs.size(), std::size_t((Frame::kWidthPx - 80) / entry_px)));
+  const std::size_t columns =
+      std::max<std::size_t>(1, std::min<std::size_t>(roofs.size(), std::size_t((Frame::kWidthPx - 80) / entry_px)));
   const std::size_t key_rows = (roofs.size() + columns - 1) / columns;
   const double bottom_px = std::max(frame.bottom * Frame::kHeightPx, 92 + double(key_rows - 1) * Frame::kLinePx);
   frame.bottom = bottom_px / Frame::kHeightPx;
@@ -219,8 +219,7 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
                      " machine files do not fit one plot; plot them in smaller groups");
 
   std::string title = "Roofline comparison: ";
-  for (std::size_t i = 0; i < machines.size(); ++i)
-    title += (i ? " vs " : "") + who[i];
+  for (std::size_t i = 0; i < machines.size(); ++i) title += (i ? " vs " : "") + who[i];
   title = shorten(title, 90);
 
   const std::string roof_file = view + "_roofs.dat", ceiling_file = view + "_ceilings.dat";
@@ -267,7 +266,8 @@ std::string render_compare_overlay(const std::vector<Machine>& machines, const s
   if (format != "png" && format != "svg" && format != "pdf")
     throw InputError("compare --plot " + image + ": the file name must end in .png, .svg or .pdf");
   const std::string view = path.stem().string();
-  if (view.empty() || view[0] == '.') throw InputError("compare --plot " + image + ": give a file name such as compare.png");
+  if (view.empty() || view[0] == '.')
+    throw InputError("compare --plot " + image + ": give a file name such as compare.png");
   PlotOptions options;
   options.out_dir = path.parent_path().empty() ? "." : path.parent_path().string();
   options.format = format;

@@ -79,10 +79,8 @@ std::vector<std::string> parse_plot_kinds(const std::string& list) {
   return out;
 }
 
-std::vector<PlotScript> build_plot_scripts(const Machine& machine,
-                                           const std::vector<Sample>& samples,
-                                           const PlotOptions& options,
-                                           std::vector<std::string>* skipped) {
+std::vector<PlotScript> build_plot_scripts(const Machine& machine, const std::vector<Sample>& samples,
+                                           const PlotOptions& options, std::vector<std::string>* skipped) {
   check_options(options);
   const plot_detail::ViewInput input{machine, samples, options.format, options};
   std::vector<PlotScript> scripts;

@@ -13,10 +13,10 @@
 namespace roofprobe {
 
 struct PlotOptions {
-  std::string out_dir;            // where <view>.<format> and <view>.gp are written
-  std::string format = "png";     // png | svg | pdf
-  std::vector<std::string> kinds; // views to draw (plot_view_names()); empty: every view with data
-  double fma_ratio = -1;          // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none
+  std::string out_dir;              // where <view>.<format> and <view>.gp are written
+  std::string format = "png";       // png | svg | pdf
+  std::vector<std::string> kinds;   // views to draw (plot_view_names()); empty: every view with data
+  double fma_ratio = -1;            // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none
   std::vector<KernelPoint> points;  // application kernels drawn over the matching views
 };
 
@@ -28,29 +28,26 @@ std::vector<std::string> parse_plot_kinds(const std::string& list);
 
 // A generated view: its name, the script, and the data files the script reads (name -> text).
 struct PlotScript {
-  std::string view;               // "bandwidth", "hierarchical", ... (plot_view_names())
-  std::string script;             // gnuplot commands; data files referenced by bare name
+  std::string view;    // "bandwidth", "hierarchical", ... (plot_view_names())
+  std::string script;  // gnuplot commands; data files referenced by bare name
   std::vector<std::pair<std::string, std::string>> data_files;
 };
 
 struct PlotReport {
-  std::vector<std::string> written;   // image paths
-  std::vector<std::string> skipped;   // "view: why" (e.g. machine file has no memory levels)
+  std::vector<std::string> written;  // image paths
+  std::vector<std::string> skipped;  // "view: why" (e.g. machine file has no memory levels)
 };
 
 // Builds the scripts (no I/O). `samples` may be empty (then the bandwidth view draws levels only).
-std::vector<PlotScript> build_plot_scripts(const Machine& machine,
-                                           const std::vector<Sample>& samples,
-                                           const PlotOptions& options,
-                                           std::vector<std::string>* skipped);
+std::vector<PlotScript> build_plot_scripts(const Machine& machine, const std::vector<Sample>& samples,
+                                           const PlotOptions& options, std::vector<std::string>* skipped);
 
 // Finds gnuplot: $ROOFPROBE_GNUPLOT, then PATH. Empty string when absent.
 std::string find_gnuplot();
 
 // Writes scripts and data into options.out_dir and runs gnuplot on each. Throws InputError with
 // one line when gnuplot is absent or fails.
-PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples,
-                        const PlotOptions& options);
+PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples, const PlotOptions& options);
 
 // Writes one script and its data files into options.out_dir and runs gnuplot on it (format
 // options.format); returns the image path. Same errors as render_plots. (compare --plot)
@@ -64,9 +61,9 @@ bool finite_positive(double v);
 std::string lower(std::string s);
 
 // Label text: three significant digits, the unit prefix that keeps the mantissa below 1000.
-std::string format_bandwidth(double gbs);       // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"
-std::string format_compute(double gflops);      // 98.26 -> "98.3 GFLOP/s", 1234 -> "1.23 TFLOP/s"
-std::string format_size(double bytes);          // 65536 -> "64 KiB"
+std::string format_bandwidth(double gbs);   // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"
+std::string format_compute(double gflops);  // 98.26 -> "98.3 GFLOP/s", 1234 -> "1.23 TFLOP/s"
+std::string format_size(double bytes);      // 65536 -> "64 KiB"
 // A gnuplot string literal holding `text` verbatim (single-quoted; control characters dropped).
 std::string gnuplot_string(const std::string& text);
 
@@ -112,8 +109,7 @@ std::string range_command(const std::string& axis, double lo, double hi);
 // Tic marks on a log axis ("x" or "y"). Powers of two labelled by `label` (every 1, 2, 5 or 10
 // octaves so at most ~12 are labelled, the others minor); powers of ten with 2 and 5 between
 // them when the range is short.
-std::string log2_tics(const std::string& axis, double lo, double hi,
-                      std::string (*label)(double));
+std::string log2_tics(const std::string& axis, double lo, double hi, std::string (*label)(double));
 std::string log10_tics(const std::string& axis, double lo, double hi);
 // Nearest powers of two below and above.
 double pow2_floor(double v);
@@ -175,50 +171,50 @@ bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why);
 // per level, a key under the plot).
 
 struct ChartRoof {
-  std::string label;        // "L2: 2.5 TB/s"
-  double rate = 0;          // slope: y = rate * x
+  std::string label;  // "L2: 2.5 TB/s"
+  double rate = 0;    // slope: y = rate * x
   std::string colour;
-  std::string level;        // memory level name, for the colour of points at that level
+  std::string level;  // memory level name, for the colour of points at that level
 };
 
 struct ChartCeiling {
-  std::string label;        // right-margin label; empty: not labelled
+  std::string label;  // right-margin label; empty: not labelled
   double value = 0;
   std::string colour;
   std::string style = "lw 2.5";  // gnuplot line style: width, dash type
-  std::string data_file;    // the data file holding its line
-  bool caps_roofs = true;   // roofs end where they meet the highest capping ceiling
+  std::string data_file;         // the data file holding its line
+  bool caps_roofs = true;        // roofs end where they meet the highest capping ceiling
 };
 
 struct ChartWall {
-  std::string label;        // "unit stride 4 B: 1/4"
-  double x = 0;             // the theoretical intensity
-  double measured_x = 0;    // 0: not measured
-  double measured_y = 0;    // the rate measured there; 0: unknown (marker on the bottom axis)
+  std::string label;      // "unit stride 4 B: 1/4"
+  double x = 0;           // the theoretical intensity
+  double measured_x = 0;  // 0: not measured
+  double measured_y = 0;  // the rate measured there; 0: unknown (marker on the bottom axis)
 };
 
 struct ChartPoint {
   std::string kernel, level;
   double x = 0, y = 0;
-  std::size_t marker = 0;   // the kernel's place in the points file: its marker in every view
+  std::size_t marker = 0;  // the kernel's place in the points file: its marker in every view
 };
 
 struct ChartKeyEntry {
   std::string title;
-  std::string style;        // "with lines lw 1.5 dt 2 lc rgb '#555555'"
+  std::string style;  // "with lines lw 1.5 dt 2 lc rgb '#555555'"
 };
 
 struct RooflineChart {
-  std::string view;                 // file names: <view>.gp, <view>_*.dat
+  std::string view;  // file names: <view>.gp, <view>_*.dat
   std::string title, x_label, y_label;
-  std::string roof_file;            // data file of the roofs
+  std::string roof_file;                                          // data file of the roofs
   std::vector<std::pair<std::string, std::string>> file_headers;  // data file -> first comment line
   std::vector<ChartRoof> roofs;
   std::vector<ChartCeiling> ceilings;
   std::vector<ChartWall> walls;
   std::vector<ChartPoint> points;
-  std::vector<ChartKeyEntry> key;   // extra key entries (e.g. "theoretical peak")
-  double x_lo_at_most = 1.0 / 64;   // the x range covers at least [x_lo_at_most, x_hi_at_least]
+  std::vector<ChartKeyEntry> key;  // extra key entries (e.g. "theoretical peak")
+  double x_lo_at_most = 1.0 / 64;  // the x range covers at least [x_lo_at_most, x_hi_at_least]
   double x_hi_at_least = 1024;
 };
 
@@ -226,8 +222,8 @@ struct RooflineChart {
 PlotScript render_roofline_chart(const RooflineChart& chart, const std::string& format);
 
 // Points of `kind` (flop | instruction) whose level passes `accept` (nullptr: all), as chart
-// points, each kernel keeping one marker across views; a level naming the machine's last level by another name (DRAM, HBM, GDDR) is renamed
-// to it so it takes that roof's colour.
+// points, each kernel keeping one marker across views; a level naming the machine's last level by another name (DRAM,
+// HBM, GDDR) is renamed to it so it takes that roof's colour.
 std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, const std::string& kind,
                                      const Machine& machine, bool (*accept)(const std::string& level));
 

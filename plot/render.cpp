@@ -49,8 +49,8 @@ void write_text_file(const fs::path& path, const std::string& text) {
 
 struct ProcessResult {
   bool ok = false;
-  std::string failure;   // exit status or signal, when not ok
-  std::string errors;    // everything the process wrote to stderr
+  std::string failure;  // exit status or signal, when not ok
+  std::string errors;   // everything the process wrote to stderr
 };
 
 // Runs `argv` with `dir` as working directory (the scripts name their data files bare), stdin
@@ -144,8 +144,7 @@ fs::path render_one(const std::string& gnuplot, const PlotScript& script, const 
   const fs::path script_path = dir / (script.view + ".gp");
   remove_quietly(dir / temp);
   const ProcessResult run = run_in_directory(
-      {gnuplot, "-e", "outfile=" + plot_detail::gnuplot_string(temp), script.view + ".gp"},
-      dir.string());
+      {gnuplot, "-e", "outfile=" + plot_detail::gnuplot_string(temp), script.view + ".gp"}, dir.string());
   if (!run.ok) {
     remove_quietly(dir / temp);
     std::string why = first_error_line(run.errors);
@@ -172,8 +171,7 @@ std::string gnuplot_missing_message(const fs::path& dir) {
               "gnuplot-nox)";
   else
     message = "gnuplot not found: install it (apt-get install gnuplot-nox) or set ROOFPROBE_GNUPLOT";
-  return message + "; machine.yaml and sweep.csv are unaffected (the gnuplot scripts are in " +
-         dir.string() + ")";
+  return message + "; machine.yaml and sweep.csv are unaffected (the gnuplot scripts are in " + dir.string() + ")";
 }
 
 // gnuplot runs in the plot directory, so a relative path found here must not stay relative.
@@ -204,12 +202,10 @@ std::string find_gnuplot() {
   return {};
 }
 
-PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples,
-                        const PlotOptions& options) {
+PlotReport render_plots(const Machine& machine, const std::vector<Sample>& samples, const PlotOptions& options) {
   PlotReport report;
   // Builds first: an unknown format is reported before anything is written.
-  const std::vector<PlotScript> scripts =
-      build_plot_scripts(machine, samples, options, &report.skipped);
+  const std::vector<PlotScript> scripts = build_plot_scripts(machine, samples, options, &report.skipped);
 
   const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
   std::error_code ec;

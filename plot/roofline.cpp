@@ -82,8 +82,7 @@ double roofline_at(const RooflineChart& c, double x) { return std::min(peak_of(c
 
 std::string block(const std::string& comment, double x0, double y0, double x1, double y1) {
   // Two blank lines after each block: one gnuplot `index` per line drawn.
-  return "# " + one_line(comment) + "\n" + num(x0) + " " + num(y0) + "\n" + num(x1) + " " +
-         num(y1) + "\n\n\n";
+  return "# " + one_line(comment) + "\n" + num(x0) + " " + num(y0) + "\n" + num(x1) + " " + num(y1) + "\n\n\n";
 }
 
 // Ceiling labels sit in the right margin, at the height of their line where they can, moved
@@ -106,8 +105,8 @@ std::string ceiling_labels(const RooflineChart& c, const Ranges& r, const Frame&
     const ChartCeiling& ceiling = *labelled[i];
     const double y = r.y.from_px(placed[i]);
     s += "set arrow from graph 1, first " + num(ceiling.value) + " to screen " +
-         num(frame.right + connector_px / Frame::kWidthPx) + ", first " + num(y) +
-         " nohead lw 1.5 lc rgb '" + ceiling.colour + "'\n";
+         num(frame.right + connector_px / Frame::kWidthPx) + ", first " + num(y) + " nohead lw 1.5 lc rgb '" +
+         ceiling.colour + "'\n";
     s += "set label " + gnuplot_string(ceiling.label) + " at screen " + num(label_x) + ", first " + num(y) +
          " left tc rgb '" + ceiling.colour + "'\n";
     *top_px = std::max(*top_px, placed[i] + Frame::kLinePx / 2);
@@ -135,15 +134,15 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
     wall_px.push_back(r.x.to_px(w.x));
     if (finite_positive(w.measured_x)) wall_px.push_back(r.x.to_px(w.measured_x));
   }
-  const double pad = Frame::kCharPx;            // between a label and a wall
+  const double pad = Frame::kCharPx;                   // between a label and a wall
   const double half_height = Frame::kLinePx / 2 * sn;  // the text's height, seen along x
   const double peak = peak_of(c);
   *fits = true;
   std::string s = "# roof labels (rotated to the roofs' screen angle)\n";
   for (const ChartRoof& roof : c.roofs) {
-    const double v0 = r.y.to_px(roof.rate * r.x.lo);     // roof height at the left edge, px
-    const double u_enter = std::max(0.0, -v0 / slope);   // where the roof enters the frame
-    const double across = v0 * cs;                       // distance between parallel roofs
+    const double v0 = r.y.to_px(roof.rate * r.x.lo);    // roof height at the left edge, px
+    const double u_enter = std::max(0.0, -v0 / slope);  // where the roof enters the frame
+    const double across = v0 * cs;                      // distance between parallel roofs
     const double length = Frame::text_px(roof.label);
     // Start far enough right that the lifted text clears the left border.
     const double start = (u_enter + lift * sn + 1.5 * Frame::kCharPx) / cs + v0 * sn;
@@ -157,8 +156,7 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
       bool moved = false;
       for (const Placed& p : placed) {
         const bool same_band = std::fabs(p.across - across) < Frame::kLinePx + 2;
-        const bool overlap = along < p.along + p.length + Frame::kCharPx &&
-                             p.along < along + length + Frame::kCharPx;
+        const bool overlap = along < p.along + p.length + Frame::kCharPx && p.along < along + length + Frame::kCharPx;
         if (same_band && overlap) {
           along = p.along + p.length + 2 * Frame::kCharPx;
           moved = true;
@@ -182,8 +180,7 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
     const double u = along * cs - across * sn - lift * sn;
     const double v = along * sn + across * cs + lift * cs;
     s += "set label " + gnuplot_string(roof.label) + " at first " + num(r.x.from_px(u)) + ", first " +
-         num(r.y.from_px(v)) + " left rotate by " + num(angle * 180 / kPi) + " front tc rgb '" +
-         roof.colour + "'\n";
+         num(r.y.from_px(v)) + " left rotate by " + num(angle * 180 / kPi) + " front tc rgb '" + roof.colour + "'\n";
   }
   return s;
 }
@@ -215,8 +212,8 @@ std::string wall_labels(const RooflineChart& c, const Ranges& r) {
   const double start = wall_label_start_px(c);
   for (const ChartWall& w : c.walls) {
     const double x = r.x.from_px(r.x.to_px(w.x) - Frame::kLinePx / 2 - 3);
-    s += "set label " + gnuplot_string(w.label) + " at first " + num(x) + ", first " +
-         num(r.y.from_px(start)) + " left rotate by 90 front tc rgb '" + kWallColour + "'\n";
+    s += "set label " + gnuplot_string(w.label) + " at first " + num(x) + ", first " + num(r.y.from_px(start)) +
+         " left rotate by 90 front tc rgb '" + kWallColour + "'\n";
   }
   return s;
 }
@@ -267,16 +264,15 @@ Overlay make_overlay(const RooflineChart& c) {
   return o;
 }
 
-int kernel_marker(std::size_t i) {
-  return kKernelMarkers[i % (sizeof kKernelMarkers / sizeof kKernelMarkers[0])];
-}
+int kernel_marker(std::size_t i) { return kKernelMarkers[i % (sizeof kKernelMarkers / sizeof kKernelMarkers[0])]; }
 
 // Every key entry: the chart's own, the measured walls, then one per kernel (its marker) and
 // one per level (its colour).
 std::vector<ChartKeyEntry> key_entries(const RooflineChart& c, const Overlay& o) {
   std::vector<ChartKeyEntry> out = c.key;
   if (std::any_of(c.walls.begin(), c.walls.end(), [](const ChartWall& w) { return finite_positive(w.measured_x); }))
-    out.push_back({"measured wall position", std::string("with points pt 12 ps 1.8 lw 2 lc rgb '") + kWallColour + "'"});
+    out.push_back(
+        {"measured wall position", std::string("with points pt 12 ps 1.8 lw 2 lc rgb '") + kWallColour + "'"});
   for (std::size_t k = 0; k < o.kernels.size(); ++k)
     out.push_back({key_title(o.kernels[k]), "with points pt " + std::to_string(kernel_marker(o.kernel_markers[k])) +
                                                 " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
@@ -309,8 +305,7 @@ std::string plot_command(const RooflineChart& c, const Overlay& o, const std::ve
     parts.push_back(gnuplot_string(ceiling.data_file) + " index " + std::to_string(next_index[ceiling.data_file]++) +
                     " with lines " + ceiling.style + " lc rgb '" + ceiling.colour + "' notitle");
   if (!c.walls.empty())
-    parts.push_back(gnuplot_string(c.view + "_walls.dat") + " with lines lw 1.5 lc rgb '" + kWallColour +
-                    "' notitle");
+    parts.push_back(gnuplot_string(c.view + "_walls.dat") + " with lines lw 1.5 lc rgb '" + kWallColour + "' notitle");
   if (any_wall_marks)
     parts.push_back(gnuplot_string(c.view + "_wall_marks.dat") + " with points pt 12 ps 1.8 lw 2 lc rgb '" +
                     kWallColour + "' notitle");
@@ -414,8 +409,7 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
   PlotScript out;
   out.view = c.view;
   std::string roofs = header_of(c, c.roof_file);
-  for (const ChartRoof& roof : c.roofs)
-    roofs += block(roof.label, r.x.lo, roof.rate * r.x.lo, peak / roof.rate, peak);
+  for (const ChartRoof& roof : c.roofs) roofs += block(roof.label, r.x.lo, roof.rate * r.x.lo, peak / roof.rate, peak);
   out.data_files.push_back({c.roof_file, roofs});
   std::vector<std::string> files;
   std::map<std::string, std::string> ceiling_data;
@@ -424,9 +418,8 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
       files.push_back(ceiling.data_file);
       ceiling_data[ceiling.data_file] = header_of(c, ceiling.data_file);
     }
-    ceiling_data[ceiling.data_file] +=
-        block(ceiling.label.empty() ? num(ceiling.value) : ceiling.label, ceiling.value / top_rate, ceiling.value,
-              r.x.hi, ceiling.value);
+    ceiling_data[ceiling.data_file] += block(ceiling.label.empty() ? num(ceiling.value) : ceiling.label,
+                                             ceiling.value / top_rate, ceiling.value, r.x.hi, ceiling.value);
   }
   for (const std::string& f : files) out.data_files.push_back({f, ceiling_data[f]});
 

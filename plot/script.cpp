@@ -32,10 +32,8 @@ double base_font_pt(const std::string& format) {
 
 std::string terminal_line(const std::string& format) {
   const std::string font = "font 'sans," + num(base_font_pt(format)) + "'";
-  if (format == "png")
-    return "set terminal pngcairo size 1280,860 " + font + " noenhanced background '#ffffff'";
-  if (format == "svg")
-    return "set terminal svg size 1280,860 fixed " + font + " noenhanced background '#ffffff'";
+  if (format == "png") return "set terminal pngcairo size 1280,860 " + font + " noenhanced background '#ffffff'";
+  if (format == "svg") return "set terminal svg size 1280,860 fixed " + font + " noenhanced background '#ffffff'";
   if (format == "pdf") return "set terminal pdfcairo size 8in,5.375in " + font + " noenhanced";
   throw InputError("unknown plot format '" + format + "' (use png, svg or pdf)");
 }
@@ -73,8 +71,7 @@ std::string script_preamble(const std::string& view, const std::string& format, 
                             const std::string& title) {
   const double font = base_font_pt(format);
   std::string s;
-  s += "# roofprobe '" + view + "' view, generated from a machine file. Re-run: gnuplot " + view +
-       ".gp\n";
+  s += "# roofprobe '" + view + "' view, generated from a machine file. Re-run: gnuplot " + view + ".gp\n";
   s += terminal_line(format) + "\n";
   s += "if (!exists(\"outfile\")) outfile = " + gnuplot_string(view + "." + format) + "\n";
   s += "set output outfile\n";
@@ -85,8 +82,7 @@ std::string script_preamble(const std::string& view, const std::string& format, 
   s += "set bmargin at screen " + num(frame.bottom) + "\n";
   s += "set tmargin at screen " + num(frame.top) + "\n";
   // The title is a label at a fixed place so views can use the top margin for annotations.
-  s += "set label " + gnuplot_string(title) + " at screen 0.5, screen 0.965 center font '," +
-       num(font * 1.25) + "'\n";
+  s += "set label " + gnuplot_string(title) + " at screen 0.5, screen 0.965 center font '," + num(font * 1.25) + "'\n";
   s += "set border lw 1\n";
   s += "set grid xtics ytics lc rgb '#e4e4e4' lw 1 dt 1 back\n";
   s += "set style textbox opaque fc rgb '#ffffff' noborder margins 1,1\n";
@@ -96,8 +92,7 @@ std::string script_preamble(const std::string& view, const std::string& format, 
 
 std::string range_command(const std::string& axis, double lo, double hi) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "set %srange [%.9g:%.9g]\n", axis.c_str(), lo * (1 - 1e-6),
-                hi * (1 + 1e-6));
+  std::snprintf(buf, sizeof buf, "set %srange [%.9g:%.9g]\n", axis.c_str(), lo * (1 - 1e-6), hi * (1 + 1e-6));
   return buf;
 }
 
@@ -128,9 +123,7 @@ std::string log10_tics(const std::string& axis, double lo, double hi) {
     }
   // Label decades; add 2 and 5 on short ranges, and every multiple when even that leaves
   // fewer than three labels (a range inside one decade).
-  auto mantissa = [](double v) {
-    return int(std::lround(v / std::pow(10.0, std::floor(std::log10(v) + 1e-9))));
-  };
+  auto mantissa = [](double v) { return int(std::lround(v / std::pow(10.0, std::floor(std::log10(v) + 1e-9)))); };
   auto labelled_with = [&](bool two_five, bool all) {
     std::vector<bool> major;
     for (double v : values) {
@@ -167,8 +160,8 @@ double frame_bottom_for_key(int rows) {
 
 std::string key_command(const KeyLayout& layout) {
   if (layout.rows == 0) return "unset key\n";
-  return "set key at screen 0.5, screen 0.012 center bottom horizontal maxcols " +
-         std::to_string(layout.columns) + " samplen 2 spacing 1.1\n";
+  return "set key at screen 0.5, screen 0.012 center bottom horizontal maxcols " + std::to_string(layout.columns) +
+         " samplen 2 spacing 1.1\n";
 }
 
 double pow2_floor(double v) { return std::ldexp(1.0, int(std::floor(std::log2(v) + 1e-9))); }
@@ -176,8 +169,7 @@ double pow2_ceil(double v) { return std::ldexp(1.0, int(std::ceil(std::log2(v) -
 
 std::string series_colour(std::size_t i) {
   // Okabe-Ito colours without the yellow (too light on white).
-  static const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                  "#E69F00", "#56B4E9", "#000000"};
+  static const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
   return colours[i % (sizeof colours / sizeof colours[0])];
 }
 

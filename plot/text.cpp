@@ -34,9 +34,7 @@ std::string format_bandwidth(double gbs) {
   return format_rate_g(gbs, "B/s");  // rounds to 3 significant digits before the prefix
 }
 
-std::string format_compute(double gflops) {
-  return format_rate_g(gflops, "FLOP/s");
-}
+std::string format_compute(double gflops) { return format_rate_g(gflops, "FLOP/s"); }
 
 std::string format_size(double bytes) { return format_bytes(bytes); }
 
@@ -84,8 +82,7 @@ std::vector<double> spread_apart(const std::vector<double>& wanted, double min_g
   const std::size_t n = wanted.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return wanted[a] < wanted[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return wanted[a] < wanted[b]; });
 
   // Blocks of labels packed at exactly min_gap. A block's best start is the mean of
   // (wanted_k - k * gap) over its members; two blocks that would overlap become one. This is
@@ -93,7 +90,7 @@ std::vector<double> spread_apart(const std::vector<double>& wanted, double min_g
   struct Block {
     std::size_t first;  // index into `order`
     std::size_t count;
-    double sum;         // sum over members of wanted - k * gap
+    double sum;  // sum over members of wanted - k * gap
     double start() const { return sum / double(count); }
   };
   std::vector<Block> blocks;
@@ -111,16 +108,14 @@ std::vector<double> spread_apart(const std::vector<double>& wanted, double min_g
 
   std::vector<double> placed(n);
   for (const Block& b : blocks)
-    for (std::size_t k = 0; k < b.count; ++k)
-      placed[order[b.first + k]] = b.start() + double(k) * min_gap;
+    for (std::size_t k = 0; k < b.count; ++k) placed[order[b.first + k]] = b.start() + double(k) * min_gap;
   return placed;
 }
 
 std::vector<double> push_apart_upward(const std::vector<double>& wanted, double min_gap) {
   std::vector<std::size_t> order(wanted.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return wanted[a] < wanted[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return wanted[a] < wanted[b]; });
   std::vector<double> placed(wanted.size());
   for (std::size_t k = 0; k < order.size(); ++k) {
     double at = wanted[order[k]];

@@ -206,8 +206,7 @@ std::string level_label(const MemoryLevel& level) {
 
 // Labels of the fitted levels, each centred just above its segment; pushed up where two would
 // touch. Returns the px of the highest label top so the caller can grow the y range.
-std::string level_commands(const std::vector<const MemoryLevel*>& levels, const Ranges& r,
-                           double* top_px) {
+std::string level_commands(const std::vector<const MemoryLevel*>& levels, const Ranges& r, double* top_px) {
   std::vector<double> wanted, centre;
   for (const MemoryLevel* level : levels) {
     const double lo = has_size_range(*level) ? level->working_set_lo : r.x.lo;
@@ -222,9 +221,8 @@ std::string level_commands(const std::vector<const MemoryLevel*>& levels, const 
   std::string s = "# fitted memory level labels\n";
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const MemoryLevel& level = *levels[i];
-    s += "set label " + gnuplot_string(level_label(level)) + " at first " +
-         num(r.x.from_px(centre[i])) + ", first " + num(r.y.from_px(placed[i])) +
-         " center boxed front tc rgb '" + kLevelColour + "'\n";
+    s += "set label " + gnuplot_string(level_label(level)) + " at first " + num(r.x.from_px(centre[i])) + ", first " +
+         num(r.y.from_px(placed[i])) + " center boxed front tc rgb '" + kLevelColour + "'\n";
     *top_px = std::max(*top_px, placed[i] + Frame::kLinePx / 2);
   }
   return s;
@@ -237,15 +235,14 @@ std::string plot_command(const std::vector<Series>& series, bool any_levels, boo
     const std::string index = " index " + std::to_string(i) + " using 1:2";
     parts.push_back("'bandwidth_samples.dat'" + index + " with points pt 7 ps 0.55 lc rgb '" +
                     translucent(colour, 0.35) + "' notitle");
-    parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 pt 7 ps 0.6 lc rgb '" +
-                    colour + "' title " + gnuplot_string(series[i].name + " (median)"));
+    parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 pt 7 ps 0.6 lc rgb '" + colour +
+                    "' title " + gnuplot_string(series[i].name + " (median)"));
   }
   if (any_levels)
-    parts.push_back(std::string("'bandwidth_levels.dat' using 1:2 with lines lw 3 lc rgb '") +
-                    kLevelColour + "' title 'fitted level'");
+    parts.push_back(std::string("'bandwidth_levels.dat' using 1:2 with lines lw 3 lc rgb '") + kLevelColour +
+                    "' title 'fitted level'");
   if (any_caches)  // a key entry for the dashed markers drawn as arrows (NaN draws nothing)
-    parts.push_back(std::string("NaN with lines dt 2 lw 1.5 lc rgb '") + kCacheColour +
-                    "' title 'cache capacity'");
+    parts.push_back(std::string("NaN with lines dt 2 lw 1.5 lc rgb '") + kCacheColour + "' title 'cache capacity'");
   if (parts.empty()) parts.push_back("NaN notitle");
   std::string s = "plot ";
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];

@@ -106,8 +106,9 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
   std::set<std::string> probes;
   const std::vector<Series> series = collect(in.samples, &probes);
   if (series.empty()) {
-    *why = in.samples.empty() ? "no sweep samples (no sweep.csv beside the machine file)"
-                              : "no FLOP samples in the sweep (rows with flops > 0 and bytes > 0; probe 'flops' not run)";
+    *why = in.samples.empty()
+               ? "no sweep samples (no sweep.csv beside the machine file)"
+               : "no FLOP samples in the sweep (rows with flops > 0 and bytes > 0; probe 'flops' not run)";
     return false;
   }
 
@@ -119,8 +120,8 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
     std::string colour = "#555555";
     for (std::size_t i = 0; i < series.size(); ++i)
       if (series[i].name == c.name) colour = series_colour(i);
-    lines.push_back({(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops,
-                     colour});
+    lines.push_back(
+        {(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops, colour});
   }
 
   Frame frame;
@@ -205,8 +206,8 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
   if (!lines.empty()) {
     std::string d = "# fitted compute ceilings: flop_per_byte gflops, across the whole axis\n";
     for (const Line& l : lines)
-      d += "# " + one_line(l.label) + "\n" + num(x.lo) + " " + num(l.value) + "\n" + num(x.hi) + " " +
-           num(l.value) + "\n\n\n";
+      d += "# " + one_line(l.label) + "\n" + num(x.lo) + " " + num(l.value) + "\n" + num(x.hi) + " " + num(l.value) +
+           "\n\n\n";
     out->data_files.push_back({"flops_ceilings.dat", d});
   }
   return true;

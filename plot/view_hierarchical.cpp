@@ -15,8 +15,7 @@ namespace {
 
 // Darker than the memory colours so ceilings and roofs never look alike.
 std::string ceiling_colour(std::size_t i) {
-  static const char* colours[] = {"#000000", "#8E1B1B", "#5B2C83", "#3D5A1E",
-                                  "#8C510A", "#01665E", "#555555"};
+  static const char* colours[] = {"#000000", "#8E1B1B", "#5B2C83", "#3D5A1E", "#8C510A", "#01665E", "#555555"};
   return colours[i % (sizeof colours / sizeof colours[0])];
 }
 
@@ -63,8 +62,8 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
     const std::string precision = fma_precision(name);
     if (mix && !precision.empty()) {
       const double value = c.gflops * (2 * a + 1 - a) / 2;
-      mixes.push_back({precision + " FMA mix a=" + num(a) + ": " + format_compute(value), value, colour,
-                       "lw 2 dt 3", "hierarchical_fma_mix.dat", false});
+      mixes.push_back({precision + " FMA mix a=" + num(a) + ": " + format_compute(value), value, colour, "lw 2 dt 3",
+                       "hierarchical_fma_mix.dat", false});
     }
   }
   if (chart.roofs.empty() || measured.empty()) {
@@ -76,8 +75,7 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   chart.ceilings.insert(chart.ceilings.end(), theoretical.begin(), theoretical.end());
   chart.ceilings.insert(chart.ceilings.end(), mixes.begin(), mixes.end());
   if (!theoretical.empty()) chart.key.push_back({"theoretical peak", "with lines lw 1.5 dt 2 lc rgb '#555555'"});
-  if (!mixes.empty())
-    chart.key.push_back({"FMA mix a=" + num(a), "with lines lw 2 dt 3 lc rgb '#555555'"});
+  if (!mixes.empty()) chart.key.push_back({"FMA mix a=" + num(a), "with lines lw 2 dt 3 lc rgb '#555555'"});
   chart.points = chart_points(in.options.points, "flop", in.machine, nullptr);
 
   *out = render_roofline_chart(chart, in.format);

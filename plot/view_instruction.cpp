@@ -30,8 +30,7 @@ bool warp_gips_ceilings(const Machine& m, std::vector<ChartCeiling>* out, std::s
   if (finite_positive(w.measured_gips))
     out->push_back({sourced_name("measured peak", w.source == "spec" ? std::string() : w.source) + ": " +
                         format_gips(w.measured_gips),
-                    w.measured_gips, "#000000", "lw 2.5",
-                    "", true});
+                    w.measured_gips, "#000000", "lw 2.5", "", true});
   if (finite_positive(w.theoretical_gips))
     out->push_back({"theoretical peak: " + format_gips(w.theoretical_gips), w.theoretical_gips, "#555555",
                     "lw 1.5 dt 2", "", !finite_positive(w.measured_gips)});
@@ -63,8 +62,9 @@ RooflineChart instruction_chart(const ViewInput& in, const std::string& view) {
   chart.view = view;
   chart.y_label = "performance [warp GIPS: 1e9 warp instructions/s]";
   chart.roof_file = view + "_memory.dat";
-  chart.file_headers = {{view + "_memory.dat", "transaction roofs: instructions_per_transaction warp_gips "
-                                               "(GIPS = GTXN/s x instructions/transaction)"},
+  chart.file_headers = {{view + "_memory.dat",
+                         "transaction roofs: instructions_per_transaction warp_gips "
+                         "(GIPS = GTXN/s x instructions/transaction)"},
                         {view + "_peak.dat", "warp instruction ceilings: instructions_per_transaction warp_gips"}};
   chart.x_lo_at_most = 1.0 / 64;
   chart.x_hi_at_least = 8;
@@ -94,8 +94,7 @@ bool build_instruction_view(const ViewInput& in, PlotScript* out, std::string* w
   const std::vector<Wall>& measured = in.machine.global_walls;
   chart.walls = {wall_at("stride-8 (4 B): 1/32", 1.0 / 32, measured),
                  wall_at("unit stride (8 B): 1/8", 1.0 / 8, measured),
-                 wall_at("unit stride (4 B): 1/4", 1.0 / 4, measured),
-                 wall_at("stride-0: 1", 1.0, measured)};
+                 wall_at("unit stride (4 B): 1/4", 1.0 / 4, measured), wall_at("stride-0: 1", 1.0, measured)};
   for (const Wall& w : measured) {
     if (!finite_positive(w.instruction_intensity) || known(chart.walls, w.instruction_intensity)) continue;
     const std::string label = (w.pattern.empty() ? std::string("wall") : w.pattern) + " (" +
@@ -118,8 +117,7 @@ bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why) {
   for (const MemoryLevel& level : in.machine.memory)
     if (is_shared(level.level) && finite_positive(level.gtxn_s)) {
       chart.roofs.push_back({sourced_name(level.level, level.source) + ": " + format_gtxn(level.gtxn_s), level.gtxn_s,
-                             series_colour(1),
-                             level.level});
+                             series_colour(1), level.level});
       break;
     }
   if (chart.roofs.empty()) {
@@ -128,14 +126,13 @@ bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why) {
   }
 
   const std::vector<Wall>& measured = in.machine.shared_walls;
-  chart.walls = {wall_at("32-way conflict: 1/32", 1.0 / 32, measured),
-                 wall_at("no conflict: 1", 1.0, measured)};
+  chart.walls = {wall_at("32-way conflict: 1/32", 1.0 / 32, measured), wall_at("no conflict: 1", 1.0, measured)};
   for (const Wall& w : measured) {
     if (!finite_positive(w.instruction_intensity) || known(chart.walls, w.instruction_intensity)) continue;
-    const std::string label = w.conflict_degree > 1
-                                  ? std::to_string(w.conflict_degree) + "-way: " + intensity_text(w.instruction_intensity)
-                                  : (w.pattern.empty() ? std::string("wall") : w.pattern) + ": " +
-                                        intensity_text(w.instruction_intensity);
+    const std::string label =
+        w.conflict_degree > 1
+            ? std::to_string(w.conflict_degree) + "-way: " + intensity_text(w.instruction_intensity)
+            : (w.pattern.empty() ? std::string("wall") : w.pattern) + ": " + intensity_text(w.instruction_intensity);
     chart.walls.push_back(wall_at(label, w.instruction_intensity, measured));
   }
   std::sort(chart.walls.begin(), chart.walls.end(), [](const ChartWall& a, const ChartWall& b) { return a.x < b.x; });

@@ -17,7 +17,7 @@ namespace {
 
 struct Series {
   std::string name;
-  bool bandwidth = false;   // GB/s (right axis when compute is drawn too)
+  bool bandwidth = false;                     // GB/s (right axis when compute is drawn too)
   std::vector<std::pair<double, double>> xy;  // units, value
 };
 
@@ -64,7 +64,8 @@ bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why) 
   }
   for (Series& s : series) std::sort(s.xy.begin(), s.xy.end());
   // Compute first (left axis), memory after (right axis).
-  std::stable_sort(series.begin(), series.end(), [](const Series& a, const Series& b) { return a.bandwidth < b.bandwidth; });
+  std::stable_sort(series.begin(), series.end(),
+                   [](const Series& a, const Series& b) { return a.bandwidth < b.bandwidth; });
   const bool any_bw = std::any_of(series.begin(), series.end(), [](const Series& s) { return s.bandwidth; });
   const bool any_compute = std::any_of(series.begin(), series.end(), [](const Series& s) { return !s.bandwidth; });
   const bool two_axes = any_bw && any_compute;
@@ -75,7 +76,8 @@ bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why) 
 
   std::vector<std::string> titles;
   for (const Series& s : series)
-    titles.push_back(s.name + (s.bandwidth ? " [GB/s" : " [GFLOP/s") + (two_axes ? (s.bandwidth ? ", right axis]" : ", left axis]") : "]"));
+    titles.push_back(s.name + (s.bandwidth ? " [GB/s" : " [GFLOP/s") +
+                     (two_axes ? (s.bandwidth ? ", right axis]" : ", left axis]") : "]"));
   const std::string guide_title = "linear scaling from the first point";
   std::vector<std::string> key_titles = titles;
   key_titles.push_back(guide_title);
@@ -95,16 +97,16 @@ bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why) 
   s += range_command("y", left.lo / 1.6, left.hi * 1.6);
   if (counts.size() <= 16) {
     std::string list;
-    for (int c : counts) list += (list.empty() ? "" : ", ") + gnuplot_string(std::to_string(c)) + " " + std::to_string(c);
+    for (int c : counts)
+      list += (list.empty() ? "" : ", ") + gnuplot_string(std::to_string(c)) + " " + std::to_string(c);
     s += "set xtics (" + list + ")\n";
   } else {
     s += log2_tics("x", x.lo, x.hi, units_tick);
   }
   s += log10_tics("y", left.lo / 1.6, left.hi * 1.6);
-  const std::string unit_name =
-      in.machine.device.compute_unit_name.empty()
-          ? (in.machine.device.kind == "gpu" ? std::string("SMs") : std::string("cores"))
-          : in.machine.device.compute_unit_name;
+  const std::string unit_name = in.machine.device.compute_unit_name.empty()
+                                    ? (in.machine.device.kind == "gpu" ? std::string("SMs") : std::string("cores"))
+                                    : in.machine.device.compute_unit_name;
   s += "set xlabel " + gnuplot_string("concurrency [" + unit_name + " used]") + "\n";
   if (two_axes) {
     s += "set ylabel 'compute ceilings [GFLOP/s]'\n";
@@ -136,8 +138,8 @@ bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why) 
     parts.push_back("'scaling.dat' index " + std::to_string(i) + axes + " with linespoints lw 2.5 pt " +
                     (one.bandwidth ? "5" : "7") + " ps 1.2" + (one.bandwidth ? " dt 1" : "") + " lc rgb '" + colour +
                     "' title " + gnuplot_string(titles[i]));
-    parts.push_back("'scaling_linear.dat' index " + std::to_string(i) + axes + " with lines lw 1 dt 3 lc rgb '" + colour +
-                    "' notitle");
+    parts.push_back("'scaling_linear.dat' index " + std::to_string(i) + axes + " with lines lw 1 dt 3 lc rgb '" +
+                    colour + "' notitle");
   }
   parts.push_back("NaN with lines lw 1 dt 3 lc rgb '#555555' title " + gnuplot_string(guide_title));
   s += "plot ";

@@ -16,21 +16,21 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK_CUDA(x)                                                                     \
-  do {                                                                                    \
-    cudaError_t e = (x);                                                                  \
-    if (e != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e));                 \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CHECK_CUDA(x)                                                     \
+  do {                                                                    \
+    cudaError_t e = (x);                                                  \
+    if (e != cudaSuccess) {                                               \
+      std::fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                       \
+    }                                                                     \
   } while (0)
-#define CHECK_CUBLAS(x)                                                                   \
-  do {                                                                                    \
-    cublasStatus_t s = (x);                                                               \
-    if (s != CUBLAS_STATUS_SUCCESS) {                                                     \
-      std::fprintf(stderr, "error: %s: cuBLAS status %d\n", #x, static_cast<int>(s));     \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CHECK_CUBLAS(x)                                                               \
+  do {                                                                                \
+    cublasStatus_t s = (x);                                                           \
+    if (s != CUBLAS_STATUS_SUCCESS) {                                                 \
+      std::fprintf(stderr, "error: %s: cuBLAS status %d\n", #x, static_cast<int>(s)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
   } while (0)
 
 template <class T>
@@ -85,8 +85,7 @@ int main(int argc, char** argv) {
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   std::printf("cublas fp16.fp32 %dx%dx%d: %.1f TFLOP/s\n", n, n, n, best_tflops<__half>(handle, CUDA_R_16F, n));
-  std::printf("cublas bf16.fp32 %dx%dx%d: %.1f TFLOP/s\n", n, n, n,
-              best_tflops<__nv_bfloat16>(handle, CUDA_R_16BF, n));
+  std::printf("cublas bf16.fp32 %dx%dx%d: %.1f TFLOP/s\n", n, n, n, best_tflops<__nv_bfloat16>(handle, CUDA_R_16BF, n));
   CHECK_CUBLAS(cublasDestroy(handle));
   return 0;
 }

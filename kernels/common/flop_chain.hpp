@@ -30,9 +30,7 @@ RP_HD constexpr double chain_flops_per_element(int k) { return static_cast<doubl
 // the GPU): FMA form K/2 FMAs (+1 add if odd), noFMA form K/2 multiplies + K/2 adds (+1 add).
 RP_HD constexpr int chain_fma_ops(int k, FlopForm form) { return form == FlopForm::Fma ? k / 2 : 0; }
 RP_HD constexpr int chain_mul_ops(int k, FlopForm form) { return form == FlopForm::NoFma ? k / 2 : 0; }
-RP_HD constexpr int chain_add_ops(int k, FlopForm form) {
-  return (form == FlopForm::NoFma ? k / 2 : 0) + (k % 2);
-}
+RP_HD constexpr int chain_add_ops(int k, FlopForm form) { return (form == FlopForm::NoFma ? k / 2 : 0) + (k % 2); }
 
 template <int K, FlopForm Form, class Ops, class T>
 RP_HD T flop_chain(T x, T a, T b) {
@@ -80,18 +78,28 @@ inline constexpr int kChainLengths[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1
 // rebuild per value (ERT recompiles per value).
 template <class F>
 bool dispatch_chain_length(int k, F&& f) {
+  // clang-format off (a list of macro cases, which clang-format 14 re-indents on every pass)
   switch (k) {
-#define RP_CHAIN_CASE(n) \
-  case n:                \
+#define RP_CHAIN_CASE(n)                 \
+  case n:                                \
     f(std::integral_constant<int, n>{}); \
     return true;
-    RP_CHAIN_CASE(1) RP_CHAIN_CASE(2) RP_CHAIN_CASE(4) RP_CHAIN_CASE(8) RP_CHAIN_CASE(16)
-    RP_CHAIN_CASE(32) RP_CHAIN_CASE(64) RP_CHAIN_CASE(128) RP_CHAIN_CASE(256) RP_CHAIN_CASE(512)
+    RP_CHAIN_CASE(1)
+    RP_CHAIN_CASE(2)
+    RP_CHAIN_CASE(4)
+    RP_CHAIN_CASE(8)
+    RP_CHAIN_CASE(16)
+    RP_CHAIN_CASE(32)
+    RP_CHAIN_CASE(64)
+    RP_CHAIN_CASE(128)
+    RP_CHAIN_CASE(256)
+    RP_CHAIN_CASE(512)
     RP_CHAIN_CASE(1024)
 #undef RP_CHAIN_CASE
     default:
       return false;
   }
+  // clang-format on
 }
 
 // ---- packed 16-bit and integer elements (the CUDA FLOP probe) -----------------------------
@@ -134,8 +142,7 @@ RP_HD constexpr double half16_initial_lane(std::size_t word, int lane) {
 // 7 fraction bits (m/128 -> m).
 RP_HD constexpr std::uint16_t half16_initial_lane_bits(std::size_t word, int lane, Half16 f) {
   const auto m = static_cast<std::uint16_t>((2 * word + static_cast<std::size_t>(lane)) % 128);
-  return f == Half16::Fp16 ? static_cast<std::uint16_t>(0x3C00u | (m << 3))
-                           : static_cast<std::uint16_t>(0x3F80u | m);
+  return f == Half16::Fp16 ? static_cast<std::uint16_t>(0x3C00u | (m << 3)) : static_cast<std::uint16_t>(0x3F80u | m);
 }
 RP_HD constexpr std::uint32_t half16_initial_word(std::size_t word, Half16 f) {
   return static_cast<std::uint32_t>(half16_initial_lane_bits(word, 0, f)) |
@@ -156,9 +163,7 @@ RP_HD constexpr std::uint32_t int32_initial_value(std::size_t i) {
 // predicting something the device need not produce.
 struct HalfLanes {
   double lo = 0, hi = 0;
-  friend bool operator==(const HalfLanes& x, const HalfLanes& y) {
-    return x.lo == y.lo && x.hi == y.hi;
-  }
+  friend bool operator==(const HalfLanes& x, const HalfLanes& y) { return x.lo == y.lo && x.hi == y.hi; }
   friend bool operator!=(const HalfLanes& x, const HalfLanes& y) { return !(x == y); }
 };
 
@@ -190,12 +195,10 @@ struct HalfLaneOps {
     return {fma1(x.lo, a.lo, b.lo), fma1(x.hi, a.hi, b.hi)};
   }
   static HalfLanes mul(HalfLanes x, HalfLanes a) {
-    return {Round::to_format(detail::exact_product(x.lo, a.lo)),
-            Round::to_format(detail::exact_product(x.hi, a.hi))};
+    return {Round::to_format(detail::exact_product(x.lo, a.lo)), Round::to_format(detail::exact_product(x.hi, a.hi))};
   }
   static HalfLanes add(HalfLanes x, HalfLanes b) {
-    return {Round::to_format(detail::exact_sum(x.lo, b.lo)),
-            Round::to_format(detail::exact_sum(x.hi, b.hi))};
+    return {Round::to_format(detail::exact_sum(x.lo, b.lo)), Round::to_format(detail::exact_sum(x.hi, b.hi))};
   }
 };
 
@@ -210,9 +213,7 @@ struct Affine32 {
 };
 
 // f after g.
-inline Affine32 affine_compose(const Affine32& f, const Affine32& g) {
-  return {f.m * g.m, f.m * g.c + f.c};
-}
+inline Affine32 affine_compose(const Affine32& f, const Affine32& g) { return {f.m * g.m, f.m * g.c + f.c}; }
 
 // One pass of the chain of K with constants a, b (both forms give the same map).
 inline Affine32 int32_chain_map(int k, std::uint32_t a, std::uint32_t b) {

@@ -16,8 +16,7 @@
 namespace roofprobe {
 
 RP_HD std::size_t tile_element(std::size_t tile, int slot, int thread, int block, int ilp) {
-  return (tile * static_cast<std::size_t>(ilp) + static_cast<std::size_t>(slot)) *
-             static_cast<std::size_t>(block) +
+  return (tile * static_cast<std::size_t>(ilp) + static_cast<std::size_t>(slot)) * static_cast<std::size_t>(block) +
          static_cast<std::size_t>(thread);
 }
 
@@ -34,8 +33,8 @@ struct FlopTiles {
 // grid is exactly one wave: every block then does the same number of tiles and no SM idles in a
 // tail. Smaller arrays get one block per tile (the grid is then partly empty; such sizes are not
 // where ceilings come from). Never touches more than the working set, and at least one tile.
-inline FlopTiles flop_tiles(std::uint64_t working_set_bytes, std::size_t element_bytes, int block,
-                            int ilp, int resident_blocks) {
+inline FlopTiles flop_tiles(std::uint64_t working_set_bytes, std::size_t element_bytes, int block, int ilp,
+                            int resident_blocks) {
   FlopTiles t;
   t.tile_elements = static_cast<std::size_t>(block) * static_cast<std::size_t>(ilp);
   std::size_t tiles = static_cast<std::size_t>(working_set_bytes / element_bytes) / t.tile_elements;

@@ -31,7 +31,7 @@ enum class MixPrecision : int { Fp64 = 0, Fp32 = 1, Fp16 = 2, Bf16 = 3 };
 enum class MixOp : int { Fma = 0, Mul = 1, Add = 2 };
 
 inline constexpr int kMixOpsPerBlock = 8;
-inline constexpr int kMixChains = 8;             // independent chains (registers) per thread
+inline constexpr int kMixChains = 8;              // independent chains (registers) per thread
 inline constexpr int kMixBlocksPerIteration = 4;  // blocks the kernel unrolls per loop trip
 inline constexpr int kMixMaxQuarters = 4;
 
@@ -54,15 +54,14 @@ RP_HD constexpr int mix_values_per_instruction(MixPrecision p) {
 RP_HD constexpr double mix_peak_fraction(int quarters) { return (4.0 + quarters) / 8.0; }
 
 // FLOPs one launch does: every thread, chain, repetition and unrolled block.
-RP_HD double mix_flops_per_launch(MixPrecision p, int quarters, std::int64_t threads,
-                                  std::int64_t reps) {
-  return static_cast<double>(threads) * kMixChains * static_cast<double>(reps) *
-         kMixBlocksPerIteration * mix_flops_per_block(quarters) * mix_values_per_instruction(p);
+RP_HD double mix_flops_per_launch(MixPrecision p, int quarters, std::int64_t threads, std::int64_t reps) {
+  return static_cast<double>(threads) * kMixChains * static_cast<double>(reps) * kMixBlocksPerIteration *
+         mix_flops_per_block(quarters) * mix_values_per_instruction(p);
 }
 // Warp instructions of one launch (each thread's instruction counted once per warp).
 RP_HD double mix_warp_instructions_per_launch(std::int64_t threads, std::int64_t reps) {
-  return static_cast<double>(threads) / 32 * kMixChains * static_cast<double>(reps) *
-         kMixBlocksPerIteration * kMixOpsPerBlock;
+  return static_cast<double>(threads) / 32 * kMixChains * static_cast<double>(reps) * kMixBlocksPerIteration *
+         kMixOpsPerBlock;
 }
 
 // "0", "0.25", "0.5", "0.75", "1" -> 0..4; -1 for anything else.
@@ -89,10 +88,14 @@ inline double mix_round(double v, int precision, int min_exponent) {
 
 inline double mix_round(double v, MixPrecision p) {
   switch (p) {
-    case MixPrecision::Fp16: return mix_round(v, 11, -14);
-    case MixPrecision::Bf16: return mix_round(v, 8, -126);
-    case MixPrecision::Fp32: return mix_round(v, 24, -126);
-    case MixPrecision::Fp64: return v;
+    case MixPrecision::Fp16:
+      return mix_round(v, 11, -14);
+    case MixPrecision::Bf16:
+      return mix_round(v, 8, -126);
+    case MixPrecision::Fp32:
+      return mix_round(v, 24, -126);
+    case MixPrecision::Fp64:
+      return v;
   }
   return v;
 }
@@ -100,8 +103,7 @@ inline double mix_round(double v, MixPrecision p) {
 // Bits of the 16-bit formats <-> double (values already representable; normal or zero).
 inline double mix_half_to_double(std::uint16_t h) {
   const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  double v = exponent == 0 ? std::ldexp(mantissa, -24)
-                           : std::ldexp(1024 + mantissa, exponent - 25);
+  double v = exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
   if (exponent == 0x1f) v = mantissa ? NAN : INFINITY;
   return sign ? -v : v;
 }
@@ -140,9 +142,7 @@ inline MixConstants mix_constants(MixPrecision p) {
 
 // Start value of value `index` (thread x chain x lane): 1 + (index mod 64) / 64, exact in every
 // format (7 significant bits).
-RP_HD double mix_initial_value(std::uint64_t index) {
-  return 1.0 + static_cast<double>(index % 64) / 64.0;
-}
+RP_HD double mix_initial_value(std::uint64_t index) { return 1.0 + static_cast<double>(index % 64) / 64.0; }
 
 // One operation on the host, as the device rounds it: fma rounds once; mul and add round their
 // own result. Values as doubles holding numbers of precision p. The chains' values stay in
@@ -156,8 +156,7 @@ inline double mix_host_op(MixPrecision p, MixOp op, double x, const MixConstants
       return r;
     }
     case MixPrecision::Fp32: {
-      const float xf = static_cast<float>(x), mf = static_cast<float>(k.m),
-                  cf = static_cast<float>(k.c);
+      const float xf = static_cast<float>(x), mf = static_cast<float>(k.m), cf = static_cast<float>(k.c);
       if (op == MixOp::Fma) return std::fma(xf, mf, cf);
       volatile float r = op == MixOp::Mul ? xf * mf : xf + cf;
       return r;

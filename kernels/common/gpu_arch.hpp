@@ -25,17 +25,28 @@ struct GpuArchFigures {
 inline GpuArchFigures gpu_arch_figures(int major, int minor) {
   constexpr std::uint64_t KiB = 1024;
   switch (major * 10 + minor) {
-    case 70: return {64, 32, 128 * KiB, 4, "Volta"};         // V100
-    case 72: return {64, 32, 128 * KiB, 4, "Volta"};         // Xavier
-    case 75: return {64, 2, 96 * KiB, 4, "Turing"};          // T4, RTX 20xx
-    case 80: return {64, 32, 192 * KiB, 4, "Ampere"};        // A100, A30
-    case 86: return {128, 2, 128 * KiB, 4, "Ampere"};        // A40, RTX 30xx
-    case 87: return {128, 2, 192 * KiB, 4, "Ampere"};        // Orin
-    case 89: return {128, 2, 128 * KiB, 4, "Ada Lovelace"};  // L40S, RTX 40xx
-    case 90: return {128, 64, 256 * KiB, 4, "Hopper"};       // H100, H200, GH200
-    case 100: return {128, 64, 256 * KiB, 4, "Blackwell"};   // B200, GB200
-    case 120: return {128, 2, 128 * KiB, 4, "Blackwell"};    // RTX 50xx
-    default: return {};
+    case 70:
+      return {64, 32, 128 * KiB, 4, "Volta"};  // V100
+    case 72:
+      return {64, 32, 128 * KiB, 4, "Volta"};  // Xavier
+    case 75:
+      return {64, 2, 96 * KiB, 4, "Turing"};  // T4, RTX 20xx
+    case 80:
+      return {64, 32, 192 * KiB, 4, "Ampere"};  // A100, A30
+    case 86:
+      return {128, 2, 128 * KiB, 4, "Ampere"};  // A40, RTX 30xx
+    case 87:
+      return {128, 2, 192 * KiB, 4, "Ampere"};  // Orin
+    case 89:
+      return {128, 2, 128 * KiB, 4, "Ada Lovelace"};  // L40S, RTX 40xx
+    case 90:
+      return {128, 64, 256 * KiB, 4, "Hopper"};  // H100, H200, GH200
+    case 100:
+      return {128, 64, 256 * KiB, 4, "Blackwell"};  // B200, GB200
+    case 120:
+      return {128, 2, 128 * KiB, 4, "Blackwell"};  // RTX 50xx
+    default:
+      return {};
   }
 }
 
@@ -53,8 +64,6 @@ inline double gpu_memory_peak_gbs(double memory_clock_khz, int bus_width_bits) {
 
 // The runtime cannot say whether a board carries HBM or GDDR; every HBM part so far has a bus of
 // at least 2048 bits (HBM stacks are 1024 bits wide each) and no GDDR part comes close (<= 512).
-inline std::string gpu_memory_name(int bus_width_bits) {
-  return bus_width_bits >= 2048 ? "HBM" : "DRAM";
-}
+inline std::string gpu_memory_name(int bus_width_bits) { return bus_width_bits >= 2048 ? "HBM" : "DRAM"; }
 
 }  // namespace roofprobe

@@ -53,8 +53,7 @@ inline GpuArithRates gpu_arith_rates(int major, int minor) {
 inline bool parse_compute_capability(const std::string& text, int& major, int& minor) {
   int ma = 0, mi = 0;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%d.%d%c", &ma, &mi, &tail) != 2 || ma <= 0 || mi < 0)
-    return false;
+  if (std::sscanf(text.c_str(), "%d.%d%c", &ma, &mi, &tail) != 2 || ma <= 0 || mi < 0) return false;
   major = ma;
   minor = mi;
   return true;
@@ -81,8 +80,7 @@ inline double int32_nofma_results_per_clock(const GpuArithRates& r) {
 // `clock_mhz`, keyed by ceiling name ("FP16.FMA", "INT32.noFMA"), with one line of provenance
 // each. FMA: results x 2 operations; noFMA: results x 1. Empty for an unknown architecture, and
 // no BF16 entries where the architecture has no bf16 arithmetic.
-inline std::map<std::string, ArithPeak> gpu_arith_peaks(int major, int minor, int sms,
-                                                        double clock_mhz,
+inline std::map<std::string, ArithPeak> gpu_arith_peaks(int major, int minor, int sms, double clock_mhz,
                                                         const std::string& clock_kind) {
   std::map<std::string, ArithPeak> out;
   const GpuArithRates r = gpu_arith_rates(major, minor);
@@ -90,10 +88,9 @@ inline std::map<std::string, ArithPeak> gpu_arith_peaks(int major, int minor, in
   const std::string cc = std::to_string(major) + "." + std::to_string(minor);
   char mhz_text[32];
   std::snprintf(mhz_text, sizeof mhz_text, "%.1f", clock_mhz);
-  const std::string tail = std::string(" x ") + mhz_text + " MHz (" + clock_kind + " SM clock); " +
-                           r.source + ", cc " + cc;
-  auto add = [&](const std::string& name, double results_per_clock, double ops_per_result,
-                 const std::string& what) {
+  const std::string tail =
+      std::string(" x ") + mhz_text + " MHz (" + clock_kind + " SM clock); " + r.source + ", cc " + cc;
+  auto add = [&](const std::string& name, double results_per_clock, double ops_per_result, const std::string& what) {
     if (results_per_clock <= 0) return;
     ArithPeak p;
     p.gflops = sms * results_per_clock * ops_per_result * clock_mhz * 1e-3;

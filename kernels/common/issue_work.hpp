@@ -38,8 +38,8 @@ enum class IssueStream : int { Fp32 = 0, Int32 = 1, Mixed = 2 };
 inline constexpr int kIssueChains = 8;
 inline constexpr int kIssueStepsPerGroup = 16;
 inline constexpr int kIssueGroupInstructions = kIssueChains * kIssueStepsPerGroup;  // 128
-inline constexpr int kIssueWordsPerLoad = 32;     // one 4-byte word per lane
-inline constexpr int kIssueSectorsPerLoad = 4;    // 128 contiguous, aligned bytes
+inline constexpr int kIssueWordsPerLoad = 32;                                       // one 4-byte word per lane
+inline constexpr int kIssueSectorsPerLoad = 4;                                      // 128 contiguous, aligned bytes
 inline constexpr int kIssueSectorBytes = 32;
 // Register-only points: groups per "pass" (a unit of repetition, like a pass over the buffer).
 inline constexpr int kIssueRegisterGroupsPerPass = 64;
@@ -63,27 +63,20 @@ RP_HD constexpr bool issue_chain_is_fp(IssueStream s, int j) {
 }
 
 // Payload warp instructions of one group, per class: FFMA and IMAD.
-RP_HD constexpr int issue_group_fp_instructions(IssueStream s) {
-  return issue_fp_chains(s) * kIssueStepsPerGroup;
-}
-RP_HD constexpr int issue_group_int_instructions(IssueStream s) {
-  return issue_int_chains(s) * kIssueStepsPerGroup;
-}
+RP_HD constexpr int issue_group_fp_instructions(IssueStream s) { return issue_fp_chains(s) * kIssueStepsPerGroup; }
+RP_HD constexpr int issue_group_int_instructions(IssueStream s) { return issue_int_chains(s) * kIssueStepsPerGroup; }
 
 // ---- intensity ----------------------------------------------------------------------------------
 // n = 0 (register only), 1, 2, 4, 8, 16, 32 or a multiple of 32 (up to 2^20).
 RP_HD constexpr bool issue_intensity_valid(std::int64_t n) {
-  return n == 0 || (n > 0 && n <= 32 && 32 % n == 0) ||
-         (n > 32 && n % 32 == 0 && n <= (std::int64_t{1} << 20));
+  return n == 0 || (n > 0 && n <= 32 && 32 % n == 0) || (n > 32 && n % 32 == 0 && n <= (std::int64_t{1} << 20));
 }
 // Warp loads per group (n <= 32): 128 payload / (n x 4 sectors); 1 for n > 32; 0 register-only.
 RP_HD constexpr int issue_loads_per_group(std::int64_t n) {
   return n == 0 ? 0 : n <= 32 ? static_cast<int>(32 / n) : 1;
 }
 // Groups that follow each load group: 1, or n/32 for n > 32.
-RP_HD constexpr int issue_groups_per_load(std::int64_t n) {
-  return n <= 32 ? 1 : static_cast<int>(n / 32);
-}
+RP_HD constexpr int issue_groups_per_load(std::int64_t n) { return n <= 32 ? 1 : static_cast<int>(n / 32); }
 
 // Warp loads each warp issues per pass so that all warps together cover about `target_bytes`:
 // rounded to a multiple of kIssueLoadQuantum, at least one quantum.
@@ -102,16 +95,16 @@ RP_HD std::int64_t issue_groups_per_pass(std::int64_t n, std::int64_t loads_per_
 
 // ---- work per launch ----------------------------------------------------------------------------
 struct IssueWork {
-  double warp_instructions = 0;   // payload only (see the header comment)
-  double fp_instructions = 0;     // of which FFMA
-  double int_instructions = 0;    // of which IMAD
-  double load_sectors = 0;        // 32-byte sectors the loads read
-  double store_sectors = 0;       // the epilogue: one 4-byte checksum per thread
-  double buffer_bytes = 0;        // bytes the loads stream per pass (0 register-only)
+  double warp_instructions = 0;  // payload only (see the header comment)
+  double fp_instructions = 0;    // of which FFMA
+  double int_instructions = 0;   // of which IMAD
+  double load_sectors = 0;       // 32-byte sectors the loads read
+  double store_sectors = 0;      // the epilogue: one 4-byte checksum per thread
+  double buffer_bytes = 0;       // bytes the loads stream per pass (0 register-only)
 };
 
-RP_HD IssueWork issue_work(IssueStream s, std::int64_t n, std::int64_t warps,
-                           std::int64_t loads_per_warp, std::int64_t passes) {
+RP_HD IssueWork issue_work(IssueStream s, std::int64_t n, std::int64_t warps, std::int64_t loads_per_warp,
+                           std::int64_t passes) {
   IssueWork w;
   const double groups = static_cast<double>(warps) * static_cast<double>(passes) *
                         static_cast<double>(issue_groups_per_pass(n, loads_per_warp));
@@ -119,10 +112,9 @@ RP_HD IssueWork issue_work(IssueStream s, std::int64_t n, std::int64_t warps,
   w.int_instructions = groups * issue_group_int_instructions(s);
   w.warp_instructions = w.fp_instructions + w.int_instructions;
   if (n > 0) {
-    w.load_sectors = static_cast<double>(warps) * static_cast<double>(loads_per_warp) *
-                     static_cast<double>(passes) * kIssueSectorsPerLoad;
-    w.buffer_bytes = static_cast<double>(warps) * static_cast<double>(loads_per_warp) *
-                     kIssueWordsPerLoad * 4;
+    w.load_sectors = static_cast<double>(warps) * static_cast<double>(loads_per_warp) * static_cast<double>(passes) *
+                     kIssueSectorsPerLoad;
+    w.buffer_bytes = static_cast<double>(warps) * static_cast<double>(loads_per_warp) * kIssueWordsPerLoad * 4;
   }
   w.store_sectors = static_cast<double>(warps) * kIssueWordsPerLoad * 4 / kIssueSectorBytes;
   return w;
@@ -132,18 +124,14 @@ RP_HD IssueWork issue_work(IssueStream s, std::int64_t n, std::int64_t warps,
 // Word that lane `lane` of warp `warp` (of `warps`) reads on its `load`-th load of a pass: warp
 // loads are grid-strided over 32-word segments, so consecutive warps read consecutive 128 bytes
 // and a pass reads every word of the buffer exactly once.
-RP_HD std::size_t issue_load_word(std::int64_t warp, std::int64_t load, int lane,
-                                  std::int64_t warps) {
-  return (static_cast<std::size_t>(load) * static_cast<std::size_t>(warps) +
-          static_cast<std::size_t>(warp)) *
+RP_HD std::size_t issue_load_word(std::int64_t warp, std::int64_t load, int lane, std::int64_t warps) {
+  return (static_cast<std::size_t>(load) * static_cast<std::size_t>(warps) + static_cast<std::size_t>(warp)) *
              kIssueWordsPerLoad +
          static_cast<std::size_t>(lane);
 }
 
 inline constexpr std::uint32_t kIssueDataHash = 2654435761u;
-RP_HD std::uint32_t issue_data_word(std::size_t e) {
-  return static_cast<std::uint32_t>(e) * kIssueDataHash;
-}
+RP_HD std::uint32_t issue_data_word(std::size_t e) { return static_cast<std::uint32_t>(e) * kIssueDataHash; }
 
 // Sum mod 2^32 of the words one thread loads in one pass, in closed form:
 // sum_i C * ((i W + w) 32 + l) = C * (32 W L(L-1)/2 + L (32 w + l)).
@@ -152,8 +140,7 @@ RP_HD std::uint32_t issue_thread_load_sum(std::int64_t warp, int lane, std::int6
   const std::uint64_t l = static_cast<std::uint64_t>(loads_per_warp);
   const std::uint64_t tri = l % 2 == 0 ? (l / 2) * (l - 1) : l * ((l - 1) / 2);
   const std::uint64_t words = 32 * static_cast<std::uint64_t>(warps) * tri +
-                              l * (32 * static_cast<std::uint64_t>(warp) +
-                                   static_cast<std::uint64_t>(lane));
+                              l * (32 * static_cast<std::uint64_t>(warp) + static_cast<std::uint64_t>(lane));
   return static_cast<std::uint32_t>(words) * kIssueDataHash;
 }
 
@@ -164,9 +151,7 @@ RP_HD float issue_fp_start(std::int64_t thread, int chain) {
   return static_cast<float>((thread % 1024) * kIssueChains + chain);
 }
 RP_HD std::uint32_t issue_int_start(std::int64_t thread, int chain) {
-  return (static_cast<std::uint32_t>(thread) * kIssueChains + static_cast<std::uint32_t>(chain) +
-          1u) *
-         0x9E3779B9u;
+  return (static_cast<std::uint32_t>(thread) * kIssueChains + static_cast<std::uint32_t>(chain) + 1u) * 0x9E3779B9u;
 }
 
 // One step of the INT32 ring of m chains: u[k] <- u[k] * a + u[(k + 1) % m], all from the values
@@ -226,9 +211,8 @@ inline std::uint32_t issue_float_bits(float f) {
 // What thread `thread` stores after a launch in which each of its chains advanced `steps` steps
 // (0 for lanes at or above active_lanes): `ring` = issue_ring_power(issue_int_chains(s), int_a,
 // steps), computed once per launch; `load_sum` = passes x issue_thread_load_sum(...).
-inline std::uint32_t issue_expected_checksum(IssueStream s, std::int64_t thread,
-                                             std::int64_t steps, const IssueRing& ring,
-                                             std::uint32_t load_sum) {
+inline std::uint32_t issue_expected_checksum(IssueStream s, std::int64_t thread, std::int64_t steps,
+                                             const IssueRing& ring, std::uint32_t load_sum) {
   std::uint32_t sum = load_sum;
   std::uint32_t u0[kIssueChains] = {};
   int ints = 0;

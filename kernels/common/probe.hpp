@@ -25,8 +25,8 @@ using Params = std::map<std::string, std::string>;
 std::int64_t param_int(const Params& p, const std::string& axis);
 double param_real(const Params& p, const std::string& axis);
 const std::string& param_text(const Params& p, const std::string& axis);
-std::string params_to_string(const Params& p);            // "a=1;b=fp64" (sorted by axis)
-Params params_from_string(const std::string& text);        // inverse; throws on malformed text
+std::string params_to_string(const Params& p);       // "a=1;b=fp64" (sorted by axis)
+Params params_from_string(const std::string& text);  // inverse; throws on malformed text
 
 enum class AxisType {
   Integer,  // counts: 1, 2, 1024
@@ -38,10 +38,10 @@ struct Axis {
   std::string name;
   AxisType type = AxisType::Integer;
   std::string help;
-  std::vector<std::string> choices;        // Choice: the allowed values
-  double min = 0;                          // Integer/Bytes: inclusive bounds
+  std::vector<std::string> choices;  // Choice: the allowed values
+  double min = 0;                    // Integer/Bytes: inclusive bounds
   double max = std::numeric_limits<double>::max();
-  std::vector<std::string> defaults;       // used when the config does not set the axis
+  std::vector<std::string> defaults;  // used when the config does not set the axis
 };
 
 // Work of ONE launch, declared by the probe from its parameters. The engine derives every rate
@@ -50,10 +50,10 @@ struct Work {
   double bytes_read = 0;
   double bytes_written = 0;
   double flops = 0;
-  double transactions = 0;        // 32-byte sectors (global/L2/HBM), per ARCHITECTURE.md
-  double shared_wavefronts = 0;   // 128-byte shared-memory wavefronts
-  double warp_instructions = 0;   // GPU: warp instructions (all classes); CPU: 0 (not counted)
-  double working_set_bytes = 0;   // bytes the launch cycles through (all arrays, all workers)
+  double transactions = 0;       // 32-byte sectors (global/L2/HBM), per ARCHITECTURE.md
+  double shared_wavefronts = 0;  // 128-byte shared-memory wavefronts
+  double warp_instructions = 0;  // GPU: warp instructions (all classes); CPU: 0 (not counted)
+  double working_set_bytes = 0;  // bytes the launch cycles through (all arrays, all workers)
   // SM clock cycles one launch lasts, fixed by the kernel (it spins on clock64() for this many
   // cycles): the engine then derives each sample's clock as cycles / seconds. 0: not a clock probe.
   double clock_cycles = 0;
@@ -79,7 +79,7 @@ inline Rates rates_of(const Work& w, double seconds) {
 // Result of comparing what a launch produced with what the host predicts.
 struct Check {
   bool ok = true;
-  std::string detail;   // on failure: expected vs got
+  std::string detail;  // on failure: expected vs got
 };
 
 // How the fitter turns a probe's samples into ceilings.
@@ -105,17 +105,17 @@ enum class FeedKind {
 
 struct FeedSpec {
   FeedKind kind = FeedKind::MemoryLevels;
-  std::string metric = "gbs";               // column of sweep.csv: gbs | gflops | gtxn_s
-  std::string x_axis = "working_set_bytes"; // MemoryLevels: the swept size axis
-  std::vector<std::string> series_axes;     // axes that split samples into series
+  std::string metric = "gbs";                // column of sweep.csv: gbs | gflops | gtxn_s
+  std::string x_axis = "working_set_bytes";  // MemoryLevels: the swept size axis
+  std::vector<std::string> series_axes;      // axes that split samples into series
   // MemoryLevels: which series defines the level boundaries ("mode=read"); the other series
   // are reported per level as `by_series`. Empty: the first series.
   std::string primary_series;
   // MemoryLevels: which levels each series' kernel reaches (the first matching rule applies; a
   // series no rule matches is named by its knees alone).
   struct SeriesReach {
-    std::string params;        // "axis=value;..." the series must have; "" matches every series
-    std::string first_level;   // the nearest level it reaches ("cache_op=cg" -> "L2": it bypasses L1)
+    std::string params;       // "axis=value;..." the series must have; "" matches every series
+    std::string first_level;  // the nearest level it reaches ("cache_op=cg" -> "L2": it bypasses L1)
     // Past its first level it measures mixtures, not levels: only its first level and memory
     // are published from it (an H100's ca read past its L1s still hits L1 three times in four:
     // Nsight Compute, results/measured/h100-sxm/20261124T2305Z).
@@ -132,24 +132,24 @@ struct FeedSpec {
 // Facts about the device a backend runs on; written to the machine file's `device:` section and
 // used to name memory levels and compute theoretical peaks.
 struct CacheInfo {
-  std::string name;              // "L1", "L2", "L3"
-  std::uint64_t bytes = 0;       // one instance
-  int instances = 1;             // how many on the device (per core: the core count)
+  std::string name;         // "L1", "L2", "L3"
+  std::uint64_t bytes = 0;  // one instance
+  int instances = 1;        // how many on the device (per core: the core count)
 };
 
 struct DeviceInfo {
-  std::string backend;           // "cpu" | "cuda"
-  std::string kind;              // "cpu" | "gpu"
+  std::string backend;  // "cpu" | "cuda"
+  std::string kind;     // "cpu" | "gpu"
   std::string name;
   std::string vendor;
-  int compute_units = 0;         // CPU cores used / GPU SMs
-  std::string compute_unit_name; // "cores" | "multiprocessors"
-  int threads = 0;               // OpenMP threads (CPU)
-  std::vector<CacheInfo> caches; // nearest first
+  int compute_units = 0;             // CPU cores used / GPU SMs
+  std::string compute_unit_name;     // "cores" | "multiprocessors"
+  int threads = 0;                   // OpenMP threads (CPU)
+  std::vector<CacheInfo> caches;     // nearest first
   std::string memory_name = "DRAM";  // the last level's name: DRAM | HBM | GDDR
   std::uint64_t memory_bytes = 0;
-  double clock_max_mhz = 0;      // nominal/boost; 0 when unknown
-  double clock_measured_mhz = 0; // measured during the run
+  double clock_max_mhz = 0;                  // nominal/boost; 0 when unknown
+  double clock_measured_mhz = 0;             // measured during the run
   std::map<std::string, std::string> extra;  // ISA, compute capability, driver, ...
   // Theoretical compute peaks at the measured clock, GFLOP/s, keyed by ceiling name
   // ("FP64.FMA"); filled by the backend that knows the SIMD width and pipe counts.
@@ -162,9 +162,9 @@ struct DeviceInfo {
 class PreparedPoint {
  public:
   virtual ~PreparedPoint() = default;
-  virtual Work work() const = 0;        // per launch
-  virtual void launch() = 0;            // one launch; the backend's timer brackets it
-  virtual Check verify() = 0;           // after the launches so far; must be cheap enough to run once per point
+  virtual Work work() const = 0;  // per launch
+  virtual void launch() = 0;      // one launch; the backend's timer brackets it
+  virtual Check verify() = 0;     // after the launches so far; must be cheap enough to run once per point
   // Repetitions of the whole working set inside one launch. After the warm-up the engine raises
   // it so one launch lasts about `target_launch_seconds` (timer resolution, launch overhead);
   // work() and verify() must follow the current value. Probes with a fixed amount of work per
@@ -184,8 +184,8 @@ class PreparedPoint {
 };
 
 struct ProbeInfo {
-  std::string name;                     // "flops", "bandwidth": the contract names
-  std::string backend;                  // "cpu" | "cuda"
+  std::string name;     // "flops", "bandwidth": the contract names
+  std::string backend;  // "cpu" | "cuda"
   std::string description;
   std::vector<Axis> axes;
   std::vector<FeedSpec> feeds;
@@ -281,6 +281,6 @@ struct BackendRegistrar {
 // Registers a probe at static-initialisation time. Probe libraries are OBJECT libraries so
 // the linker keeps these registrars.
 #define RP_REGISTER_PROBE(Type) \
-  static ::roofprobe::detail::ProbeRegistrar RP_CONCAT(rp_probe_registrar_, __LINE__){std::make_unique<Type>()}
+  static ::roofprobe::detail::ProbeRegistrar RP_CONCAT(rp_probe_registrar_, __LINE__) { std::make_unique<Type>() }
 #define RP_REGISTER_BACKEND(Type) \
-  static ::roofprobe::detail::BackendRegistrar RP_CONCAT(rp_backend_registrar_, __LINE__){std::make_unique<Type>()}
+  static ::roofprobe::detail::BackendRegistrar RP_CONCAT(rp_backend_registrar_, __LINE__) { std::make_unique<Type>() }

@@ -32,14 +32,14 @@ inline ScalingKernel parse_scaling_kernel(const std::string& text) {
   throw std::invalid_argument("scaling: kernel '" + text + "' is not memory_read or fp64_fma");
 }
 
-inline constexpr int kScalingBlock = 256;             // threads per block
-inline constexpr int kScalingLoadsPerThread = 16;     // memory_read: 16-byte loads per item
+inline constexpr int kScalingBlock = 256;          // threads per block
+inline constexpr int kScalingLoadsPerThread = 16;  // memory_read: 16-byte loads per item
 inline constexpr std::size_t kScalingElementBytes = 16;
 inline constexpr std::size_t kScalingItemElements =
     static_cast<std::size_t>(kScalingBlock) * kScalingLoadsPerThread;  // 4096 elements
 inline constexpr std::size_t kScalingItemBytes = kScalingItemElements * kScalingElementBytes;
-inline constexpr int kScalingFmaChains = 8;           // fp64_fma: independent chains per thread
-inline constexpr int kScalingFmaSteps = 128;          // fp64_fma: FMA steps per chain and item
+inline constexpr int kScalingFmaChains = 8;   // fp64_fma: independent chains per thread
+inline constexpr int kScalingFmaSteps = 128;  // fp64_fma: FMA steps per chain and item
 inline constexpr std::uint32_t kScalingFmaItemsPerPass = 1024;
 inline constexpr std::uint32_t kScalingMaxSmIds = 1024;  // %smid values the kernels record
 
@@ -47,8 +47,8 @@ inline constexpr std::uint32_t kScalingMaxSmIds = 1024;  // %smid values the ker
 // Element that load `load` of thread `thread` reads in item `item_in_pass`: the item's
 // kScalingItemElements elements, one block-wide row per load, lanes on consecutive elements.
 RP_HD std::size_t scaling_item_element(std::size_t item_in_pass, int load, int thread) {
-  return item_in_pass * kScalingItemElements +
-         static_cast<std::size_t>(load) * kScalingBlock + static_cast<std::size_t>(thread);
+  return item_in_pass * kScalingItemElements + static_cast<std::size_t>(load) * kScalingBlock +
+         static_cast<std::size_t>(thread);
 }
 
 // 16-byte elements the probe streams for a working set: whole items only (rounded down).
@@ -66,9 +66,8 @@ inline std::uint64_t scaling_working_set_bytes(std::uint64_t l2_bytes, std::uint
 
 // ---- both kernels ---------------------------------------------------------------------------
 RP_HD std::uint32_t scaling_items_per_pass(ScalingKernel kernel, std::size_t elements) {
-  return kernel == ScalingKernel::MemoryRead
-             ? static_cast<std::uint32_t>(elements / kScalingItemElements)
-             : kScalingFmaItemsPerPass;
+  return kernel == ScalingKernel::MemoryRead ? static_cast<std::uint32_t>(elements / kScalingItemElements)
+                                             : kScalingFmaItemsPerPass;
 }
 
 // Which item of its pass launch-wide item `item` is.
@@ -77,9 +76,7 @@ RP_HD std::uint32_t scaling_item_in_pass(std::uint64_t item, std::uint32_t items
 }
 
 // FLOPs of one fp64_fma item: every thread of the block, every chain, every step an FMA (2).
-RP_HD double scaling_fma_flops_per_item() {
-  return 2.0 * kScalingBlock * kScalingFmaChains * kScalingFmaSteps;
-}
+RP_HD double scaling_fma_flops_per_item() { return 2.0 * kScalingBlock * kScalingFmaChains * kScalingFmaSteps; }
 
 struct ScalingWork {
   double bytes_read = 0;
@@ -90,8 +87,7 @@ struct ScalingWork {
 // Work of one launch of `reps` passes. memory_read: each pass reads the n elements once (items
 // are 64 KiB, whole sectors); the per-block sums and item counters are not counted (a few KiB).
 // fp64_fma: FLOPs only.
-RP_HD ScalingWork scaling_work_per_launch(ScalingKernel kernel, std::size_t elements,
-                                          std::int64_t reps) {
+RP_HD ScalingWork scaling_work_per_launch(ScalingKernel kernel, std::size_t elements, std::int64_t reps) {
   ScalingWork w;
   const double passes = static_cast<double>(reps);
   if (kernel == ScalingKernel::MemoryRead) {
@@ -108,8 +104,7 @@ RP_HD ScalingWork scaling_work_per_launch(ScalingKernel kernel, std::size_t elem
 // with one = 1.0 given at run time): integers below 2^53, so every step is exact and the host
 // knows the outcome: after m items, x - x0 = m x kScalingFmaSteps x (j + 1).
 RP_HD double scaling_fma_start(std::uint64_t thread, int chain) {
-  return static_cast<double>((thread * 2654435761u + static_cast<std::uint64_t>(chain) * 40503u) &
-                             0xFFFFu);
+  return static_cast<double>((thread * 2654435761u + static_cast<std::uint64_t>(chain) * 40503u) & 0xFFFFu);
 }
 RP_HD double scaling_fma_step(int chain) { return static_cast<double>(chain + 1); }
 

@@ -37,16 +37,14 @@ inline constexpr std::uint32_t kSharedTableBytes = kSharedTableWords * kSharedBa
 inline constexpr int kSharedBroadcast = 0;
 
 RP_HD bool shared_degree_valid(int degree) {
-  return degree == kSharedBroadcast || degree == 1 || degree == 2 || degree == 4 || degree == 8 ||
-         degree == 16 || degree == 32;
+  return degree == kSharedBroadcast || degree == 1 || degree == 2 || degree == 4 || degree == 8 || degree == 16 ||
+         degree == 32;
 }
 
 // Column (word index inside a row) lane `lane` reads for `degree`. Word stride d: lanes l and
 // l + 32/d fall in the same bank on distinct words, so each used bank holds exactly d distinct
 // words (d-way conflict) and 32/d banks are used; broadcast: all lanes read column 0.
-RP_HD int shared_lane_column(int lane, int degree) {
-  return degree == kSharedBroadcast ? 0 : lane * degree;
-}
+RP_HD int shared_lane_column(int lane, int degree) { return degree == kSharedBroadcast ? 0 : lane * degree; }
 
 // Wavefronts one warp request of 4-byte loads needs, computed from the lanes' BYTE addresses
 // (relative to any 128-byte aligned base; only the bank and the word matter): the largest number
@@ -59,8 +57,7 @@ RP_HD int shared_wavefronts_per_request(const std::uint32_t* byte_addresses, int
     // reads this bank.
     bool bank_seen_before = false;
     for (int k = 0; k < l && !bank_seen_before; ++k)
-      bank_seen_before =
-          (byte_addresses[k] / kSharedBankBytes) % kSharedBanks == word % kSharedBanks;
+      bank_seen_before = (byte_addresses[k] / kSharedBankBytes) % kSharedBanks == word % kSharedBanks;
     if (bank_seen_before) continue;
     int distinct = 0;
     for (int k = l; k < lanes; ++k) {
@@ -108,8 +105,7 @@ RP_HD std::uint32_t shared_start_row(std::uint32_t warp, int slot) {
 }
 
 // Row reached after `steps` loads from `start`.
-RP_HD std::uint32_t shared_row_after(std::uint32_t start, std::uint64_t steps,
-                                     std::uint32_t row_step) {
+RP_HD std::uint32_t shared_row_after(std::uint32_t start, std::uint64_t steps, std::uint32_t row_step) {
   return static_cast<std::uint32_t>((start + (steps % kSharedRows) * row_step) % kSharedRows);
 }
 
@@ -121,8 +117,8 @@ RP_HD std::uint32_t shared_checksum_term(std::uint32_t offset, int slot) {
 
 // Thread checksum the host predicts: `slots` chains of lane `lane` of warp `warp`, `steps` loads
 // each.
-RP_HD std::uint32_t shared_expected_checksum(std::uint32_t warp, int lane, int degree, int slots,
-                                             std::uint64_t steps, std::uint32_t row_step) {
+RP_HD std::uint32_t shared_expected_checksum(std::uint32_t warp, int lane, int degree, int slots, std::uint64_t steps,
+                                             std::uint32_t row_step) {
   std::uint32_t sum = 0;
   const auto column = static_cast<std::uint32_t>(shared_lane_column(lane, degree));
   for (int s = 0; s < slots; ++s) {

@@ -77,8 +77,7 @@ RP_HD std::size_t stream_iterations_in(const StreamRows& rows, std::size_t threa
 
 // Slot (the block whose launch-0 elements a block streams) of block `block` of `blocks` in a
 // launch with `launch_rotation` (< blocks, set by the host per launch; ca ignores it).
-RP_HD std::size_t stream_slot(StreamCache cache, std::size_t block, std::size_t blocks,
-                              std::size_t launch_rotation) {
+RP_HD std::size_t stream_slot(StreamCache cache, std::size_t block, std::size_t blocks, std::size_t launch_rotation) {
   if (cache == StreamCache::Ca) return block;
   const std::size_t slot = block + launch_rotation;
   return slot >= blocks ? slot - blocks : slot;
@@ -87,9 +86,8 @@ RP_HD std::size_t stream_slot(StreamCache cache, std::size_t block, std::size_t 
 // Grid-stride thread index whose elements thread `thread_in_block` of block `block` touches in
 // a launch: the element pattern is stream_element(stream_launch_thread(...), i, threads). Whole
 // blocks move together, so warps keep their 32 consecutive elements (coalescing unchanged).
-RP_HD std::size_t stream_launch_thread(StreamCache cache, std::size_t block,
-                                       std::size_t thread_in_block, std::size_t block_threads,
-                                       std::size_t blocks, std::size_t launch_rotation) {
+RP_HD std::size_t stream_launch_thread(StreamCache cache, std::size_t block, std::size_t thread_in_block,
+                                       std::size_t block_threads, std::size_t blocks, std::size_t launch_rotation) {
   return stream_slot(cache, block, blocks, launch_rotation) * block_threads + thread_in_block;
 }
 
@@ -104,8 +102,7 @@ inline constexpr std::size_t kStreamReadMinRows = 4;
 // fits. The wrap needs n and threads to be whole warps (multiples of 32 elements and threads),
 // so every warp request still covers 32 consecutive elements: 1 KiB-multiple sets of 4/8/16-byte
 // elements always are.
-RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, std::size_t n,
-                                           std::size_t threads) {
+RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, std::size_t n, std::size_t threads) {
   if (mode != StreamMode::Read || cache != StreamCache::Ca || n == 0 || n % kWarpLanes != 0 ||
       threads % kWarpLanes != 0)
     return n;
@@ -117,15 +114,12 @@ RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, s
 RP_HD std::size_t stream_wrapped_element(std::size_t access, std::size_t n) { return access % n; }
 
 // Bytes and 32-bit words of one element of a `load_width_bits`-wide access (32, 64, 128).
-RP_HD std::size_t stream_element_bytes(int load_width_bits) {
-  return static_cast<std::size_t>(load_width_bits / 8);
-}
+RP_HD std::size_t stream_element_bytes(int load_width_bits) { return static_cast<std::size_t>(load_width_bits / 8); }
 RP_HD int stream_words_per_element(int load_width_bits) { return load_width_bits / 32; }
 
 // Elements per array for a working set: copy streams two arrays (a and b) that together make
 // the working set; read and rmw one array. Rounded down to whole elements.
-RP_HD std::size_t stream_elements(StreamMode mode, std::uint64_t working_set_bytes,
-                                  std::size_t element_bytes) {
+RP_HD std::size_t stream_elements(StreamMode mode, std::uint64_t working_set_bytes, std::size_t element_bytes) {
   const std::size_t arrays = mode == StreamMode::Copy ? 2 : 1;
   return static_cast<std::size_t>(working_set_bytes / (arrays * element_bytes));
 }
@@ -141,8 +135,7 @@ struct StreamBytes {
 // kernel's one partial sum per block is not counted (a few KiB against the stream).
 RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes,
                                           std::int64_t reps) {
-  const double pass =
-      static_cast<double>(n) * static_cast<double>(element_bytes) * static_cast<double>(reps);
+  const double pass = static_cast<double>(n) * static_cast<double>(element_bytes) * static_cast<double>(reps);
   StreamBytes b;
   b.read = pass;
   b.written = mode == StreamMode::Read ? 0.0 : pass;
@@ -150,13 +143,12 @@ RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::s
 }
 
 // 32-byte sectors one launch moves, `n` accesses per array and pass (stream_accesses_per_pass):
-// every pass touches each array's ceil(n x W / 32) sectors once per access stream (read: one load; rmw and copy: one load and one store). Exact for the
-// probe's pattern: arrays start 256-byte aligned (cudaMalloc), every warp request covers 32
-// consecutive elements starting at a multiple of 32 elements (blocks hold whole warps), so each
-// sector belongs to exactly one request and no request touches a sector beyond the array's
-// bytes. Equals bytes / 32 whenever n x W is a multiple of 32, e.g. every 1 KiB-multiple size.
-RP_HD double stream_sectors_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes,
-                                       std::int64_t reps) {
+// every pass touches each array's ceil(n x W / 32) sectors once per access stream (read: one load; rmw and copy: one
+// load and one store). Exact for the probe's pattern: arrays start 256-byte aligned (cudaMalloc), every warp request
+// covers 32 consecutive elements starting at a multiple of 32 elements (blocks hold whole warps), so each sector
+// belongs to exactly one request and no request touches a sector beyond the array's bytes. Equals bytes / 32 whenever n
+// x W is a multiple of 32, e.g. every 1 KiB-multiple size.
+RP_HD double stream_sectors_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes, std::int64_t reps) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(n) * element_bytes;
   const std::uint64_t sectors_per_array = (bytes + 31) / 32;
   const double streams = mode == StreamMode::Read ? 1.0 : 2.0;
@@ -169,25 +161,21 @@ RP_HD double stream_sectors_per_launch(StreamMode mode, std::size_t n, std::size
 // shows in the checks. Defined per word, the array's content is the same for every load width.
 inline constexpr std::uint32_t kStreamHash = 2654435761u;
 
-RP_HD std::uint32_t stream_word_initial(std::uint64_t word) {
-  return static_cast<std::uint32_t>(word * kStreamHash);
-}
+RP_HD std::uint32_t stream_word_initial(std::uint64_t word) { return static_cast<std::uint32_t>(word * kStreamHash); }
 
 // Sum modulo 2^32 of words [0, words), in closed form: C x N(N-1)/2 with N = words; the even one
 // of N and N-1 is halved first so the division is exact (64-bit products wrap modulo 2^64, a
 // multiple of 2^32).
 RP_HD std::uint32_t stream_words_sum(std::uint64_t words) {
   if (words == 0) return 0;
-  const std::uint64_t half_product =
-      words % 2 == 0 ? (words / 2) * (words - 1) : words * ((words - 1) / 2);
+  const std::uint64_t half_product = words % 2 == 0 ? (words / 2) * (words - 1) : words * ((words - 1) / 2);
   return static_cast<std::uint32_t>(half_product * kStreamHash);
 }
 
 // Checksum of one read pass: `accesses` accesses (stream_accesses_per_pass) over n elements of
 // `words_per_element` words, access a reading element a mod n: full cycles over the set plus
 // the first (accesses mod n) elements, modulo 2^32.
-RP_HD std::uint32_t stream_read_pass_sum(std::size_t n, std::size_t accesses,
-                                         std::size_t words_per_element) {
+RP_HD std::uint32_t stream_read_pass_sum(std::size_t n, std::size_t accesses, std::size_t words_per_element) {
   const std::uint64_t cycles = accesses / n, rest = accesses % n;
   return static_cast<std::uint32_t>(cycles) * stream_words_sum(std::uint64_t{n} * words_per_element) +
          stream_words_sum(rest * words_per_element);
@@ -197,9 +185,7 @@ RP_HD std::uint32_t stream_read_pass_sum(std::size_t n, std::size_t accesses,
 RP_HD std::uint32_t stream_initial_word(std::size_t e, int w) {
   return stream_word_initial(static_cast<std::uint64_t>(e) * 4 + static_cast<std::uint64_t>(w));
 }
-RP_HD std::uint32_t stream_initial_sum(std::size_t n) {
-  return stream_words_sum(4 * static_cast<std::uint64_t>(n));
-}
+RP_HD std::uint32_t stream_initial_sum(std::size_t n) { return stream_words_sum(4 * static_cast<std::uint64_t>(n)); }
 
 // ---- coalescing model ----------------------------------------------------------------------
 // Distinct 32-byte sectors touched by one warp request in which lane l (l < lanes <= 32) accesses
@@ -210,8 +196,7 @@ RP_HD int sectors_per_warp_request(const std::uint64_t* addresses, int lanes, in
   int count = 0;
   for (int l = 0; l < lanes; ++l) {
     const std::uint64_t first = addresses[l] / kSectorBytes;
-    const std::uint64_t last =
-        (addresses[l] + static_cast<std::uint64_t>(access_bytes) - 1) / kSectorBytes;
+    const std::uint64_t last = (addresses[l] + static_cast<std::uint64_t>(access_bytes) - 1) / kSectorBytes;
     for (std::uint64_t s = first; s <= last; ++s) {
       bool found = false;
       for (int i = 0; i < count && !found; ++i) found = seen[i] == s;
@@ -225,9 +210,8 @@ RP_HD int sectors_per_warp_request(const std::uint64_t* addresses, int lanes, in
 // `iteration` over `element_bytes`-byte elements at byte address `base`: `accesses` accesses per
 // pass (stream_accesses_per_pass) over n elements. Lanes past the accesses or the grid are
 // inactive.
-RP_HD int stream_sectors_per_request(std::uint64_t base, std::size_t element_bytes, std::size_t n,
-                                     std::size_t accesses, std::size_t threads,
-                                     std::size_t warp_first_thread, std::size_t iteration) {
+RP_HD int stream_sectors_per_request(std::uint64_t base, std::size_t element_bytes, std::size_t n, std::size_t accesses,
+                                     std::size_t threads, std::size_t warp_first_thread, std::size_t iteration) {
   std::uint64_t addresses[kWarpLanes];
   int lanes = 0;
   for (int l = 0; l < kWarpLanes && warp_first_thread + l < threads; ++l) {
@@ -239,17 +223,15 @@ RP_HD int stream_sectors_per_request(std::uint64_t base, std::size_t element_byt
 
 // The same for the request that warp `warp_in_block` of block `block` issues on `iteration` of a
 // launch with `launch_rotation` under `mode` and `cache`: `blocks` blocks of `block_threads`.
-RP_HD int stream_launch_sectors_per_request(std::uint64_t base, std::size_t element_bytes,
-                                            std::size_t n, StreamMode mode, StreamCache cache,
-                                            std::size_t blocks, std::size_t block_threads,
-                                            std::size_t block, std::size_t warp_in_block,
+RP_HD int stream_launch_sectors_per_request(std::uint64_t base, std::size_t element_bytes, std::size_t n,
+                                            StreamMode mode, StreamCache cache, std::size_t blocks,
+                                            std::size_t block_threads, std::size_t block, std::size_t warp_in_block,
                                             std::size_t launch_rotation, std::size_t iteration) {
   const std::size_t threads = blocks * block_threads;
-  const std::size_t first = stream_launch_thread(cache, block, warp_in_block * kWarpLanes,
-                                                 block_threads, blocks, launch_rotation);
-  return stream_sectors_per_request(base, element_bytes, n,
-                                    stream_accesses_per_pass(mode, cache, n, threads), threads, first,
-                                    iteration);
+  const std::size_t first =
+      stream_launch_thread(cache, block, warp_in_block * kWarpLanes, block_threads, blocks, launch_rotation);
+  return stream_sectors_per_request(base, element_bytes, n, stream_accesses_per_pass(mode, cache, n, threads), threads,
+                                    first, iteration);
 }
 
 }  // namespace roofprobe

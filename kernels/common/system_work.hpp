@@ -33,8 +33,7 @@ inline SystemTransfer parse_system_transfer(const std::string& text) {
   if (text == "d2h") return SystemTransfer::D2H;
   if (text == "mapped_read") return SystemTransfer::MappedRead;
   if (text == "mapped_write") return SystemTransfer::MappedWrite;
-  throw std::invalid_argument("system: transfer '" + text +
-                              "' is not h2d, d2h, mapped_read or mapped_write");
+  throw std::invalid_argument("system: transfer '" + text + "' is not h2d, d2h, mapped_read or mapped_write");
 }
 
 // Mapped transfers run a kernel on zero-copy host memory; h2d/d2h copy into a device buffer.
@@ -43,14 +42,10 @@ RP_HD bool system_is_mapped(SystemTransfer t) {
 }
 
 // The host buffer is read (h2d, mapped_read) or written (d2h, mapped_write).
-RP_HD bool system_reads_host(SystemTransfer t) {
-  return t == SystemTransfer::H2D || t == SystemTransfer::MappedRead;
-}
+RP_HD bool system_reads_host(SystemTransfer t) { return t == SystemTransfer::H2D || t == SystemTransfer::MappedRead; }
 
 // 16-byte elements of a `bytes` buffer, rounded down: the probe moves exactly these.
-RP_HD std::size_t system_elements(std::uint64_t bytes) {
-  return static_cast<std::size_t>(bytes / kSystemElementBytes);
-}
+RP_HD std::size_t system_elements(std::uint64_t bytes) { return static_cast<std::size_t>(bytes / kSystemElementBytes); }
 
 struct SystemBytes {
   double read = 0;     // host bytes read per launch
@@ -59,8 +54,7 @@ struct SystemBytes {
 
 // Host-side bytes one launch moves: `reps` times the n-element buffer, in one direction.
 RP_HD SystemBytes system_bytes_per_launch(SystemTransfer t, std::size_t n, std::int64_t reps) {
-  const double moved = static_cast<double>(n) * static_cast<double>(kSystemElementBytes) *
-                       static_cast<double>(reps);
+  const double moved = static_cast<double>(n) * static_cast<double>(kSystemElementBytes) * static_cast<double>(reps);
   SystemBytes b;
   if (system_reads_host(t)) {
     b.read = moved;
@@ -94,8 +88,7 @@ RP_HD std::uint32_t system_written_word(std::size_t e, int w, std::uint64_t pass
 // Device bytes a point allocates: the copy target for h2d/d2h; mapped points only a few KiB of
 // block sums (their buffer lives in host memory).
 RP_HD std::uint64_t system_device_bytes(SystemTransfer t, std::uint64_t bytes) {
-  return system_is_mapped(t) ? 0 : static_cast<std::uint64_t>(system_elements(bytes)) *
-                                       kSystemElementBytes;
+  return system_is_mapped(t) ? 0 : static_cast<std::uint64_t>(system_elements(bytes)) * kSystemElementBytes;
 }
 
 }  // namespace roofprobe

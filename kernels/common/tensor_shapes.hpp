@@ -17,15 +17,7 @@
 namespace roofprobe {
 
 // input.accumulate, in the order of the probe's `type` axis.
-enum class TensorType : int {
-  Fp16Fp32,
-  Fp16Fp16,
-  Bf16Fp32,
-  Tf32Fp32,
-  Int8Int32,
-  Fp64Fp64,
-  Fp8Fp32
-};
+enum class TensorType : int { Fp16Fp32, Fp16Fp16, Bf16Fp32, Tf32Fp32, Int8Int32, Fp64Fp64, Fp8Fp32 };
 inline constexpr int kTensorTypeCount = 7;
 
 // mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a),
@@ -148,8 +140,8 @@ RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
 }
 
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
-  return api == TensorApi::Mma    ? tensor_mma_shape(t)
-         : api == TensorApi::Wmma ? tensor_wmma_shape(t)
+  return api == TensorApi::Mma     ? tensor_mma_shape(t)
+         : api == TensorApi::Wmma  ? tensor_wmma_shape(t)
          : api == TensorApi::Wgmma ? tensor_wgmma_shape(t)
                                    : tensor_tcgen05_shape(t);
 }
@@ -214,8 +206,8 @@ RP_HD constexpr FragCoord tensor_mma_c_coord(TensorType t, int lane, int e) {
 
 // ---- host only: names, value encodings, published peaks ----------------------------------
 inline const char* tensor_type_name(TensorType t) {
-  static const char* const names[kTensorTypeCount] = {
-      "fp16.fp32", "fp16.fp16", "bf16.fp32", "tf32.fp32", "int8.int32", "fp64.fp64", "fp8.fp32"};
+  static const char* const names[kTensorTypeCount] = {"fp16.fp32",  "fp16.fp16", "bf16.fp32", "tf32.fp32",
+                                                      "int8.int32", "fp64.fp64", "fp8.fp32"};
   return names[static_cast<int>(t)];
 }
 
@@ -243,8 +235,7 @@ inline bool encode_float_bits(double v, int exp_bits, int man_bits, std::uint64_
   const double frac = std::frexp(std::fabs(v), &e);  // |v| = frac * 2^e, frac in [0.5, 1)
   const int exponent = e - 1 + ((1 << (exp_bits - 1)) - 1);
   const double scaled = (frac * 2 - 1) * std::ldexp(1.0, man_bits);
-  if (exponent <= 0 || exponent >= (1 << exp_bits) - 1 || scaled != std::floor(scaled))
-    return false;
+  if (exponent <= 0 || exponent >= (1 << exp_bits) - 1 || scaled != std::floor(scaled)) return false;
   *bits = (sign << (exp_bits + man_bits)) | (static_cast<std::uint64_t>(exponent) << man_bits) |
           static_cast<std::uint64_t>(scaled);
   return true;
@@ -256,8 +247,7 @@ inline double decode_float_bits(std::uint64_t bits, int exp_bits, int man_bits) 
   const std::uint64_t mantissa = bits & ((std::uint64_t{1} << man_bits) - 1);
   const int bias = (1 << (exp_bits - 1)) - 1;
   double v = exponent == 0 ? std::ldexp(static_cast<double>(mantissa), 1 - bias - man_bits)
-                           : std::ldexp(1.0 + std::ldexp(static_cast<double>(mantissa), -man_bits),
-                                        exponent - bias);
+                           : std::ldexp(1.0 + std::ldexp(static_cast<double>(mantissa), -man_bits), exponent - bias);
   return negative ? -v : v;
 }
 
@@ -323,7 +313,7 @@ inline double tensor_input_value(TensorInput in, std::uint64_t random) {
   const int k = static_cast<int>(random % 4);               // 0..3
   const double magnitude = (k == 0 || k == 3) ? 1.0 : 0.5;  // -1, -1/2, 1/2, 1
   const double value = k < 2 ? -magnitude : magnitude;
-  return in == TensorInput::Int8 ? 2 * value : value;       // -2, -1, 1, 2
+  return in == TensorInput::Int8 ? 2 * value : value;  // -2, -1, 1, 2
 }
 
 inline double tensor_acc_value(TensorAcc acc, std::uint64_t random) {
@@ -347,8 +337,7 @@ inline TensorPeak tensor_peak_per_sm(TensorType t, int cc) {
   const bool fp16 = t == TensorType::Fp16Fp32 || t == TensorType::Fp16Fp16;
   switch (cc) {
     case 70:  // V100 SXM2: 125 TFLOP/s = 80 SMs x 8 tensor cores x 64 FMA x 2 x 1530 MHz
-      if (fp16)
-        return {1024, "Volta V100 whitepaper: 125 TFLOP/s FP16 tensor at 1530 MHz x 80 SMs"};
+      if (fp16) return {1024, "Volta V100 whitepaper: 125 TFLOP/s FP16 tensor at 1530 MHz x 80 SMs"};
       return {};
     case 75:  // T4: 65 TFLOP/s FP16, 130 TOPS INT8 at 1590 MHz x 40 SMs
       if (fp16)
@@ -366,8 +355,7 @@ inline TensorPeak tensor_peak_per_sm(TensorType t, int cc) {
       if (t == TensorType::Int8Int32)
         return {4096, "Ampere A100 whitepaper: 624 TOPS INT8 dense at 1410 MHz x 108 SMs"};
       if (t == TensorType::Fp64Fp64)
-        return {128,
-                "Ampere A100 whitepaper: 19.5 TFLOP/s FP64 tensor (DMMA) at 1410 MHz x 108 SMs"};
+        return {128, "Ampere A100 whitepaper: 19.5 TFLOP/s FP64 tensor (DMMA) at 1410 MHz x 108 SMs"};
       return {};
     case 86:  // GA102 (A40 / RTX A6000 full rate; GeForce: FP32 accumulate at half rate)
       if (fp16 || t == TensorType::Bf16Fp32)

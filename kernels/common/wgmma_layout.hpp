@@ -35,10 +35,10 @@ RP_HD constexpr long long wgmma_per_warpgroup(long long reps) { return reps * kW
 // kWgmmaStrideBytes apart). A is M x K (row m, column k), B is N x K (B's column n stored as a
 // row: "K-major", the layout wgmma reads with imm-trans-b = 0).
 inline constexpr int kWgmmaCoreRows = 8, kWgmmaCoreBytes = 128;
-inline constexpr int kWgmmaLeadingBytes = kWgmmaCoreBytes;                             // next core matrix in K
-inline constexpr int kWgmmaStrideBytes = kWgmmaCoreBytes * (kWgmmaK * 2 / 16);        // next 8 rows
-inline constexpr int kWgmmaATileBytes = kWgmmaM * kWgmmaK * 2;                         // 2 KiB
-inline constexpr int kWgmmaBTileBytes = kWgmmaN * kWgmmaK * 2;                         // 4 KiB
+inline constexpr int kWgmmaLeadingBytes = kWgmmaCoreBytes;                      // next core matrix in K
+inline constexpr int kWgmmaStrideBytes = kWgmmaCoreBytes * (kWgmmaK * 2 / 16);  // next 8 rows
+inline constexpr int kWgmmaATileBytes = kWgmmaM * kWgmmaK * 2;                  // 2 KiB
+inline constexpr int kWgmmaBTileBytes = kWgmmaN * kWgmmaK * 2;                  // 4 KiB
 
 // Byte offset, in a tile, of the 16-bit element at (row, k): row is m for A, n for B.
 RP_HD constexpr int wgmma_tile_offset(int row, int k) {

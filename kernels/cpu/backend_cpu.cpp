@@ -40,8 +40,7 @@ Topology read_topology() {
   hwloc_topology_load(topo);
   t.cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   if (t.cores <= 0) t.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                     HWLOC_OBJ_L4CACHE};
+  const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE};
   for (int i = 0; i < 4; ++i) {
     int n = hwloc_get_nbobjs_by_type(topo, levels[i]);
     if (n <= 0) continue;
@@ -53,8 +52,7 @@ Topology read_topology() {
   }
   hwloc_obj_t root = hwloc_get_root_obj(topo);
   t.memory_bytes = root->total_memory;
-  if (t.memory_bytes == 0)
-    t.memory_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (t.memory_bytes == 0) t.memory_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
   if (pkg != nullptr) {
     if (const char* m = hwloc_obj_get_info_by_name(pkg, "CPUModel")) t.model = m;
@@ -80,7 +78,8 @@ const std::vector<unsigned>& allowed_core_cpus() {
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
     hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0) hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
+    if (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0)
+      hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
     const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     for (int c = 0; c < cores; ++c) {
       hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c);

@@ -24,7 +24,7 @@
 namespace roofprobe::cpu {
 namespace {
 
-constexpr int kAccumulators = 8;  // read: add latency x add pipes (4 x 2 on Intel, 3 x 2 on Zen)
+constexpr int kAccumulators = 8;    // read: add latency x add pipes (4 x 2 on Intel, 3 x 2 on Zen)
 constexpr std::size_t kUnroll = 4;  // the other modes: vectors per iteration, as likwid-bench
 
 template <class V>
@@ -42,8 +42,10 @@ struct ModeInfo {
 };
 
 constexpr ModeInfo kModes[] = {
-    {Mode::Read, "read", "load", 1, 1, 0},     {Mode::Rmw, "rmw", "update", 1, 1, 1},
-    {Mode::Copy, "copy", "copy", 2, 1, 1},     {Mode::Write, "write", "store", 1, 0, 1},
+    {Mode::Read, "read", "load", 1, 1, 0},
+    {Mode::Rmw, "rmw", "update", 1, 1, 1},
+    {Mode::Copy, "copy", "copy", 2, 1, 1},
+    {Mode::Write, "write", "store", 1, 0, 1},
     {Mode::WriteNt, "write_nt", "store_mem", 1, 0, 1},
 };
 
@@ -133,11 +135,21 @@ void write_passes(double* a, Range r, std::int64_t reps, std::int64_t done) {
 template <class V>
 void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, std::int64_t done, double& sum) {
   switch (mode) {
-    case Mode::Read: sum = read_passes<V>(a, r, reps); break;  // checked by verify()
-    case Mode::Rmw: rmw_passes<V>(a, r, reps); break;
-    case Mode::Copy: copy_passes<V>(a, b, r, reps, done); break;
-    case Mode::Write: write_passes<V, false>(a, r, reps, done); break;
-    case Mode::WriteNt: write_passes<V, true>(a, r, reps, done); break;
+    case Mode::Read:
+      sum = read_passes<V>(a, r, reps);
+      break;  // checked by verify()
+    case Mode::Rmw:
+      rmw_passes<V>(a, r, reps);
+      break;
+    case Mode::Copy:
+      copy_passes<V>(a, b, r, reps, done);
+      break;
+    case Mode::Write:
+      write_passes<V, false>(a, r, reps, done);
+      break;
+    case Mode::WriteNt:
+      write_passes<V, true>(a, r, reps, done);
+      break;
   }
 }
 
@@ -188,14 +200,17 @@ class BandwidthPoint final : public PreparedPoint {
   Check verify() override {
     const double passes = static_cast<double>(total_reps_);
     switch (mode_.mode) {
-      case Mode::Read: return verify_read();
-      case Mode::Rmw: return verify_values(a_.get(), [&](std::size_t i) { return initial_value(i) + passes; });
+      case Mode::Read:
+        return verify_read();
+      case Mode::Rmw:
+        return verify_values(a_.get(), [&](std::size_t i) { return initial_value(i) + passes; });
       case Mode::Copy: {
         Check c = verify_values(a_.get(), initial_value);
         return c.ok ? verify_values(b_.get(), initial_value) : c;
       }
       case Mode::Write:
-      case Mode::WriteNt: return verify_values(a_.get(), [&](std::size_t) { return passes; });
+      case Mode::WriteNt:
+        return verify_values(a_.get(), [&](std::size_t) { return passes; });
     }
     return Check{false, "unknown mode"};
   }
@@ -253,7 +268,8 @@ class CpuBandwidthProbe final : public Probe {
         "Working-set sweep of read, read-modify-write (ERT), copy, write and non-temporal write "
         "streams (likwid-bench load/update/copy/store/store_mem) over per-thread first-touched "
         "chunks; GB/s and 32-byte transactions per level";
-    Axis mode{"mode", AxisType::Choice,
+    Axis mode{"mode",
+              AxisType::Choice,
               "read (likwid load) | rmw (ERT, likwid update) | copy | write (likwid store) | "
               "write_nt (non-temporal, likwid store_mem)",
               {}};
@@ -294,7 +310,8 @@ class CpuBandwidthProbe final : public Probe {
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& device) const override {
     const ModeInfo& mode = mode_info(param_text(p, "mode"));
     auto bytes = static_cast<std::size_t>(param_int(p, "working_set_bytes"));
-    const int bits = p.count("vector_bits") ? static_cast<int>(param_int(p, "vector_bits")) : stream_vector_bits().front();
+    const int bits =
+        p.count("vector_bits") ? static_cast<int>(param_int(p, "vector_bits")) : stream_vector_bits().front();
     return std::make_unique<BandwidthPoint>(mode, bits, bytes, device.threads > 0 ? device.threads : 1);
   }
 

@@ -25,9 +25,12 @@ constexpr int kAddsPerIteration = 64;
 constexpr int kIterationsPerBlock = 1024;
 
 #if defined(__x86_64__)
-#define RP_ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+#define RP_ADD8 \
+  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
 #elif defined(__aarch64__)
-#define RP_ADD8 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+#define RP_ADD8                                                                                                      \
+  "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd " \
+  "%0, %0, #1\n\tadd %0, %0, #1\n\t"
 #endif
 
 // The thread's own CPU time, not wall time: time the thread spent preempted by another
@@ -69,8 +72,8 @@ double chain_clock_mhz(double seconds) {
   // or more, and reads inside the chain would count as cycles that did no add (checking every
   // 18k cycles read Zen 4's clock 2% low).
   constexpr double kMaxClockHz = 5e9;
-  const auto blocks = static_cast<std::int64_t>(
-      std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
+  const auto blocks =
+      static_cast<std::int64_t>(std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
   std::uint64_t x = 0;
   const double start = thread_cpu_seconds();
   for (std::int64_t b = 0; b < blocks; ++b)

@@ -59,8 +59,7 @@ T predict(std::size_t cls, std::int64_t total_reps) {
 template <class T>
 class FlopsPoint final : public PreparedPoint {
  public:
-  FlopsPoint(int k, FlopForm form, std::size_t bytes_per_thread, int threads)
-      : k_(k), form_(form), threads_(threads) {
+  FlopsPoint(int k, FlopForm form, std::size_t bytes_per_thread, int threads) : k_(k), form_(form), threads_(threads) {
     n_ = bytes_per_thread / sizeof(T) * threads;
     data_ = allocate_untouched<T>(n_);
     first_touch(data_.get(), n_, threads_, [](std::size_t i) { return initial_value<T>(i); });
@@ -102,8 +101,8 @@ class FlopsPoint final : public PreparedPoint {
       if (std::memcmp(&data_[i], &expected[i % kClasses], sizeof(T)) != 0) {
         std::ostringstream msg;
         msg.precision(17);
-        msg << "element " << i << " after " << total_reps_ << " passes: expected "
-            << expected[i % kClasses] << ", got " << data_[i];
+        msg << "element " << i << " after " << total_reps_ << " passes: expected " << expected[i % kClasses] << ", got "
+            << data_[i];
         return Check{false, msg.str()};
       }
     }
@@ -176,8 +175,7 @@ class CpuFlopsProbe final : public Probe {
     FlopForm form = param_text(p, "form") == "fma" ? FlopForm::Fma : FlopForm::NoFma;
     auto bytes = static_cast<std::size_t>(param_int(p, "bytes_per_thread"));
     int threads = device.threads > 0 ? device.threads : 1;
-    if (param_text(p, "precision") == "fp64")
-      return std::make_unique<FlopsPoint<double>>(k, form, bytes, threads);
+    if (param_text(p, "precision") == "fp64") return std::make_unique<FlopsPoint<double>>(k, form, bytes, threads);
     return std::make_unique<FlopsPoint<float>>(k, form, bytes, threads);
   }
 

@@ -44,9 +44,16 @@ inline constexpr bool kHardwareFma = false;
 typedef double VecF64 __attribute__((vector_size(kSimdBytes), aligned(kSimdBytes)));
 typedef float VecF32 __attribute__((vector_size(kSimdBytes), aligned(kSimdBytes)));
 
-template <class T> struct VecOf;
-template <> struct VecOf<double> { using type = VecF64; };
-template <> struct VecOf<float> { using type = VecF32; };
+template <class T>
+struct VecOf;
+template <>
+struct VecOf<double> {
+  using type = VecF64;
+};
+template <>
+struct VecOf<float> {
+  using type = VecF32;
+};
 
 template <class T>
 using Vec = typename VecOf<T>::type;
@@ -92,16 +99,34 @@ inline Vec<float> vfma(Vec<float> x, Vec<float> a, Vec<float> b) {
 
 // Ops for the shared chain templates (kernels/common/flop_chain.hpp).
 struct VecOps {
-  template <class V> static V fma(V x, V a, V b) { return vfma(x, a, b); }
-  template <class V> static V mul(V x, V a) { return x * a; }
-  template <class V> static V add(V x, V b) { return x + b; }
+  template <class V>
+  static V fma(V x, V a, V b) {
+    return vfma(x, a, b);
+  }
+  template <class V>
+  static V mul(V x, V a) {
+    return x * a;
+  }
+  template <class V>
+  static V add(V x, V b) {
+    return x + b;
+  }
 };
 
 // Scalar reference the host uses to predict results (correctly rounded, like the SIMD units).
 struct ScalarOps {
-  template <class T> static T fma(T x, T a, T b) { return std::fma(x, a, b); }
-  template <class T> static T mul(T x, T a) { return x * a; }
-  template <class T> static T add(T x, T b) { return x + b; }
+  template <class T>
+  static T fma(T x, T a, T b) {
+    return std::fma(x, a, b);
+  }
+  template <class T>
+  static T mul(T x, T a) {
+    return x * a;
+  }
+  template <class T>
+  static T add(T x, T b) {
+    return x + b;
+  }
 };
 
 }  // namespace roofprobe::cpu

@@ -64,19 +64,46 @@ inline void vstream(double* p, V v) {
 }
 
 #if defined(__SSE2__)
-template <> inline F64x2 vload<F64x2>(const double* p) { return _mm_load_pd(p); }
-template <> inline void vstore<F64x2>(double* p, F64x2 v) { _mm_store_pd(p, v); }
-template <> inline void vstream<F64x2>(double* p, F64x2 v) { _mm_stream_pd(p, v); }
+template <>
+inline F64x2 vload<F64x2>(const double* p) {
+  return _mm_load_pd(p);
+}
+template <>
+inline void vstore<F64x2>(double* p, F64x2 v) {
+  _mm_store_pd(p, v);
+}
+template <>
+inline void vstream<F64x2>(double* p, F64x2 v) {
+  _mm_stream_pd(p, v);
+}
 #endif
 #if defined(__AVX__)
-template <> inline F64x4 vload<F64x4>(const double* p) { return _mm256_load_pd(p); }
-template <> inline void vstore<F64x4>(double* p, F64x4 v) { _mm256_store_pd(p, v); }
-template <> inline void vstream<F64x4>(double* p, F64x4 v) { _mm256_stream_pd(p, v); }
+template <>
+inline F64x4 vload<F64x4>(const double* p) {
+  return _mm256_load_pd(p);
+}
+template <>
+inline void vstore<F64x4>(double* p, F64x4 v) {
+  _mm256_store_pd(p, v);
+}
+template <>
+inline void vstream<F64x4>(double* p, F64x4 v) {
+  _mm256_stream_pd(p, v);
+}
 #endif
 #if defined(__AVX512F__)
-template <> inline F64x8 vload<F64x8>(const double* p) { return _mm512_load_pd(p); }
-template <> inline void vstore<F64x8>(double* p, F64x8 v) { _mm512_store_pd(p, v); }
-template <> inline void vstream<F64x8>(double* p, F64x8 v) { _mm512_stream_pd(p, v); }
+template <>
+inline F64x8 vload<F64x8>(const double* p) {
+  return _mm512_load_pd(p);
+}
+template <>
+inline void vstore<F64x8>(double* p, F64x8 v) {
+  _mm512_store_pd(p, v);
+}
+template <>
+inline void vstream<F64x8>(double* p, F64x8 v) {
+  _mm512_stream_pd(p, v);
+}
 #endif
 
 // Orders the streaming stores before what follows (the end of the timed launch, verification).
@@ -91,13 +118,20 @@ template <class F>
 bool with_stream_vector(int bits, F&& f) {
   switch (bits) {
 #if defined(__AVX512F__)
-    case 512: f(F64x8{}); return true;
+    case 512:
+      f(F64x8{});
+      return true;
 #endif
 #if defined(__AVX__)
-    case 256: f(F64x4{}); return true;
+    case 256:
+      f(F64x4{});
+      return true;
 #endif
-    case 128: f(F64x2{}); return true;
-    default: return false;
+    case 128:
+      f(F64x2{});
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -48,8 +48,7 @@ constexpr const char* kIntel = "GenuineIntel";
 constexpr FpUnits no_avx512{0, 0, 0, "this core has no AVX-512"};
 
 // Sources named once, quoted by the rows.
-constexpr const char* kIntelOrm =
-    "Intel 64 and IA-32 Architectures Optimization Reference Manual (order no. 248966)";
+constexpr const char* kIntelOrm = "Intel 64 and IA-32 Architectures Optimization Reference Manual (order no. 248966)";
 constexpr const char* kSkuRule =
     "1 or 2 512-bit FMA units per core depending on the SKU, which CPUID does not report "
     "(Intel ARK lists '# of AVX-512 FMA Units' per SKU; the Optimization Reference Manual gives a "
@@ -58,39 +57,74 @@ constexpr const char* kSkuRule =
 // ---- AMD (model ranges as Linux arch/x86/kernel/cpu/amd.c assigns Zen generations) ----
 void add_amd_rows(std::vector<UarchRow>& t) {
   // Zen/Zen+: four 128-bit FP pipes, FP0/FP1 FMUL/FMA, FP2/FP3 FADD; 256-bit ops split in two.
-  t.push_back({kAmd, 0x17, {{0x00, 0x2F}, {0x50, 0x5F}}, "AMD Zen / Zen+",
-               {128, 2, 2}, {128, 2, 2}, no_avx512,
+  t.push_back({kAmd,
+               0x17,
+               {{0x00, 0x2F}, {0x50, 0x5F}},
+               "AMD Zen / Zen+",
+               {128, 2, 2},
+               {128, 2, 2},
+               no_avx512,
                "AMD Software Optimization Guide for AMD Family 17h Processors (pub. 55723), "
                "ch. 2 'Floating-Point Unit'; Agner Fog microarchitecture.pdf, 'AMD Zen'"});
-  t.push_back({kAmd, 0x17, {{0x30, 0x4F}, {0x60, 0x7F}, {0x90, 0x91}, {0xA0, 0xAF}}, "AMD Zen 2",
-               {128, 2, 2}, {256, 2, 2}, no_avx512,
+  t.push_back({kAmd,
+               0x17,
+               {{0x30, 0x4F}, {0x60, 0x7F}, {0x90, 0x91}, {0xA0, 0xAF}},
+               "AMD Zen 2",
+               {128, 2, 2},
+               {256, 2, 2},
+               no_avx512,
                "AMD Software Optimization Guide for AMD Family 17h Models 30h and Greater "
                "(pub. 56305), ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD"});
-  t.push_back({kAmd, 0x19, {{0x00, 0x0F}, {0x20, 0x5F}}, "AMD Zen 3",
-               {128, 2, 2}, {256, 2, 2}, no_avx512,
+  t.push_back({kAmd,
+               0x19,
+               {{0x00, 0x0F}, {0x20, 0x5F}},
+               "AMD Zen 3",
+               {128, 2, 2},
+               {256, 2, 2},
+               no_avx512,
                "AMD Software Optimization Guide for AMD Family 19h Processors (pub. 56665), "
                "ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD"});
   // Zen 4 runs AVX-512 on the same 256-bit pipes, one 512-bit op in two halves.
-  t.push_back({kAmd, 0x19, {{0x10, 0x1F}, {0x60, 0xAF}}, "AMD Zen 4",
-               {128, 2, 2}, {256, 2, 2}, {256, 2, 2},
+  t.push_back({kAmd,
+               0x19,
+               {{0x10, 0x1F}, {0x60, 0xAF}},
+               "AMD Zen 4",
+               {128, 2, 2},
+               {256, 2, 2},
+               {256, 2, 2},
                "AMD Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647), "
                "ch. 2 'Floating-Point Unit' (512-bit ops on 256-bit FP0/FP1 FMA, FP2/FP3 FADD); "
                "Chips and Cheese, 'AMD's Zen 4 Part 1: Frontend and Execution Engine' (2022); "
                "A. Yee, 'Zen4's AVX512 Teardown' (numberworld.org, 2022)"});
   // Zen 5 desktop (Granite Ridge) and server (Turin): full 512-bit pipes.
-  t.push_back({kAmd, 0x1A, {{0x00, 0x0F}, {0x40, 0x4F}}, "AMD Zen 5 (Turin, Granite Ridge)",
-               {128, 2, 2}, {256, 2, 2}, {512, 2, 2},
+  t.push_back({kAmd,
+               0x1A,
+               {{0x00, 0x0F}, {0x40, 0x4F}},
+               "AMD Zen 5 (Turin, Granite Ridge)",
+               {128, 2, 2},
+               {256, 2, 2},
+               {512, 2, 2},
                "AMD Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. 58455), "
                "ch. 2 'Floating-Point Unit'; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)"});
   // Zen 5 mobile (Strix Point) keeps Zen 4's 256-bit datapath for 512-bit ops.
-  t.push_back({kAmd, 0x1A, {{0x20, 0x2F}}, "AMD Zen 5 mobile (Strix Point)",
-               {128, 2, 2}, {256, 2, 2}, {256, 2, 2},
+  t.push_back({kAmd,
+               0x1A,
+               {{0x20, 0x2F}},
+               "AMD Zen 5 mobile (Strix Point)",
+               {128, 2, 2},
+               {256, 2, 2},
+               {256, 2, 2},
                "Chips and Cheese, 'AMD's Strix Point: Zen 5 Hits Mobile' (2024): 512-bit ops on "
                "256-bit pipes as in Zen 4; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)"});
-  t.push_back({kAmd, 0x1A, {{0x10, 0x1F}, {0x60, 0x7F}}, "AMD Zen 5 (Turin dense, Krackan, Strix Halo)",
-               {128, 2, 2}, {256, 2, 2},
-               {0, 0, 0, "Zen 5 parts differ in AVX-512 datapath width (512-bit on Granite Ridge/"
-                         "Turin, 256-bit on Strix Point) and no source in this table covers these models"},
+  t.push_back({kAmd,
+               0x1A,
+               {{0x10, 0x1F}, {0x60, 0x7F}},
+               "AMD Zen 5 (Turin dense, Krackan, Strix Halo)",
+               {128, 2, 2},
+               {256, 2, 2},
+               {0, 0, 0,
+                "Zen 5 parts differ in AVX-512 datapath width (512-bit on Granite Ridge/"
+                "Turin, 256-bit on Strix Point) and no source in this table covers these models"},
                "AMD Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. 58455), "
                "ch. 2 'Floating-Point Unit' (256-bit figures)"});
 }
@@ -98,39 +132,79 @@ void add_amd_rows(std::vector<UarchRow>& t) {
 // ---- Intel family 6 (model numbers as Linux arch/x86/include/asm/intel-family.h) ----
 void add_intel_rows(std::vector<UarchRow>& t) {
   // Haswell/Broadwell: FMA on ports 0 and 1, FADD on port 1 only (min(2f, f + a) = 2 holds).
-  t.push_back({kIntel, 6,
+  t.push_back({kIntel,
+               6,
                {{0x3C, 0x3C}, {0x3F, 0x3F}, {0x45, 0x46}, {0x3D, 0x3D}, {0x47, 0x47}, {0x4F, 0x4F}, {0x56, 0x56}},
-               "Intel Haswell / Broadwell", {128, 2, 0}, {256, 2, 0}, no_avx512,
+               "Intel Haswell / Broadwell",
+               {128, 2, 0},
+               {256, 2, 0},
+               no_avx512,
                "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), Haswell "
                "microarchitecture: FMA on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Haswell'"});
-  t.push_back({kIntel, 6, {{0x4E, 0x4E}, {0x5E, 0x5E}, {0x8E, 0x8E}, {0x9E, 0x9E}, {0xA5, 0xA6}},
-               "Intel Skylake client (Kaby/Coffee/Comet Lake)", {128, 2, 0}, {256, 2, 0}, no_avx512,
+  t.push_back({kIntel,
+               6,
+               {{0x4E, 0x4E}, {0x5E, 0x5E}, {0x8E, 0x8E}, {0x9E, 0x9E}, {0xA5, 0xA6}},
+               "Intel Skylake client (Kaby/Coffee/Comet Lake)",
+               {128, 2, 0},
+               {256, 2, 0},
+               no_avx512,
                "Intel Optimization Reference Manual (248966), Skylake client microarchitecture: "
                "FMA/FMUL/FADD on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Skylake'"});
-  t.push_back({kIntel, 6, {{0x55, 0x55}}, "Intel Skylake-SP / Cascade Lake / Cooper Lake",
-               {128, 2, 0}, {256, 2, 0}, {0, 0, 0, kSkuRule},
+  t.push_back({kIntel,
+               6,
+               {{0x55, 0x55}},
+               "Intel Skylake-SP / Cascade Lake / Cooper Lake",
+               {128, 2, 0},
+               {256, 2, 0},
+               {0, 0, 0, kSkuRule},
                "Intel Optimization Reference Manual (248966), Skylake server microarchitecture "
                "(ports 0+1 fused for 512-bit, port 5 FMA on some SKUs); Agner Fog microarchitecture.pdf"});
-  t.push_back({kIntel, 6, {{0x7D, 0x7E}, {0x8C, 0x8D}, {0xA7, 0xA7}},
+  t.push_back({kIntel,
+               6,
+               {{0x7D, 0x7E}, {0x8C, 0x8D}, {0xA7, 0xA7}},
                "Intel Ice Lake / Tiger Lake / Rocket Lake client",
-               {128, 2, 0}, {256, 2, 0}, {512, 1, 0},
+               {128, 2, 0},
+               {256, 2, 0},
+               {512, 1, 0},
                "Intel Optimization Reference Manual (248966), Ice Lake client microarchitecture: one "
                "512-bit FMA (ports 0+1 fused), no port-5 FMA; Agner Fog microarchitecture.pdf, 'Ice Lake'"});
-  t.push_back({kIntel, 6, {{0x6A, 0x6A}, {0x6C, 0x6C}}, "Intel Ice Lake-SP / Ice Lake-D",
-               {128, 2, 0}, {256, 2, 0}, {0, 0, 0, kSkuRule},
+  t.push_back({kIntel,
+               6,
+               {{0x6A, 0x6A}, {0x6C, 0x6C}},
+               "Intel Ice Lake-SP / Ice Lake-D",
+               {128, 2, 0},
+               {256, 2, 0},
+               {0, 0, 0, kSkuRule},
                "Intel Optimization Reference Manual (248966), Ice Lake server; Intel ARK"});
   // Golden Cove servers: FMA on ports 0/1, FADD units on ports 1/5 (port 5 a pipe of its own).
-  t.push_back({kIntel, 6, {{0x8F, 0x8F}, {0xCF, 0xCF}}, "Intel Sapphire Rapids / Emerald Rapids",
-               {128, 2, 1}, {256, 2, 1}, {0, 0, 0, kSkuRule},
+  t.push_back({kIntel,
+               6,
+               {{0x8F, 0x8F}, {0xCF, 0xCF}},
+               "Intel Sapphire Rapids / Emerald Rapids",
+               {128, 2, 1},
+               {256, 2, 1},
+               {0, 0, 0, kSkuRule},
                "Intel Optimization Reference Manual (248966), Golden Cove microarchitecture (FADD on "
                "ports 1 and 5); Chips and Cheese, 'Popping the Hood on Golden Cove' (2021)"});
   constexpr const char* hybrid =
       "hybrid part: P-cores and E-cores have different FP units, so the peak depends on which "
       "cores the threads land on";
-  t.push_back({kIntel, 6, {{0x97, 0x97}, {0x9A, 0x9A}, {0xB7, 0xB7}, {0xBA, 0xBA}, {0xBF, 0xBF}, {0xAA, 0xAA},
-                           {0xAC, 0xAC}, {0xBD, 0xBD}, {0xC5, 0xC6}},
+  t.push_back({kIntel,
+               6,
+               {{0x97, 0x97},
+                {0x9A, 0x9A},
+                {0xB7, 0xB7},
+                {0xBA, 0xBA},
+                {0xBF, 0xBF},
+                {0xAA, 0xAA},
+                {0xAC, 0xAC},
+                {0xBD, 0xBD},
+                {0xC5, 0xC6}},
                "Intel hybrid client (Alder/Raptor/Meteor/Lunar/Arrow Lake)",
-               {0, 0, 0, hybrid}, {0, 0, 0, hybrid}, {0, 0, 0, hybrid}, kIntelOrm});
+               {0, 0, 0, hybrid},
+               {0, 0, 0, hybrid},
+               {0, 0, 0, hybrid},
+               kIntelOrm});
 }
 
 const std::vector<UarchRow>& build_table() {
@@ -187,8 +261,8 @@ CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits) {
   p.source = row->source;
   const FpUnits& u = vector_bits >= 512 ? row->v512 : vector_bits >= 256 ? row->v256 : row->v128;
   if (u.unknown != nullptr || u.datapath_bits <= 0 || element_bits <= 0) {
-    p.why_unknown = std::string(row->name) + " (" + describe_identity(id) + "), " +
-                    std::to_string(vector_bits) + "-bit vectors: " + (u.unknown ? u.unknown : "no figure");
+    p.why_unknown = std::string(row->name) + " (" + describe_identity(id) + "), " + std::to_string(vector_bits) +
+                    "-bit vectors: " + (u.unknown ? u.unknown : "no figure");
     return p;
   }
   const int bits = std::min(u.datapath_bits, vector_bits);
@@ -197,13 +271,13 @@ CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits) {
   p.known = true;
   p.fma_flops_per_cycle = u.fma_pipes * lanes * 2;
   p.nofma_flops_per_cycle = mix_ops * lanes;
-  const std::string width = "min(" + std::to_string(u.datapath_bits) + "-bit datapath, " +
-                            std::to_string(vector_bits) + "-bit vectors) / " + std::to_string(element_bits) + "-bit lanes";
-  p.fma_rule = std::to_string(u.fma_pipes) + " FMA pipes x " + width + " x 2 FLOP = " +
-               fmt(p.fma_flops_per_cycle) + " FLOP/cycle/core";
+  const std::string width = "min(" + std::to_string(u.datapath_bits) + "-bit datapath, " + std::to_string(vector_bits) +
+                            "-bit vectors) / " + std::to_string(element_bits) + "-bit lanes";
+  p.fma_rule = std::to_string(u.fma_pipes) + " FMA pipes x " + width + " x 2 FLOP = " + fmt(p.fma_flops_per_cycle) +
+               " FLOP/cycle/core";
   p.nofma_rule = "min(2 x " + std::to_string(u.fma_pipes) + " FMA, " + std::to_string(u.fma_pipes) + " FMA + " +
-                 std::to_string(u.add_pipes) + " FADD-only) pipes x " + width + " x 1 FLOP = " +
-                 fmt(p.nofma_flops_per_cycle) + " FLOP/cycle/core";
+                 std::to_string(u.add_pipes) + " FADD-only) pipes x " + width +
+                 " x 1 FLOP = " + fmt(p.nofma_flops_per_cycle) + " FLOP/cycle/core";
   return p;
 }
 

@@ -30,9 +30,9 @@ CpuIdentity read_cpu_identity();
 
 // The FP pipes that execute vector instructions of one width on one core.
 struct FpUnits {
-  int datapath_bits = 0;  // bits each pipe processes per cycle (wider ops take several passes)
-  int fma_pipes = 0;      // pipes that execute FMA (and FMUL, FADD)
-  int add_pipes = 0;      // further pipes, on ports of their own, that execute FADD only
+  int datapath_bits = 0;          // bits each pipe processes per cycle (wider ops take several passes)
+  int fma_pipes = 0;              // pipes that execute FMA (and FMUL, FADD)
+  int add_pipes = 0;              // further pipes, on ports of their own, that execute FADD only
   const char* unknown = nullptr;  // non-null: no figure for this width, and why
 };
 
@@ -55,11 +55,11 @@ const UarchRow* find_uarch(const CpuIdentity& id);  // nullptr when no row match
 //               ops per cycle x min(datapath, vector) / element
 struct CorePeak {
   bool known = false;
-  std::string why_unknown;        // when !known: one sentence naming the part and the reason
-  std::string uarch;              // row name
+  std::string why_unknown;  // when !known: one sentence naming the part and the reason
+  std::string uarch;        // row name
   double fma_flops_per_cycle = 0;
   double nofma_flops_per_cycle = 0;
-  std::string fma_rule;           // the formula with this core's numbers
+  std::string fma_rule;  // the formula with this core's numbers
   std::string nofma_rule;
   std::string source;
 };

@@ -86,23 +86,21 @@ void add_theoretical_peaks(DeviceInfo& info, const GpuArchFigures& arch, const s
     const char* name;
     int lanes;
   };
-  const Precision precisions[] = {{"FP64", arch.fp64_lanes_per_sm},
-                                  {"FP32", arch.fp32_lanes_per_sm}};
+  const Precision precisions[] = {{"FP64", arch.fp64_lanes_per_sm}, {"FP32", arch.fp32_lanes_per_sm}};
   const double mhz = info.clock_measured_mhz > 0 ? info.clock_measured_mhz : info.clock_max_mhz;
   const char* clock_kind = info.clock_measured_mhz > 0 ? "measured" : "nominal";
   for (const Precision& p : precisions) {
     for (bool fma : {true, false}) {
       const std::string name = std::string(p.name) + (fma ? ".FMA" : ".noFMA");
       if (p.lanes == 0 || mhz <= 0) {
-        info.theoretical_basis[name] =
-            "unknown: no per-SM lane figure for compute capability " + cc + " (or no clock)";
+        info.theoretical_basis[name] = "unknown: no per-SM lane figure for compute capability " + cc + " (or no clock)";
         continue;
       }
       info.theoretical_gflops[name] = gpu_peak_gflops(info.compute_units, p.lanes, mhz, fma);
-      info.theoretical_basis[name] =
-          std::to_string(info.compute_units) + " SMs x " + std::to_string(p.lanes) + " " + p.name +
-          " lanes/SM (cc " + cc + ", " + arch.family + ") x " + (fma ? "2 FLOP/FMA" : "1 FLOP/op") +
-          " x " + fmt(mhz) + " MHz (" + clock_kind + " SM clock)";
+      info.theoretical_basis[name] = std::to_string(info.compute_units) + " SMs x " + std::to_string(p.lanes) + " " +
+                                     p.name + " lanes/SM (cc " + cc + ", " + arch.family + ") x " +
+                                     (fma ? "2 FLOP/FMA" : "1 FLOP/op") + " x " + fmt(mhz) + " MHz (" + clock_kind +
+                                     " SM clock)";
     }
   }
 }
@@ -245,12 +243,12 @@ class CudaBackend final : public Backend {
     info.extra["memory_bus_width_bits"] = std::to_string(bus_bits);
     info.extra["memory_clock_mhz"] = fmt(mem_khz / 1000.0, 0);
     info.extra[kExtraMemoryPeakGbs] = fmt(gpu_memory_peak_gbs(mem_khz, bus_bits));
-    info.extra["memory_peak_basis"] = "2 (double data rate) x " + fmt(mem_khz / 1000.0, 0) +
-                                      " MHz x " + std::to_string(bus_bits) + " bits / 8";
+    info.extra["memory_peak_basis"] =
+        "2 (double data rate) x " + fmt(mem_khz / 1000.0, 0) + " MHz x " + std::to_string(bus_bits) + " bits / 8";
   }
 
-  static void add_extra(DeviceInfo& info, const cudaDeviceProp& prop, const GpuArchFigures& arch,
-                        const std::string& cc, int device) {
+  static void add_extra(DeviceInfo& info, const cudaDeviceProp& prop, const GpuArchFigures& arch, const std::string& cc,
+                        int device) {
     int driver = 0, runtime = 0;
     RP_CUDA_CHECK(cudaDriverGetVersion(&driver));
     RP_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));

@@ -46,8 +46,7 @@ constexpr int kDefaultThreadsPerBlock = kStreamBlock;
 // Word k of an array holds stream_word_initial(k): the same content for every load width.
 __global__ void stream_init_kernel(std::uint32_t* words, std::size_t count) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count;
-       k += stride) {
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count; k += stride) {
     words[k] = stream_word_initial(k);
   }
 }
@@ -55,24 +54,23 @@ __global__ void stream_init_kernel(std::uint32_t* words, std::size_t count) {
 // One kernel instantiation, seen through width-independent signatures: the arrays are words,
 // reinterpreted as the width's element type at launch (cudaMalloc aligns them to 256 bytes).
 struct StreamKernel {
-  void (*launch)(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
-                 std::size_t accesses, int reps, unsigned rotation, std::uint32_t* sums);
+  void (*launch)(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n, std::size_t accesses,
+                 int reps, unsigned rotation, std::uint32_t* sums);
   int (*max_blocks_per_sm)(int threads);
 };
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
-void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n,
-                   std::size_t accesses, int reps, unsigned rotation, std::uint32_t* sums) {
+void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n, std::size_t accesses,
+                   int reps, unsigned rotation, std::uint32_t* sums) {
   using V = StreamVector<Bits>;
-  stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(
-      reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses, reps, rotation, sums);
+  stream_kernel<Mode, Bits, Cache>
+      <<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses, reps, rotation, sums);
 }
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
 int stream_max_blocks_per_sm(int threads) {
   int per_sm = 0;
-  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, stream_kernel<Mode, Bits, Cache>, threads, 0));
+  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_kernel<Mode, Bits, Cache>, threads, 0));
   return per_sm;
 }
 
@@ -90,19 +88,24 @@ StreamKernel stream_kernel_for(StreamCache cache) {
 template <StreamMode Mode>
 StreamKernel stream_kernel_for(int bits, StreamCache cache) {
   switch (bits) {
-    case 32: return stream_kernel_for<Mode, 32>(cache);
-    case 64: return stream_kernel_for<Mode, 64>(cache);
-    case 128: return stream_kernel_for<Mode, 128>(cache);
+    case 32:
+      return stream_kernel_for<Mode, 32>(cache);
+    case 64:
+      return stream_kernel_for<Mode, 64>(cache);
+    case 128:
+      return stream_kernel_for<Mode, 128>(cache);
   }
-  throw std::invalid_argument("bandwidth: load_width " + std::to_string(bits) +
-                              " is not 32, 64 or 128");
+  throw std::invalid_argument("bandwidth: load_width " + std::to_string(bits) + " is not 32, 64 or 128");
 }
 
 StreamKernel stream_kernel_for(StreamMode mode, int bits, StreamCache cache) {
   switch (mode) {
-    case StreamMode::Read: return stream_kernel_for<StreamMode::Read>(bits, cache);
-    case StreamMode::Rmw: return stream_kernel_for<StreamMode::Rmw>(bits, cache);
-    case StreamMode::Copy: return stream_kernel_for<StreamMode::Copy>(bits, cache);
+    case StreamMode::Read:
+      return stream_kernel_for<StreamMode::Read>(bits, cache);
+    case StreamMode::Rmw:
+      return stream_kernel_for<StreamMode::Rmw>(bits, cache);
+    case StreamMode::Copy:
+      return stream_kernel_for<StreamMode::Copy>(bits, cache);
   }
   throw std::logic_error("bandwidth: unknown mode");
 }
@@ -156,13 +159,10 @@ StreamParams parse_params(const Params& p) {
 std::string invalid_reason(const StreamParams& s) {
   if (s.load_width_bits != 32 && s.load_width_bits != 64 && s.load_width_bits != 128)
     return "load_width=" + std::to_string(s.load_width_bits) + " is not 32, 64 or 128";
-  if (s.threads_per_block < 32 || s.threads_per_block > kStreamMaxBlock ||
-      s.threads_per_block % 32 != 0)
-    return "threads_per_block=" + std::to_string(s.threads_per_block) +
-           " is not a multiple of 32 in [32, " + std::to_string(kStreamMaxBlock) +
-           "] (whole warps: the sector accounting assumes them)";
-  if (s.blocks_per_sm < 0)
-    return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " is negative";
+  if (s.threads_per_block < 32 || s.threads_per_block > kStreamMaxBlock || s.threads_per_block % 32 != 0)
+    return "threads_per_block=" + std::to_string(s.threads_per_block) + " is not a multiple of 32 in [32, " +
+           std::to_string(kStreamMaxBlock) + "] (whole warps: the sector accounting assumes them)";
+  if (s.blocks_per_sm < 0) return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " is negative";
   return {};
 }
 
@@ -180,16 +180,14 @@ int sm_count(const DeviceInfo& dev) {
 int blocks_per_sm_for(const StreamParams& s, const StreamKernel& kernel) {
   const int max_per_sm = kernel.max_blocks_per_sm(s.threads_per_block);
   if (max_per_sm < 1) {
-    throw std::invalid_argument("bandwidth " + s.text + ": not one block of " +
-                                std::to_string(s.threads_per_block) +
+    throw std::invalid_argument("bandwidth " + s.text + ": not one block of " + std::to_string(s.threads_per_block) +
                                 " threads fits an SM (occupancy API)");
   }
   if (s.blocks_per_sm == 0) return max_per_sm;
   if (s.blocks_per_sm > max_per_sm) {
-    throw std::invalid_argument(
-        "bandwidth " + s.text + ": blocks_per_sm=" + std::to_string(s.blocks_per_sm) +
-        " exceeds the " + std::to_string(max_per_sm) + " blocks of " +
-        std::to_string(s.threads_per_block) + " threads an SM holds (occupancy API)");
+    throw std::invalid_argument("bandwidth " + s.text + ": blocks_per_sm=" + std::to_string(s.blocks_per_sm) +
+                                " exceeds the " + std::to_string(max_per_sm) + " blocks of " +
+                                std::to_string(s.threads_per_block) + " threads an SM holds (occupancy API)");
   }
   return s.blocks_per_sm;
 }
@@ -198,8 +196,7 @@ int blocks_per_sm_for(const StreamParams& s, const StreamKernel& kernel) {
 // and adjusts): L1 at 128 B/clk/SM while the set fits half the SMs' L1s and ca keeps it there,
 // then 4x DRAM while it fits L2, then DRAM; narrower accesses and partial occupancy move fewer
 // bytes per instruction, scaled down accordingly.
-double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_per_sm,
-                     int max_blocks_per_sm) {
+double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_per_sm, int max_blocks_per_sm) {
   const double dram = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
   const double mhz = dev.clock_measured_mhz > 0 ? dev.clock_measured_mhz : 1500.0;
   double l1_total = 0, l2 = 0;
@@ -214,8 +211,7 @@ double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_pe
   else if (ws <= l2)
     gbs = 4 * dram;
   const double width_share = std::max(0.25, s.load_width_bits / 128.0);
-  const double occupancy_share =
-      std::min(1.0, static_cast<double>(blocks_per_sm) / std::max(1, max_blocks_per_sm));
+  const double occupancy_share = std::min(1.0, static_cast<double>(blocks_per_sm) / std::max(1, max_blocks_per_sm));
   return gbs * width_share * std::max(0.125, occupancy_share);
 }
 
@@ -230,8 +226,7 @@ class StreamPoint final : public PreparedPoint {
         n_(stream_elements(s.mode, s.working_set, element_bytes_)),
         threads_per_block_(s.threads_per_block) {
     if (n_ == 0) {
-      throw std::invalid_argument("bandwidth " + s.text +
-                                  ": working set smaller than one element per array");
+      throw std::invalid_argument("bandwidth " + s.text + ": working set smaller than one element per array");
     }
     use_selected_device();
     const int per_sm = blocks_per_sm_for(s, kernel_);
@@ -239,8 +234,7 @@ class StreamPoint final : public PreparedPoint {
     accesses_ = stream_accesses_per_pass(
         mode_, cache_, n_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads_per_block_));
     const StreamBytes pass = stream_bytes_per_launch(mode_, accesses_, element_bytes_, 1);
-    const double gbs =
-        estimated_gbs(dev, s, per_sm, kernel_.max_blocks_per_sm(s.threads_per_block));
+    const double gbs = estimated_gbs(dev, s, per_sm, kernel_.max_blocks_per_sm(s.threads_per_block));
     set_repetitions(reps_for((pass.read + pass.written) / (gbs * 1e9), kTargetLaunchSeconds));
     allocate_and_fill();
   }
@@ -254,15 +248,13 @@ class StreamPoint final : public PreparedPoint {
     // request per pass and access round (stream_pattern.hpp; bytes / 32 for every 1 KiB-multiple
     // working set). The working set stays the distinct bytes, n elements per array.
     w.transactions = stream_sectors_per_launch(mode_, accesses_, element_bytes_, reps_);
-    w.working_set_bytes =
-        static_cast<double>(n_ * element_bytes_) * (mode_ == StreamMode::Copy ? 2 : 1);
+    w.working_set_bytes = static_cast<double>(n_ * element_bytes_) * (mode_ == StreamMode::Copy ? 2 : 1);
     w.underfilled = accesses_ < threads();
     return w;
   }
 
   void launch() override {
-    kernel_.launch(blocks_, threads_per_block_, a_.get(), b_.get(), n_, accesses_, reps_, rotation_,
-                   sums_.get());
+    kernel_.launch(blocks_, threads_per_block_, a_.get(), b_.get(), n_, accesses_, reps_, rotation_, sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
     passes_done_ += reps_;
@@ -282,8 +274,10 @@ class StreamPoint final : public PreparedPoint {
     if (passes_done_ == 0) return {};
     const long long passes = passes_done_;
     switch (mode_) {
-      case StreamMode::Read: return verify_read();
-      case StreamMode::Rmw: return verify_array(a_, "a", passes);
+      case StreamMode::Read:
+        return verify_read();
+      case StreamMode::Rmw:
+        return verify_array(a_, "a", passes);
       case StreamMode::Copy: {
         Check c = verify_array(a_, "a", passes);
         return c.ok ? verify_array(b_, "b", passes - 1) : c;
@@ -317,28 +311,25 @@ class StreamPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaMemcpy(sums.data(), sums_.get(), sums_.bytes(), cudaMemcpyDeviceToHost));
     std::uint32_t total = 0;
     for (std::uint32_t s : sums) total += s;
-    const std::uint32_t want = static_cast<std::uint32_t>(last_launch_reps_) *
-                               stream_read_pass_sum(n_, accesses_, words_per_element_);
+    const std::uint32_t want =
+        static_cast<std::uint32_t>(last_launch_reps_) * stream_read_pass_sum(n_, accesses_, words_per_element_);
     if (total == want) return {};
-    return Check{false, "read checksum of the last launch: expected " + std::to_string(want) +
-                            ", got " + std::to_string(total) + " (" +
-                            std::to_string(last_launch_reps_) + " passes of " +
-                            std::to_string(accesses_) + " accesses over " +
-                            std::to_string(n_) + " elements of " +
+    return Check{false, "read checksum of the last launch: expected " + std::to_string(want) + ", got " +
+                            std::to_string(total) + " (" + std::to_string(last_launch_reps_) + " passes of " +
+                            std::to_string(accesses_) + " accesses over " + std::to_string(n_) + " elements of " +
                             std::to_string(element_bytes_) + " bytes)"};
   }
 
   // Every word of `array` must be its initial value + `passes` (each pass adds 1), mod 2^32.
   // Checks the whole array, chunk by chunk, so a missed or doubled element anywhere shows.
-  Check verify_array(const DeviceBuffer<std::uint32_t>& array, const char* name,
-                     long long passes) const {
+  Check verify_array(const DeviceBuffer<std::uint32_t>& array, const char* name, long long passes) const {
     const auto delta = static_cast<std::uint32_t>(passes);
     const std::size_t total = words();
     std::vector<std::uint32_t> host(std::min(kVerifyChunkWords, total));
     for (std::size_t first = 0; first < total; first += host.size()) {
       const std::size_t count = std::min(host.size(), total - first);
-      RP_CUDA_CHECK(cudaMemcpy(host.data(), array.get() + first, count * sizeof(std::uint32_t),
-                               cudaMemcpyDeviceToHost));
+      RP_CUDA_CHECK(
+          cudaMemcpy(host.data(), array.get() + first, count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t want = stream_word_initial(first + i) + delta;
         if (host[i] != want) return word_mismatch(name, first + i, want, host[i], passes);
@@ -350,8 +341,7 @@ class StreamPoint final : public PreparedPoint {
   Check word_mismatch(const char* name, std::size_t word, std::uint32_t want, std::uint32_t got,
                       long long passes) const {
     char text[240];
-    std::snprintf(text, sizeof text,
-                  "%s word %zu (element %zu of %zu bytes) after %lld passes: expected %u, got %u",
+    std::snprintf(text, sizeof text, "%s word %zu (element %zu of %zu bytes) after %lld passes: expected %u, got %u",
                   name, word, word / words_per_element_, element_bytes_, passes, want, got);
     return Check{false, text};
   }
@@ -382,8 +372,7 @@ class CudaBandwidthProbe final : public Probe {
         "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
         "in place), copy (a -> b -> a); ca (L1-resident per thread) or cg (L2 only, blocks "
         "rotated); all SMs busy, every element touched once per pass";
-    Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)",
-                             {"32", "64", "128"});
+    Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)", {"32", "64", "128"});
     width.defaults = {kDefaultLoadWidth};  // keeps the default run short; others by config
     info_.axes = {
         choice_axis("mode",
@@ -399,13 +388,12 @@ class CudaBandwidthProbe final : public Probe {
         numeric_axis("blocks_per_sm", AxisType::Integer,
                      "resident blocks per SM; 0: as many as the occupancy API allows", 0, 32,
                      {std::to_string(kDefaultBlocksPerSm)}),
-        numeric_axis("threads_per_block", AxisType::Integer,
-                     "threads per block, a multiple of 32", 32, kStreamMaxBlock,
+        numeric_axis("threads_per_block", AxisType::Integer, "threads per block, a multiple of 32", 32, kStreamMaxBlock,
                      {std::to_string(kDefaultThreadsPerBlock)}),
         // 16 KiB .. 1 GiB, two points per octave: from well inside one SM's L1 to 4x the
         // largest L2 of the reference GPUs (72 MB), where DRAM bandwidth has converged.
-        numeric_axis("working_set_bytes", AxisType::Bytes, "bytes the stream touches per pass",
-                     1024, 1e12, geometric_bytes(16 * 1024, std::uint64_t{1} << 30, 2, 1024)),
+        numeric_axis("working_set_bytes", AxisType::Bytes, "bytes the stream touches per pass", 1024, 1e12,
+                     geometric_bytes(16 * 1024, std::uint64_t{1} << 30, 2, 1024)),
     };
     // One series per access kernel, mode x cache_op (per size the fitter keeps the best point
     // across load_width and occupancy): ca and cg reach different levels, and their curves
@@ -435,8 +423,8 @@ class CudaBandwidthProbe final : public Probe {
       const StreamKernel kernel = stream_kernel_for(s.mode, s.load_width_bits, s.cache);
       const int max_per_sm = kernel.max_blocks_per_sm(s.threads_per_block);
       if (s.blocks_per_sm > max_per_sm) {
-        return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " exceeds the " +
-               std::to_string(max_per_sm) + " blocks of " + std::to_string(s.threads_per_block) +
+        return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " exceeds the " + std::to_string(max_per_sm) +
+               " blocks of " + std::to_string(s.threads_per_block) +
                " threads an SM holds for this kernel (occupancy API)";
       }
       return {};

@@ -45,9 +45,7 @@ __device__ __forceinline__ std::uint32_t word_sum(uint2 v) { return v.x + v.y; }
 __device__ __forceinline__ std::uint32_t word_sum(uint4 v) { return (v.x + v.y) + (v.z + v.w); }
 __device__ __forceinline__ std::uint32_t add_one(std::uint32_t v) { return v + 1u; }
 __device__ __forceinline__ uint2 add_one(uint2 v) { return make_uint2(v.x + 1u, v.y + 1u); }
-__device__ __forceinline__ uint4 add_one(uint4 v) {
-  return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u);
-}
+__device__ __forceinline__ uint4 add_one(uint4 v) { return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u); }
 
 // ca: default caching (L1 on sm_70+; the compiler may pick ld.global.nc for the read kernel,
 // which also goes through L1). cg: ld.global.cg / st.global.cg, cached in L2 only.
@@ -73,8 +71,7 @@ __device__ __forceinline__ void stream_store(V* p, V v) {
 __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32_t* out) {
   __shared__ std::uint32_t warp_sums[kStreamMaxBlock / 32];
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_down_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) warp_sums[warp] = value;
   __syncthreads();
@@ -98,13 +95,11 @@ __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32
 // blockDim.x must be a multiple of 32 (whole warps: the sector accounting relies on it).
 template <StreamMode Mode, int Bits, StreamCache Cache>
 __global__ void __launch_bounds__(kStreamMaxBlock)
-    stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b,
-                  std::size_t n, std::size_t accesses, int reps, unsigned launch_rotation,
-                  std::uint32_t* __restrict__ block_sums) {
+    stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b, std::size_t n,
+                  std::size_t accesses, int reps, unsigned launch_rotation, std::uint32_t* __restrict__ block_sums) {
   using V = StreamVector<Bits>;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const std::size_t g =
-      stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
+  const std::size_t g = stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
   std::uint32_t acc = 0;
   if constexpr (Mode == StreamMode::Read && Cache == StreamCache::Ca) {
     if (accesses != n) {

@@ -35,15 +35,14 @@ ClockLoad parse_load(const std::string& text) {
   throw std::invalid_argument("clock: load '" + text + "' is not idle or fp32_fma");
 }
 
-using ClockKernel = void (*)(long long, float, long long, long long*, long long*, long long*,
-                             long long*, std::uint32_t*);
+using ClockKernel = void (*)(long long, float, long long, long long*, long long*, long long*, long long*,
+                             std::uint32_t*);
 
 class ClockPoint final : public PreparedPoint {
  public:
   ClockPoint(ClockLoad load, const DeviceInfo& dev)
       : load_(load),
-        kernel_(load == ClockLoad::Idle ? &clock_kernel<ClockLoad::Idle>
-                                        : &clock_kernel<ClockLoad::Fp32Fma>) {
+        kernel_(load == ClockLoad::Idle ? &clock_kernel<ClockLoad::Idle> : &clock_kernel<ClockLoad::Fp32Fma>) {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kClockBlock);
     start_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_));
@@ -68,15 +67,13 @@ class ClockPoint final : public PreparedPoint {
 
   void launch() override {
     ++launches_;
-    kernel_<<<blocks_, kClockBlock>>>(cycles(), 1.0f, launches_, start_.get(), stop_.get(),
-                                      turns_.get(), launch_ids_.get(), results_.get());
+    kernel_<<<blocks_, kClockBlock>>>(cycles(), 1.0f, launches_, start_.get(), stop_.get(), turns_.get(),
+                                      launch_ids_.get(), results_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_cycles_ = cycles();
   }
 
-  void set_repetitions(std::int64_t reps) override {
-    reps_ = std::min<std::int64_t>(clamp_reps(reps), kMaxReps);
-  }
+  void set_repetitions(std::int64_t reps) override { reps_ = std::min<std::int64_t>(clamp_reps(reps), kMaxReps); }
   std::int64_t repetitions() const override { return reps_; }
 
   Check verify() override {
@@ -87,19 +84,16 @@ class ClockPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaMemcpy(start.data(), start_.get(), start_.bytes(), cudaMemcpyDeviceToHost));
     RP_CUDA_CHECK(cudaMemcpy(stop.data(), stop_.get(), stop_.bytes(), cudaMemcpyDeviceToHost));
     RP_CUDA_CHECK(cudaMemcpy(turns.data(), turns_.get(), turns_.bytes(), cudaMemcpyDeviceToHost));
-    RP_CUDA_CHECK(
-        cudaMemcpy(launch.data(), launch_ids_.get(), launch_ids_.bytes(), cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(launch.data(), launch_ids_.get(), launch_ids_.bytes(), cudaMemcpyDeviceToHost));
     for (std::size_t b = 0; b < blocks; ++b) {
       if (launch[b] != launches_)
         return Check{false, "clock: block " + std::to_string(b) + " of " + std::to_string(blocks) +
                                 " last ran in launch " + std::to_string(launch[b]) + " of " +
                                 std::to_string(launches_)};
       if (turns[b] < 1 || stop[b] - start[b] < last_cycles_) {
-        return Check{false, "clock: block " + std::to_string(b) + " of " +
-                                std::to_string(blocks) + " spun " +
-                                std::to_string(stop[b] - start[b]) + " cycles in " +
-                                std::to_string(turns[b]) + " turns, expected at least " +
-                                std::to_string(last_cycles_) + " cycles"};
+        return Check{false, "clock: block " + std::to_string(b) + " of " + std::to_string(blocks) + " spun " +
+                                std::to_string(stop[b] - start[b]) + " cycles in " + std::to_string(turns[b]) +
+                                " turns, expected at least " + std::to_string(last_cycles_) + " cycles"};
       }
     }
     if (load_ == ClockLoad::Fp32Fma) return verify_chains();
@@ -112,8 +106,7 @@ class ClockPoint final : public PreparedPoint {
   // Every thread's chains are back at their start values (clock_kernel.cuh).
   Check verify_chains() const {
     std::vector<std::uint32_t> results(results_.size());
-    RP_CUDA_CHECK(
-        cudaMemcpy(results.data(), results_.get(), results_.bytes(), cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(results.data(), results_.get(), results_.bytes(), cudaMemcpyDeviceToHost));
     for (std::size_t t = 0; t < results.size(); ++t) {
       const std::uint32_t want = clock_expected_result(t);
       if (results[t] != want)

@@ -40,8 +40,8 @@ inline bool is_sticky(cudaError_t err) {
 // (the driver treats each differently: kernels/common/probe.hpp).
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err == cudaSuccess) return;
-  const std::string what = std::string(call) + " failed: " + cudaGetErrorName(err) + ": " +
-                           cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) + ")";
+  const std::string what = std::string(call) + " failed: " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) +
+                           " (" + file + ":" + std::to_string(line) + ")";
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky: clear it so the next point starts clean
     throw DeviceOutOfMemory(what);
@@ -69,8 +69,7 @@ inline int selected_device() {
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
   if (*end != '\0' || v < 0 || v > 1024) {
-    throw std::runtime_error(std::string("ROOFPROBE_CUDA_DEVICE='") + env +
-                             "' is not a device index (0, 1, ...)");
+    throw std::runtime_error(std::string("ROOFPROBE_CUDA_DEVICE='") + env + "' is not a device index (0, 1, ...)");
   }
   return static_cast<int>(v);
 }
@@ -123,8 +122,7 @@ int resident_blocks(Kernel kernel, int block, std::size_t dynamic_shared = 0) {
   int device = 0, sms = 0, per_sm = 0;
   RP_CUDA_CHECK(cudaGetDevice(&device));
   RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RP_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
+  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
   if (per_sm < 1) per_sm = 1;
   return per_sm * sms;
 }

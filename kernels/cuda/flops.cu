@@ -208,8 +208,7 @@ ChainFns<T> chain_fns(int k, FlopForm form) {
     }
   });
   if (!ok)
-    throw std::invalid_argument("flops: flops_per_element=" + std::to_string(k) +
-                                " is not a power of two in 1..1024");
+    throw std::invalid_argument("flops: flops_per_element=" + std::to_string(k) + " is not a power of two in 1..1024");
   return fns;
 }
 
@@ -223,8 +222,7 @@ constexpr PrecisionName kPrecisions[] = {
 
 std::string ceiling_name(const std::string& precision, FlopForm form) {
   for (const PrecisionName& p : kPrecisions) {
-    if (precision == p.text)
-      return std::string(p.ceiling) + (form == FlopForm::Fma ? ".FMA" : ".noFMA");
+    if (precision == p.text) return std::string(p.ceiling) + (form == FlopForm::Fma ? ".FMA" : ".noFMA");
   }
   return precision;
 }
@@ -234,16 +232,13 @@ std::string ceiling_name(const std::string& precision, FlopForm form) {
 std::vector<std::size_t> sample_indices(std::size_t n) {
   std::vector<std::size_t> idx{0, n - 1};
   const std::size_t step = (n / kSamplesChecked) | 1;
-  for (std::size_t i = step; i < n - 1 && idx.size() < kSamplesChecked + 2; i += step)
-    idx.push_back(i);
+  for (std::size_t i = step; i < n - 1 && idx.size() < kSamplesChecked + 2; i += step) idx.push_back(i);
   return idx;
 }
 
 // Whether the code loaded for this device holds the bf16 arithmetic (RP_FLOPS_BF16_ARITH): a
 // binary without an sm_80+ image for the device would run traps instead.
-__global__ void flops_bf16_compiled_kernel(int* compiled) {
-  *compiled = FlopsElement<Bf16x2>::kArithCompiled ? 1 : 0;
-}
+__global__ void flops_bf16_compiled_kernel(int* compiled) { *compiled = FlopsElement<Bf16x2>::kArithCompiled ? 1 : 0; }
 
 bool bf16_arith_compiled() {
   DeviceBuffer<int> flag(1);
@@ -260,8 +255,7 @@ class FlopsPoint final : public PreparedPoint {
   using Value = typename Model::Value;
 
  public:
-  FlopsPoint(const std::string& precision, int k, FlopForm form, std::uint64_t working_set,
-             const DeviceInfo& dev)
+  FlopsPoint(const std::string& precision, int k, FlopForm form, std::uint64_t working_set, const DeviceInfo& dev)
       : name_(ceiling_name(precision, form)), k_(k), form_(form), fns_(chain_fns<T>(k, form)) {
     use_selected_device();
     if (std::is_same<T, Bf16x2>::value && !bf16_arith_compiled()) {
@@ -269,8 +263,7 @@ class FlopsPoint final : public PreparedPoint {
           "flops: precision=bf16 needs code built for sm_80 or newer for this device, and this "
           "binary's image for it has none (set CMAKE_CUDA_ARCHITECTURES to include it)");
     }
-    shape_ = flop_tiles(working_set, sizeof(T), kFlopsBlock, kFlopsIlp,
-                        resident_blocks(fns_.kernel, kFlopsBlock));
+    shape_ = flop_tiles(working_set, sizeof(T), kFlopsBlock, kFlopsIlp, resident_blocks(fns_.kernel, kFlopsBlock));
     reps_ = reps_for(seconds_per_pass(dev), kTargetLaunchSeconds);
     data_ = DeviceBuffer<T>(shape_.elements);
     flops_init_kernel<T><<<1024, 256>>>(data_.get(), shape_.elements);
@@ -318,18 +311,16 @@ class FlopsPoint final : public PreparedPoint {
   // series' peak and the bytes at DRAM bandwidth (fallbacks when the device info lacks them).
   double seconds_per_pass(const DeviceInfo& dev) const {
     auto it = dev.theoretical_gflops.find(name_);
-    const double gflops =
-        it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
+    const double gflops = it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
     const double gbs = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
     const double n = static_cast<double>(shape_.elements);
-    return std::max(chain_flops_per_word(k_, Model::lanes) * n / (gflops * 1e9),
-                    2 * sizeof(T) * n / (gbs * 1e9));
+    return std::max(chain_flops_per_word(k_, Model::lanes) * n / (gflops * 1e9), 2 * sizeof(T) * n / (gbs * 1e9));
   }
 
   Check mismatch(std::size_t i, const Value& want, const Value& got, long long passes) const {
-    return Check{false, "element " + std::to_string(i) + " after " + std::to_string(passes) +
-                            " passes of " + name_ + " K=" + std::to_string(k_) + ": expected " +
-                            Model::text(want) + ", got " + Model::text(got)};
+    return Check{false, "element " + std::to_string(i) + " after " + std::to_string(passes) + " passes of " + name_ +
+                            " K=" + std::to_string(k_) + ": expected " + Model::text(want) + ", got " +
+                            Model::text(got)};
   }
 
   std::string name_;
@@ -368,11 +359,9 @@ class CudaFlopsProbe final : public Probe {
     info_.axes = {
         // Defaults: all five; devices without bf16 arithmetic (cc < 8.0) skip bf16 with the
         // reason from unsupported_reason().
-        choice_axis("precision",
-                    "fp64, fp32, fp16 (f16x2), bf16 (bf16x2, cc >= 8.0) or int32 arithmetic",
+        choice_axis("precision", "fp64, fp32, fp16 (f16x2), bf16 (bf16x2, cc >= 8.0) or int32 arithmetic",
                     precision_texts()),
-        choice_axis("form", "fma: fused multiply-add; nofma: separate multiply and add",
-                    {"fma", "nofma"}),
+        choice_axis("form", "fma: fused multiply-add; nofma: separate multiply and add", {"fma", "nofma"}),
         // A Choice, as on the CPU: only the chain lengths that have a compiled kernel.
         choice_axis("flops_per_element",
                     "FLOPs per element and pass (ERT's FLOP; per 16-bit value for fp16/bf16, "
@@ -381,8 +370,8 @@ class CudaFlopsProbe final : public Probe {
         // 64 MiB: several waves of resident blocks on every GPU (an H100 wave holds 17 MB of
         // FP64), launches of milliseconds even at K=1024 on parts with slow FP64, and room on
         // small cards.
-        numeric_axis("working_set_bytes", AxisType::Bytes, "bytes of the array the chains update",
-                     64 * 1024, 1e12, {"67108864"}),
+        numeric_axis("working_set_bytes", AxisType::Bytes, "bytes of the array the chains update", 64 * 1024, 1e12,
+                     {"67108864"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;
@@ -403,7 +392,8 @@ class CudaFlopsProbe final : public Probe {
              "unknown";
     if (major < 8)
       return "flops: precision=bf16 needs compute capability 8.0 or newer (bf16x2 arithmetic); "
-             "the device has " + it->second;
+             "the device has " +
+             it->second;
     return {};
   }
 
@@ -416,18 +406,12 @@ class CudaFlopsProbe final : public Probe {
     const FlopForm form = param_text(p, "form") == "fma" ? FlopForm::Fma : FlopForm::NoFma;
     const auto ws = static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
     const std::string& precision = param_text(p, "precision");
-    if (precision == "fp64")
-      return std::make_unique<FlopsPoint<double>>(precision, k, form, ws, dev);
-    if (precision == "fp32")
-      return std::make_unique<FlopsPoint<float>>(precision, k, form, ws, dev);
-    if (precision == "fp16")
-      return std::make_unique<FlopsPoint<F16x2>>(precision, k, form, ws, dev);
-    if (precision == "bf16")
-      return std::make_unique<FlopsPoint<Bf16x2>>(precision, k, form, ws, dev);
-    if (precision == "int32")
-      return std::make_unique<FlopsPoint<std::uint32_t>>(precision, k, form, ws, dev);
-    throw std::invalid_argument("flops: precision '" + precision +
-                                "' is not fp64, fp32, fp16, bf16 or int32");
+    if (precision == "fp64") return std::make_unique<FlopsPoint<double>>(precision, k, form, ws, dev);
+    if (precision == "fp32") return std::make_unique<FlopsPoint<float>>(precision, k, form, ws, dev);
+    if (precision == "fp16") return std::make_unique<FlopsPoint<F16x2>>(precision, k, form, ws, dev);
+    if (precision == "bf16") return std::make_unique<FlopsPoint<Bf16x2>>(precision, k, form, ws, dev);
+    if (precision == "int32") return std::make_unique<FlopsPoint<std::uint32_t>>(precision, k, form, ws, dev);
+    throw std::invalid_argument("flops: precision '" + precision + "' is not fp64, fp32, fp16, bf16 or int32");
   }
 
   // FP16/BF16/INT32 peaks (FP64/FP32 come from the backend): results per clock per SM of the

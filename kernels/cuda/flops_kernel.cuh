@@ -24,18 +24,14 @@ struct ScalarOps;
 
 template <>
 struct ScalarOps<double> {
-  __device__ static __forceinline__ double fma(double x, double a, double b) {
-    return __fma_rn(x, a, b);
-  }
+  __device__ static __forceinline__ double fma(double x, double a, double b) { return __fma_rn(x, a, b); }
   __device__ static __forceinline__ double mul(double x, double a) { return __dmul_rn(x, a); }
   __device__ static __forceinline__ double add(double x, double b) { return __dadd_rn(x, b); }
 };
 
 template <>
 struct ScalarOps<float> {
-  __device__ static __forceinline__ float fma(float x, float a, float b) {
-    return __fmaf_rn(x, a, b);
-  }
+  __device__ static __forceinline__ float fma(float x, float a, float b) { return __fmaf_rn(x, a, b); }
   __device__ static __forceinline__ float mul(float x, float a) { return __fmul_rn(x, a); }
   __device__ static __forceinline__ float add(float x, float b) { return __fadd_rn(x, b); }
 };
@@ -99,9 +95,7 @@ struct ScalarOps<Bf16x2> {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits));
 #elif RP_FLOPS_BF16_ARITH
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;"
-        : "=r"(r.bits)
-        : "r"(x.bits), "r"(a.bits), "r"(0x80008000u));
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r.bits) : "r"(x.bits), "r"(a.bits), "r"(0x80008000u));
 #endif
     return r;
   }
@@ -110,9 +104,7 @@ struct ScalarOps<Bf16x2> {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(r.bits) : "r"(x.bits), "r"(b.bits));
 #elif RP_FLOPS_BF16_ARITH
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;"
-        : "=r"(r.bits)
-        : "r"(x.bits), "r"(0x3F803F80u), "r"(b.bits));
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r.bits) : "r"(x.bits), "r"(0x3F803F80u), "r"(b.bits));
 #endif
     return r;
   }
@@ -138,8 +130,7 @@ struct ScalarOps<std::uint32_t> {
   // Inline PTX too: NVVM for compute_100 and compute_120 (CUDA 13.0) took over 200 s on one
   // kernel whose chain of 128 plain `x * a + b` it could see through (1.7 s for compute_90), and
   // never finished flops.cu in the bundle's build; as one opaque mad.lo each it takes seconds.
-  __device__ static __forceinline__ std::uint32_t fma(std::uint32_t x, std::uint32_t a,
-                                                      std::uint32_t b) {
+  __device__ static __forceinline__ std::uint32_t fma(std::uint32_t x, std::uint32_t a, std::uint32_t b) {
     std::uint32_t r;
     asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(a), "r"(b));
     return r;
@@ -168,23 +159,17 @@ struct FlopsElement {
 template <>
 struct FlopsElement<F16x2> {
   static constexpr bool kArithCompiled = true;
-  __device__ static __forceinline__ F16x2 initial(std::size_t i) {
-    return {half16_initial_word(i, Half16::Fp16)};
-  }
+  __device__ static __forceinline__ F16x2 initial(std::size_t i) { return {half16_initial_word(i, Half16::Fp16)}; }
 };
 template <>
 struct FlopsElement<Bf16x2> {
   static constexpr bool kArithCompiled = RP_FLOPS_BF16_ARITH != 0;
-  __device__ static __forceinline__ Bf16x2 initial(std::size_t i) {
-    return {half16_initial_word(i, Half16::Bf16)};
-  }
+  __device__ static __forceinline__ Bf16x2 initial(std::size_t i) { return {half16_initial_word(i, Half16::Bf16)}; }
 };
 template <>
 struct FlopsElement<std::uint32_t> {
   static constexpr bool kArithCompiled = true;
-  __device__ static __forceinline__ std::uint32_t initial(std::size_t i) {
-    return int32_initial_value(i);
-  }
+  __device__ static __forceinline__ std::uint32_t initial(std::size_t i) { return int32_initial_value(i); }
 };
 
 // The kFlopsIlp values one thread holds. flop_chain sees the group as one element whose
@@ -216,9 +201,7 @@ struct SlotOps {
 
 // Low 32 bits of an element, and the element with `mask` XORed into them: used to make every
 // chain of a tile depend on all the tile's loads (join_loads).
-__device__ __forceinline__ std::uint32_t low_bits(double x) {
-  return static_cast<std::uint32_t>(__double2loint(x));
-}
+__device__ __forceinline__ std::uint32_t low_bits(double x) { return static_cast<std::uint32_t>(__double2loint(x)); }
 __device__ __forceinline__ double xor_low_bits(double x, std::uint32_t mask) {
   return __hiloint2double(__double2hiint(x), static_cast<int>(static_cast<std::uint32_t>(__double2loint(x)) ^ mask));
 }
@@ -260,8 +243,7 @@ __device__ __forceinline__ Slots<T> broadcast(T value) {
 template <class T>
 __global__ void flops_init_kernel(T* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
     data[i] = FlopsElement<T>::initial(i);
   }
 }
@@ -285,14 +267,12 @@ __global__ void __launch_bounds__(kFlopsBlock)
       for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         Slots<T> v;
 #pragma unroll
-        for (int j = 0; j < kFlopsIlp; ++j)
-          v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
+        for (int j = 0; j < kFlopsIlp; ++j) v.v[j] = data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)];
         // reps >> 31 is 0 (reps > 0), which the compiler cannot know.
         v = join_loads(v, static_cast<std::uint32_t>(reps >> 31));
         v = flop_chain<K, Form, SlotOps<T>>(v, av, bv);
 #pragma unroll
-        for (int j = 0; j < kFlopsIlp; ++j)
-          data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
+        for (int j = 0; j < kFlopsIlp; ++j) data[tile_element(tile, j, x, kFlopsBlock, kFlopsIlp)] = v.v[j];
       }
     }
   }

@@ -45,9 +45,7 @@ MixPrecision parse_precision(const std::string& text) {
 
 int parse_quarters(const std::string& text) {
   const int q = mix_quarters(text);
-  if (q < 0)
-    throw std::invalid_argument("fma_mix: fma_fraction '" + text +
-                                "' is not 0, 0.25, 0.5, 0.75 or 1");
+  if (q < 0) throw std::invalid_argument("fma_mix: fma_fraction '" + text + "' is not 0, 0.25, 0.5, 0.75 or 1");
   return q;
 }
 
@@ -76,10 +74,14 @@ int results_per_clock_per_sm(MixPrecision p, int major, int minor) {
   const GpuArchFigures arch = gpu_arch_figures(major, minor);
   const GpuArithRates rates = gpu_arith_rates(major, minor);
   switch (p) {
-    case MixPrecision::Fp64: return arch.fp64_lanes_per_sm;
-    case MixPrecision::Fp32: return arch.fp32_lanes_per_sm;
-    case MixPrecision::Fp16: return rates.fp16;
-    case MixPrecision::Bf16: return rates.bf16;
+    case MixPrecision::Fp64:
+      return arch.fp64_lanes_per_sm;
+    case MixPrecision::Fp32:
+      return arch.fp32_lanes_per_sm;
+    case MixPrecision::Fp16:
+      return rates.fp16;
+    case MixPrecision::Bf16:
+      return rates.bf16;
   }
   return 0;
 }
@@ -128,12 +130,18 @@ using MixKernel = void (*)(typename Ops::Word*, int, typename Ops::Word, typenam
 template <class Ops>
 MixKernel<Ops> mix_kernel_for(int quarters) {
   switch (quarters) {
-    case 0: return &fma_mix_kernel<Ops, 0>;
-    case 1: return &fma_mix_kernel<Ops, 1>;
-    case 2: return &fma_mix_kernel<Ops, 2>;
-    case 3: return &fma_mix_kernel<Ops, 3>;
-    case 4: return &fma_mix_kernel<Ops, 4>;
-    default: break;
+    case 0:
+      return &fma_mix_kernel<Ops, 0>;
+    case 1:
+      return &fma_mix_kernel<Ops, 1>;
+    case 2:
+      return &fma_mix_kernel<Ops, 2>;
+    case 3:
+      return &fma_mix_kernel<Ops, 3>;
+    case 4:
+      return &fma_mix_kernel<Ops, 4>;
+    default:
+      break;
   }
   throw std::invalid_argument("fma_mix: no kernel for " + std::to_string(quarters) + " quarters");
 }
@@ -145,8 +153,7 @@ class MixPoint final : public PreparedPoint {
   static constexpr int kLanes = mix_values_per_instruction(W::kPrecision);
 
  public:
-  MixPoint(int quarters, const DeviceInfo& dev)
-      : quarters_(quarters), kernel_(mix_kernel_for<Ops>(quarters)) {
+  MixPoint(int quarters, const DeviceInfo& dev) : quarters_(quarters), kernel_(mix_kernel_for<Ops>(quarters)) {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kMixBlock);
     threads_ = static_cast<std::int64_t>(blocks_) * kMixBlock;
@@ -157,8 +164,7 @@ class MixPoint final : public PreparedPoint {
     std::vector<Word> host(words_);
     for (std::size_t i = 0; i < words_; ++i) host[i] = W::encode(initial(i, 0), initial(i, 1));
     data_ = DeviceBuffer<Word>(words_);
-    RP_CUDA_CHECK(
-        cudaMemcpy(data_.get(), host.data(), words_ * sizeof(Word), cudaMemcpyHostToDevice));
+    RP_CUDA_CHECK(cudaMemcpy(data_.get(), host.data(), words_ * sizeof(Word), cudaMemcpyHostToDevice));
     set_repetitions(reps_for(seconds_per_rep(dev), kTargetLaunchSeconds));
   }
 
@@ -187,8 +193,7 @@ class MixPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<std::size_t> idx{0, words_ - 1};
     const std::size_t step = (words_ / kSamplesChecked) | 1;
-    for (std::size_t i = step; i < words_ - 1 && idx.size() < kSamplesChecked + 2; i += step)
-      idx.push_back(i);
+    for (std::size_t i = step; i < words_ - 1 && idx.size() < kSamplesChecked + 2; i += step) idx.push_back(i);
     for (std::size_t i : idx) {
       Word got{};
       RP_CUDA_CHECK(cudaMemcpy(&got, data_.get() + i, sizeof(Word), cudaMemcpyDeviceToHost));
@@ -200,8 +205,8 @@ class MixPoint final : public PreparedPoint {
           std::snprintf(text, sizeof text,
                         "%s: word %zu lane %d after %lld blocks: expected %.17g (%a), got %.17g "
                         "(%a)",
-                        ceiling_name(W::kPrecision, quarters_).c_str(), i, l,
-                        static_cast<long long>(blocks_done_), want, want, value, value);
+                        ceiling_name(W::kPrecision, quarters_).c_str(), i, l, static_cast<long long>(blocks_done_),
+                        want, want, value, value);
           return Check{false, text};
         }
       }
@@ -218,8 +223,7 @@ class MixPoint final : public PreparedPoint {
   // From this probe's own theoretical peak when known, else a conservative 1 TFLOP/s.
   double seconds_per_rep(const DeviceInfo& dev) const {
     const auto it = dev.theoretical_gflops.find(ceiling_name(W::kPrecision, quarters_));
-    const double gflops =
-        it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
+    const double gflops = it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : 1000.0;
     return mix_flops_per_launch(W::kPrecision, quarters_, threads_, 1) / (gflops * 1e9);
   }
 
@@ -254,8 +258,7 @@ class CudaFmaMixProbe final : public Probe {
     info_.axes = {
         choice_axis("precision", "fp64, fp32, fp16 (half2), bf16 (bfloat162, sm_80+)",
                     {"fp64", "fp32", "fp16", "bf16"}),
-        choice_axis("fma_fraction",
-                    "fraction of the operations that are FMAs; the rest are multiplies and adds",
+        choice_axis("fma_fraction", "fraction of the operations that are FMAs; the rest are multiplies and adds",
                     {"0", "0.25", "0.5", "0.75", "1"}),
     };
     FeedSpec feed;
@@ -290,10 +293,14 @@ class CudaFmaMixProbe final : public Probe {
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {
     const int q = parse_quarters(param_text(p, "fma_fraction"));
     switch (parse_precision(param_text(p, "precision"))) {
-      case MixPrecision::Fp64: return std::make_unique<MixPoint<MixFp64>>(q, dev);
-      case MixPrecision::Fp32: return std::make_unique<MixPoint<MixFp32>>(q, dev);
-      case MixPrecision::Fp16: return std::make_unique<MixPoint<MixFp16x2>>(q, dev);
-      case MixPrecision::Bf16: return std::make_unique<MixPoint<MixBf16x2>>(q, dev);
+      case MixPrecision::Fp64:
+        return std::make_unique<MixPoint<MixFp64>>(q, dev);
+      case MixPrecision::Fp32:
+        return std::make_unique<MixPoint<MixFp32>>(q, dev);
+      case MixPrecision::Fp16:
+        return std::make_unique<MixPoint<MixFp16x2>>(q, dev);
+      case MixPrecision::Bf16:
+        return std::make_unique<MixPoint<MixBf16x2>>(q, dev);
     }
     throw std::logic_error("fma_mix: unknown precision");
   }
@@ -306,20 +313,18 @@ class CudaFmaMixProbe final : public Probe {
     const double mhz = measured ? dev.clock_measured_mhz : dev.clock_max_mhz;
     if (major == 0 || mhz <= 0 || dev.compute_units <= 0) return;
     const std::string cc = std::to_string(major) + "." + std::to_string(minor);
-    for (MixPrecision p : {MixPrecision::Fp64, MixPrecision::Fp32, MixPrecision::Fp16,
-                           MixPrecision::Bf16}) {
+    for (MixPrecision p : {MixPrecision::Fp64, MixPrecision::Fp32, MixPrecision::Fp16, MixPrecision::Bf16}) {
       const int per_sm = results_per_clock_per_sm(p, major, minor);
       if (per_sm <= 0) continue;
       const double fma_peak = gpu_peak_gflops(dev.compute_units, per_sm, mhz, /*fma=*/true);
       for (int q = 0; q <= kMixMaxQuarters; ++q) {
         const std::string name = ceiling_name(p, q);
         dev.theoretical_gflops[name] = fma_peak * mix_peak_fraction(q);
-        dev.theoretical_basis[name] =
-            std::to_string(dev.compute_units) + " SMs x " + std::to_string(per_sm) + " " +
-            upper(kPrecisionTexts[static_cast<int>(p)]) + " results/clk/SM (cc " + cc +
-            ") x 2 FLOP/FMA x " + fmt(mhz, 1) + " MHz (" + (measured ? "measured" : "nominal") +
-            " SM clock) x (1 + " + kFractionTexts[q] + ") / 2 (FMA fraction " +
-            kFractionTexts[q] + ")";
+        dev.theoretical_basis[name] = std::to_string(dev.compute_units) + " SMs x " + std::to_string(per_sm) + " " +
+                                      upper(kPrecisionTexts[static_cast<int>(p)]) + " results/clk/SM (cc " + cc +
+                                      ") x 2 FLOP/FMA x " + fmt(mhz, 1) + " MHz (" +
+                                      (measured ? "measured" : "nominal") + " SM clock) x (1 + " + kFractionTexts[q] +
+                                      ") / 2 (FMA fraction " + kFractionTexts[q] + ")";
       }
     }
   }

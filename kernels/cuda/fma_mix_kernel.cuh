@@ -97,8 +97,8 @@ struct MixBf16x2 {
 };
 
 template <class Ops, int kQuarters>
-__device__ __forceinline__ void mix_block(typename Ops::Word (&x)[kMixChains],
-                                          typename Ops::Word m, typename Ops::Word c) {
+__device__ __forceinline__ void mix_block(typename Ops::Word (&x)[kMixChains], typename Ops::Word m,
+                                          typename Ops::Word c) {
 #pragma unroll
   for (int pos = 0; pos < kMixOpsPerBlock; ++pos) {
     const MixOp op = mix_op(kQuarters, pos);  // folded: pos is a constant once unrolled
@@ -122,8 +122,7 @@ __device__ __forceinline__ void mix_block(typename Ops::Word (&x)[kMixChains],
 // kernel arguments: nothing folds.
 template <class Ops, int kQuarters>
 __global__ void __launch_bounds__(kMixBlock)
-    fma_mix_kernel(typename Ops::Word* __restrict__ data, int reps, typename Ops::Word m,
-                   typename Ops::Word c) {
+    fma_mix_kernel(typename Ops::Word* __restrict__ data, int reps, typename Ops::Word m, typename Ops::Word c) {
   using Word = typename Ops::Word;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;

@@ -38,30 +38,40 @@ constexpr std::uint64_t kIssueBufferBytes = std::uint64_t{256} << 20;
 constexpr float kFpA = 1.0f, kFpB = 1.0f;
 constexpr std::uint32_t kIntA = 0x2545F491u;
 
-using IssueKernel = void (*)(const std::uint32_t*, std::uint32_t*, int, int, int, int, int, float,
-                             float, std::uint32_t);
+using IssueKernel = void (*)(const std::uint32_t*, std::uint32_t*, int, int, int, int, int, float, float,
+                             std::uint32_t);
 
 template <IssueStream S>
 IssueKernel kernel_for_stream(int loads_per_group) {
   switch (loads_per_group) {
-    case 0: return &issue_kernel<S, 0>;
-    case 1: return &issue_kernel<S, 1>;
-    case 2: return &issue_kernel<S, 2>;
-    case 4: return &issue_kernel<S, 4>;
-    case 8: return &issue_kernel<S, 8>;
-    case 16: return &issue_kernel<S, 16>;
-    case 32: return &issue_kernel<S, 32>;
-    default: break;
+    case 0:
+      return &issue_kernel<S, 0>;
+    case 1:
+      return &issue_kernel<S, 1>;
+    case 2:
+      return &issue_kernel<S, 2>;
+    case 4:
+      return &issue_kernel<S, 4>;
+    case 8:
+      return &issue_kernel<S, 8>;
+    case 16:
+      return &issue_kernel<S, 16>;
+    case 32:
+      return &issue_kernel<S, 32>;
+    default:
+      break;
   }
-  throw std::logic_error("issue: no kernel for " + std::to_string(loads_per_group) +
-                         " loads per group");
+  throw std::logic_error("issue: no kernel for " + std::to_string(loads_per_group) + " loads per group");
 }
 
 IssueKernel kernel_for(IssueStream s, int loads_per_group) {
   switch (s) {
-    case IssueStream::Fp32: return kernel_for_stream<IssueStream::Fp32>(loads_per_group);
-    case IssueStream::Int32: return kernel_for_stream<IssueStream::Int32>(loads_per_group);
-    case IssueStream::Mixed: return kernel_for_stream<IssueStream::Mixed>(loads_per_group);
+    case IssueStream::Fp32:
+      return kernel_for_stream<IssueStream::Fp32>(loads_per_group);
+    case IssueStream::Int32:
+      return kernel_for_stream<IssueStream::Int32>(loads_per_group);
+    case IssueStream::Mixed:
+      return kernel_for_stream<IssueStream::Mixed>(loads_per_group);
   }
   throw std::logic_error("issue: unknown stream");
 }
@@ -88,18 +98,14 @@ std::string lanes_problem(std::int64_t lanes) {
 
 __global__ void issue_fill_kernel(std::uint32_t* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
-       e += stride)
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n; e += stride)
     data[e] = issue_data_word(e);
 }
 
 class IssuePoint final : public PreparedPoint {
  public:
   IssuePoint(IssueStream stream, std::int64_t n, int active_lanes, const DeviceInfo& dev)
-      : stream_(stream),
-        n_(n),
-        active_lanes_(active_lanes),
-        kernel_(kernel_for(stream, issue_loads_per_group(n))) {
+      : stream_(stream), n_(n), active_lanes_(active_lanes), kernel_(kernel_for(stream, issue_loads_per_group(n))) {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kIssueBlock);
     warps_ = static_cast<std::int64_t>(blocks_) * (kIssueBlock / 32);
@@ -107,8 +113,8 @@ class IssuePoint final : public PreparedPoint {
     groups_per_pass_ = issue_groups_per_pass(n, loads_per_warp_);
     out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * 32);
     if (n > 0) {
-      const std::size_t words = static_cast<std::size_t>(warps_) *
-                                static_cast<std::size_t>(loads_per_warp_) * kIssueWordsPerLoad;
+      const std::size_t words =
+          static_cast<std::size_t>(warps_) * static_cast<std::size_t>(loads_per_warp_) * kIssueWordsPerLoad;
       data_ = DeviceBuffer<std::uint32_t>(words);
       fill_data();
     }
@@ -129,10 +135,9 @@ class IssuePoint final : public PreparedPoint {
   }
 
   void launch() override {
-    kernel_<<<blocks_, kIssueBlock>>>(data_.get(), out_.get(), reps_,
-                                      static_cast<int>(groups_per_pass_),
-                                      static_cast<int>(loads_per_warp_),
-                                      issue_groups_per_load(n_), active_lanes_, kFpA, kFpB, kIntA);
+    kernel_<<<blocks_, kIssueBlock>>>(data_.get(), out_.get(), reps_, static_cast<int>(groups_per_pass_),
+                                      static_cast<int>(loads_per_warp_), issue_groups_per_load(n_), active_lanes_, kFpA,
+                                      kFpB, kIntA);
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
   }
@@ -154,28 +159,26 @@ class IssuePoint final : public PreparedPoint {
     if (last_launch_reps_ == 0) return {};
     std::vector<std::uint32_t> got(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    const std::int64_t steps =
-        static_cast<std::int64_t>(last_launch_reps_) * groups_per_pass_ * kIssueStepsPerGroup;
+    const std::int64_t steps = static_cast<std::int64_t>(last_launch_reps_) * groups_per_pass_ * kIssueStepsPerGroup;
     const int ints = issue_int_chains(stream_);
     const IssueRing advanced = issue_ring_power(ints, kIntA, steps);
     const IssueRing idle = issue_ring_power(ints, kIntA, 0);
     for (std::int64_t t = 0; t < static_cast<std::int64_t>(got.size()); ++t) {
       const int lane = static_cast<int>(t % 32);
       const bool active = lane < active_lanes_;
-      const std::uint32_t loads =
-          n_ > 0 ? static_cast<std::uint32_t>(last_launch_reps_) *
-                       issue_thread_load_sum(t / 32, lane, warps_, loads_per_warp_)
-                 : 0u;
-      const std::uint32_t want = issue_expected_checksum(stream_, t, active ? steps : 0,
-                                                         active ? advanced : idle, loads);
+      const std::uint32_t loads = n_ > 0 ? static_cast<std::uint32_t>(last_launch_reps_) *
+                                               issue_thread_load_sum(t / 32, lane, warps_, loads_per_warp_)
+                                         : 0u;
+      const std::uint32_t want =
+          issue_expected_checksum(stream_, t, active ? steps : 0, active ? advanced : idle, loads);
       if (got[static_cast<std::size_t>(t)] != want) {
         char text[256];
         std::snprintf(text, sizeof text,
                       "thread %lld (lane %d, %s) after %d passes of %lld groups, n=%lld: "
                       "expected checksum %u, got %u",
-                      static_cast<long long>(t), lane, active ? "active" : "masked",
-                      last_launch_reps_, static_cast<long long>(groups_per_pass_),
-                      static_cast<long long>(n_), want, got[static_cast<std::size_t>(t)]);
+                      static_cast<long long>(t), lane, active ? "active" : "masked", last_launch_reps_,
+                      static_cast<long long>(groups_per_pass_), static_cast<long long>(n_), want,
+                      got[static_cast<std::size_t>(t)]);
         return Check{false, text};
       }
     }
@@ -199,8 +202,7 @@ class IssuePoint final : public PreparedPoint {
     const double gips = sms * schedulers * mhz * 1e-3 * (stream_ == IssueStream::Int32 ? 0.5 : 1.0);
     const IssueWork pass = issue_work(stream_, n_, warps_, loads_per_warp_, 1);
     const double gbs = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
-    return std::max(pass.warp_instructions / (gips * 1e9),
-                    pass.load_sectors * kIssueSectorBytes / (gbs * 1e9));
+    return std::max(pass.warp_instructions / (gips * 1e9), pass.load_sectors * kIssueSectorBytes / (gbs * 1e9));
   }
 
   IssueStream stream_;
@@ -230,8 +232,7 @@ class CudaIssueProbe final : public Probe {
                     "fp32: FFMA chains; int32: IMAD chains (half rate on Volta..Hopper); mixed: "
                     "FFMA and IMAD interleaved (two pipes)",
                     {"fp32", "int32", "mixed"}),
-        choice_axis("active_lanes",
-                    "lanes (id < active_lanes) that run the payload; the rest are predicated off",
+        choice_axis("active_lanes", "lanes (id < active_lanes) that run the payload; the rest are predicated off",
                     {"32", "16", "8", "1"}),
         // 0: the issue peak; 1: far below every GPU's DRAM ridge (~10-20 instructions per
         // sector); 16: around it. 3 x 4 x 3 = 36 points by default.
@@ -274,8 +275,7 @@ class CudaIssueProbe final : public Probe {
     std::string why = intensity_problem(n);
     if (why.empty()) why = lanes_problem(lanes);
     if (!why.empty()) throw std::invalid_argument(why);
-    return std::make_unique<IssuePoint>(parse_stream(param_text(p, "stream")), n,
-                                        static_cast<int>(lanes), dev);
+    return std::make_unique<IssuePoint>(parse_stream(param_text(p, "stream")), n, static_cast<int>(lanes), dev);
   }
 
  private:

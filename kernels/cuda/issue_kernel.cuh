@@ -59,9 +59,9 @@ __device__ __forceinline__ void issue_group(IssueChains<S>& c, float a, float b,
 // holds exactly one group and kLoadsPerGroup loads; the PTX checks count on that.
 template <IssueStream S, int kLoadsPerGroup>
 __global__ void __launch_bounds__(kIssueBlock)
-    issue_kernel(const std::uint32_t* __restrict__ data, std::uint32_t* __restrict__ out,
-                 int passes, int groups_per_pass, int loads_per_warp, int groups_per_load,
-                 int active_lanes, float a, float b, std::uint32_t ia) {
+    issue_kernel(const std::uint32_t* __restrict__ data, std::uint32_t* __restrict__ out, int passes,
+                 int groups_per_pass, int loads_per_warp, int groups_per_load, int active_lanes, float a, float b,
+                 std::uint32_t ia) {
   const std::int64_t thread = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / 32;
   const std::int64_t warp = thread / 32;
@@ -100,8 +100,7 @@ __global__ void __launch_bounds__(kIssueBlock)
 #pragma unroll 1
       for (int i = 0; i < loads_per_warp; i += kLoadsPerGroup) {
 #pragma unroll
-        for (int k = 0; k < kLoadsPerGroup; ++k)
-          loaded += __ldcg(data + issue_load_word(warp, i + k, lane, warps));
+        for (int k = 0; k < kLoadsPerGroup; ++k) loaded += __ldcg(data + issue_load_word(warp, i + k, lane, warps));
         if (active) {
 #pragma unroll 1
           for (int g = 0; g < groups_per_load; ++g) issue_group(c, a, b, ia);

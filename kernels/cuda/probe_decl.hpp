@@ -37,12 +37,11 @@ inline Axis numeric_axis(const char* name, AxisType type, const char* help, doub
 
 // Sizes lo * 2^(i / points_per_octave) up to hi, each rounded to a multiple of `align` bytes, as
 // the canonical integer text of a Bytes axis ("16384", "23552", ...).
-inline std::vector<std::string> geometric_bytes(std::uint64_t lo, std::uint64_t hi,
-                                                int points_per_octave, std::uint64_t align) {
+inline std::vector<std::string> geometric_bytes(std::uint64_t lo, std::uint64_t hi, int points_per_octave,
+                                                std::uint64_t align) {
   std::vector<std::string> out;
   for (int i = 0;; ++i) {
-    const double x =
-        static_cast<double>(lo) * std::exp2(static_cast<double>(i) / points_per_octave);
+    const double x = static_cast<double>(lo) * std::exp2(static_cast<double>(i) / points_per_octave);
     if (x > static_cast<double>(hi) * (1 + 1e-12)) break;
     const auto rounded = static_cast<std::uint64_t>(std::llround(x / align)) * align;
     out.push_back(std::to_string(rounded));

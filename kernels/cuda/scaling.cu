@@ -33,10 +33,9 @@ constexpr long long kCensusWaitCycles = 20'000'000;
 
 __global__ void scaling_fill_kernel(uint4* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
-       e += stride) {
-    data[e] = make_uint4(stream_initial_word(e, 0), stream_initial_word(e, 1),
-                         stream_initial_word(e, 2), stream_initial_word(e, 3));
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n; e += stride) {
+    data[e] = make_uint4(stream_initial_word(e, 0), stream_initial_word(e, 1), stream_initial_word(e, 2),
+                         stream_initial_word(e, 3));
   }
 }
 
@@ -51,13 +50,10 @@ __global__ void scaling_census_kernel(std::uint32_t* present, unsigned int* arri
   }
 }
 
-using ScalingKernelFn = void (*)(const uint4*, unsigned long long, std::uint32_t, std::uint32_t,
-                                 double, unsigned long long*, std::uint32_t*, std::uint32_t*,
-                                 unsigned long long*);
+using ScalingKernelFn = void (*)(const uint4*, unsigned long long, std::uint32_t, std::uint32_t, double,
+                                 unsigned long long*, std::uint32_t*, std::uint32_t*, unsigned long long*);
 
-const char* kernel_name(ScalingKernel k) {
-  return k == ScalingKernel::MemoryRead ? "memory_read" : "fp64_fma";
-}
+const char* kernel_name(ScalingKernel k) { return k == ScalingKernel::MemoryRead ? "memory_read" : "fp64_fma"; }
 
 class ScalingPoint final : public PreparedPoint {
  public:
@@ -105,9 +101,8 @@ class ScalingPoint final : public PreparedPoint {
     // milliseconds of work).
     RP_CUDA_CHECK(cudaMemsetAsync(next_item_.get(), 0, next_item_.bytes(), 0));
     const unsigned long long items = static_cast<unsigned long long>(reps_) * items_per_pass_;
-    kernel_<<<blocks_, kScalingBlock>>>(data_.get(), items, items_per_pass_, smid_limit_, 1.0,
-                                        next_item_.get(), item_done_.get(), sm_worked_.get(),
-                                        sums_.get());
+    kernel_<<<blocks_, kScalingBlock>>>(data_.get(), items, items_per_pass_, smid_limit_, 1.0, next_item_.get(),
+                                        item_done_.get(), sm_worked_.get(), sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
     passes_done_ += reps_;
@@ -119,8 +114,8 @@ class ScalingPoint final : public PreparedPoint {
   Check verify() override {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     if (passes_done_ == 0) return {};
-    const std::string point = std::string("scaling ") + kernel_name(kind_) +
-                              " sm_count=" + std::to_string(sm_count_) + ": ";
+    const std::string point =
+        std::string("scaling ") + kernel_name(kind_) + " sm_count=" + std::to_string(sm_count_) + ": ";
     // 1. The last launch's checksum: what its items compute, whichever blocks ran them.
     std::vector<unsigned long long> sums(sums_.size());
     RP_CUDA_CHECK(cudaMemcpy(sums.data(), sums_.get(), sums_.bytes(), cudaMemcpyDeviceToHost));
@@ -130,40 +125,34 @@ class ScalingPoint final : public PreparedPoint {
       const std::uint32_t want = scaling_read_checksum(n_, last_launch_reps_);
       if (static_cast<std::uint32_t>(total) != want)
         return Check{false, point + "read checksum of the last launch " +
-                                std::to_string(static_cast<std::uint32_t>(total)) +
-                                ", expected " + std::to_string(want)};
+                                std::to_string(static_cast<std::uint32_t>(total)) + ", expected " +
+                                std::to_string(want)};
     } else {
-      const std::uint64_t want = scaling_fma_checksum(
-          static_cast<std::uint64_t>(last_launch_reps_) * items_per_pass_);
+      const std::uint64_t want = scaling_fma_checksum(static_cast<std::uint64_t>(last_launch_reps_) * items_per_pass_);
       if (total != want)
-        return Check{false, point + "FMA chain checksum of the last launch " +
-                                std::to_string(total) + ", expected " + std::to_string(want)};
+        return Check{false, point + "FMA chain checksum of the last launch " + std::to_string(total) + ", expected " +
+                                std::to_string(want)};
     }
     // 2. Every item of every pass of every launch done exactly once.
     std::vector<std::uint32_t> done(item_done_.size());
-    RP_CUDA_CHECK(cudaMemcpy(done.data(), item_done_.get(), item_done_.bytes(),
-                             cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(done.data(), item_done_.get(), item_done_.bytes(), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < done.size(); ++i) {
       if (done[i] != static_cast<std::uint32_t>(passes_done_))
-        return Check{false, point + "item " + std::to_string(i) + " done " +
-                                std::to_string(done[i]) + " times in " +
+        return Check{false, point + "item " + std::to_string(i) + " done " + std::to_string(done[i]) + " times in " +
                                 std::to_string(passes_done_) + " passes"};
     }
     // 3. The work ran on exactly the SMs chosen.
     std::vector<std::uint32_t> worked(sm_worked_.size());
-    RP_CUDA_CHECK(cudaMemcpy(worked.data(), sm_worked_.get(), sm_worked_.bytes(),
-                             cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(worked.data(), sm_worked_.get(), sm_worked_.bytes(), cudaMemcpyDeviceToHost));
     int sms = 0;
     for (std::size_t id = 0; id < worked.size(); ++id) {
       if (worked[id] == 0) continue;
       ++sms;
       if (id >= smid_limit_)
-        return Check{false, point + "SM " + std::to_string(id) + " worked, limit " +
-                                std::to_string(smid_limit_)};
+        return Check{false, point + "SM " + std::to_string(id) + " worked, limit " + std::to_string(smid_limit_)};
     }
     if (sms != active_sms_)
-      return Check{false, point + std::to_string(sms) + " SMs ran blocks, expected " +
-                              std::to_string(active_sms_) +
+      return Check{false, point + std::to_string(sms) + " SMs ran blocks, expected " + std::to_string(active_sms_) +
                               " (the wave did not spread over the SMs chosen)"};
     return {};
   }
@@ -181,15 +170,13 @@ class ScalingPoint final : public PreparedPoint {
     scaling_census_kernel<<<census_blocks, kScalingBlock>>>(present.get(), arrived.get());
     RP_CUDA_CHECK(cudaGetLastError());
     std::vector<std::uint32_t> flags(kScalingMaxSmIds);
-    RP_CUDA_CHECK(
-        cudaMemcpy(flags.data(), present.get(), present.bytes(), cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(flags.data(), present.get(), present.bytes(), cudaMemcpyDeviceToHost));
     std::vector<std::uint32_t> ids;
     for (std::uint32_t id = 0; id < kScalingMaxSmIds; ++id)
       if (flags[id] != 0) ids.push_back(id);
     if (static_cast<int>(ids.size()) < device_sms)
-      throw std::runtime_error("scaling: the SM census saw " + std::to_string(ids.size()) +
-                               " of the device's " + std::to_string(device_sms) +
-                               " SMs (is the GPU shared with other processes?)");
+      throw std::runtime_error("scaling: the SM census saw " + std::to_string(ids.size()) + " of the device's " +
+                               std::to_string(device_sms) + " SMs (is the GPU shared with other processes?)");
     smid_limit_ = scaling_smid_limit(ids, sm_count_);
     active_sms_ = smid_limit_ == 0xFFFFFFFFu ? static_cast<int>(ids.size()) : sm_count_;
   }
@@ -240,8 +227,8 @@ class CudaScalingProbe final : public Probe {
                     "memory_read: 128-bit loads over max(1 GiB, 4x L2); fp64_fma: independent "
                     "DFMA chains",
                     {"memory_read", "fp64_fma"}),
-        numeric_axis("sm_count", AxisType::Integer, "SMs doing the work; 0: all of them", 0,
-                     100000, {"0", "1", "2", "4", "8", "16", "32", "64", "128"}),
+        numeric_axis("sm_count", AxisType::Integer, "SMs doing the work; 0: all of them", 0, 100000,
+                     {"0", "1", "2", "4", "8", "16", "32", "64", "128"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::Scaling;
@@ -256,8 +243,7 @@ class CudaScalingProbe final : public Probe {
 
   std::string unsupported_reason(const Params& p, const DeviceInfo& dev) const override {
     const std::int64_t k = param_int(p, "sm_count");
-    if (k > dev.compute_units)
-      return "device has " + std::to_string(dev.compute_units) + " SMs";
+    if (k > dev.compute_units) return "device has " + std::to_string(dev.compute_units) + " SMs";
     return {};
   }
 
@@ -274,8 +260,7 @@ class CudaScalingProbe final : public Probe {
     if (k < 0 || k > dev.compute_units)
       throw std::invalid_argument("scaling: sm_count=" + std::to_string(k) + " but the device has " +
                                   std::to_string(dev.compute_units) + " SMs");
-    return std::make_unique<ScalingPoint>(parse_scaling_kernel(param_text(p, "kernel")),
-                                          static_cast<int>(k), dev);
+    return std::make_unique<ScalingPoint>(parse_scaling_kernel(param_text(p, "kernel")), static_cast<int>(k), dev);
   }
 
  private:

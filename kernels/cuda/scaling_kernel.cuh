@@ -27,12 +27,10 @@ __device__ __forceinline__ std::uint32_t scaling_smid() {
 
 // Sum of `value` over the block, written by thread 0 to out[blockIdx.x]. blockDim.x must be
 // kScalingBlock.
-__device__ __forceinline__ void scaling_store_block_sum(unsigned long long value,
-                                                        unsigned long long* out) {
+__device__ __forceinline__ void scaling_store_block_sum(unsigned long long value, unsigned long long* out) {
   __shared__ unsigned long long warp_sums[kScalingBlock / 32];
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_down_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) warp_sums[warp] = value;
   __syncthreads();
@@ -54,9 +52,8 @@ __device__ __forceinline__ void scaling_store_block_sum(unsigned long long value
 // the words read, fp64_fma the sum over chains of (x - x0).
 template <ScalingKernel Kind>
 __global__ void __launch_bounds__(kScalingBlock)
-    scaling_kernel(const uint4* __restrict__ data, unsigned long long total_items,
-                   std::uint32_t items_per_pass, std::uint32_t smid_limit, double one,
-                   unsigned long long* __restrict__ next_item,
+    scaling_kernel(const uint4* __restrict__ data, unsigned long long total_items, std::uint32_t items_per_pass,
+                   std::uint32_t smid_limit, double one, unsigned long long* __restrict__ next_item,
                    std::uint32_t* __restrict__ item_done, std::uint32_t* __restrict__ sm_worked,
                    unsigned long long* __restrict__ block_sums) {
   const std::uint32_t smid = scaling_smid();
@@ -93,8 +90,7 @@ __global__ void __launch_bounds__(kScalingBlock)
     if constexpr (Kind == ScalingKernel::MemoryRead) {
       uint4 v[kScalingLoadsPerThread];
 #pragma unroll
-      for (int l = 0; l < kScalingLoadsPerThread; ++l)
-        v[l] = data[scaling_item_element(in_pass, l, tid)];
+      for (int l = 0; l < kScalingLoadsPerThread; ++l) v[l] = data[scaling_item_element(in_pass, l, tid)];
 #pragma unroll
       for (int l = 0; l < kScalingLoadsPerThread; ++l) words += (v[l].x + v[l].y) + (v[l].z + v[l].w);
     } else {

@@ -45,8 +45,7 @@ int parse_degree(const std::string& text) {
     d = -1;
   }
   if (d == kSharedBroadcast || !shared_degree_valid(d))
-    throw std::invalid_argument("shared: conflict_degree '" + text +
-                                "' is not broadcast, 1, 2, 4, 8, 16 or 32");
+    throw std::invalid_argument("shared: conflict_degree '" + text + "' is not broadcast, 1, 2, 4, 8, 16 or 32");
   return d;
 }
 
@@ -61,9 +60,8 @@ class SharedPoint final : public PreparedPoint {
         shared_work(static_cast<double>(warps_), kSharedSlots, kSharedStepsPerIteration, degree_);
     const double mhz = dev.clock_measured_mhz > 0 ? dev.clock_measured_mhz : 1500.0;
     const int sms = std::max(dev.compute_units, 1);
-    set_repetitions(reps_for(
-        per_iteration.wavefronts / (sms * kWavefrontsPerClockPerSm * mhz * 1e6),
-        kTargetLaunchSeconds));
+    set_repetitions(
+        reps_for(per_iteration.wavefronts / (sms * kWavefrontsPerClockPerSm * mhz * 1e6), kTargetLaunchSeconds));
     out_ = DeviceBuffer<std::uint32_t>(warps_ * kSharedWarpLanes);
     // A pattern no thread's checksum can have, so a kernel that stored nothing is caught.
     RP_CUDA_CHECK(cudaMemset(out_.get(), 0xff, out_.bytes()));
@@ -81,8 +79,7 @@ class SharedPoint final : public PreparedPoint {
   }
 
   void launch() override {
-    shared_kernel<kSharedSlots>
-        <<<blocks_, kSharedBlock>>>(degree_, kRowStep, iterations_, out_.get());
+    shared_kernel<kSharedSlots><<<blocks_, kSharedBlock>>>(degree_, kRowStep, iterations_, out_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_iterations_ = iterations_;
   }
@@ -100,12 +97,10 @@ class SharedPoint final : public PreparedPoint {
     for (std::size_t t = 0; t < got.size(); ++t) {
       const auto warp = static_cast<std::uint32_t>(t / kSharedWarpLanes);
       const int lane = static_cast<int>(t % kSharedWarpLanes);
-      const std::uint32_t want =
-          shared_expected_checksum(warp, lane, degree_, kSharedSlots, steps, kRowStep);
+      const std::uint32_t want = shared_expected_checksum(warp, lane, degree_, kSharedSlots, steps, kRowStep);
       if (got[t] != want) {
-        return Check{false, "shared conflict_degree=" + degree_text() + ": thread " +
-                                std::to_string(t) + " after " + std::to_string(steps) +
-                                " loads per chain: expected checksum " + std::to_string(want) +
+        return Check{false, "shared conflict_degree=" + degree_text() + ": thread " + std::to_string(t) + " after " +
+                                std::to_string(steps) + " loads per chain: expected checksum " + std::to_string(want) +
                                 ", got " + std::to_string(got[t])};
       }
     }
@@ -116,9 +111,7 @@ class SharedPoint final : public PreparedPoint {
   static std::uint64_t steps_per_chain(int iterations) {
     return static_cast<std::uint64_t>(iterations) * kSharedStepsPerIteration;
   }
-  std::string degree_text() const {
-    return degree_ == kSharedBroadcast ? "broadcast" : std::to_string(degree_);
-  }
+  std::string degree_text() const { return degree_ == kSharedBroadcast ? "broadcast" : std::to_string(degree_); }
 
   int degree_;
   int blocks_ = 0;

@@ -20,9 +20,9 @@
 
 namespace roofprobe::cuda {
 
-inline constexpr int kSharedBlock = 256;             // threads per block
-inline constexpr int kSharedSlots = 8;               // independent chains per thread
-inline constexpr int kSharedStepsPerIteration = 2;   // loads per chain per loop iteration
+inline constexpr int kSharedBlock = 256;            // threads per block
+inline constexpr int kSharedSlots = 8;              // independent chains per thread
+inline constexpr int kSharedStepsPerIteration = 2;  // loads per chain per loop iteration
 
 // One launch: `iterations` x kSharedStepsPerIteration loads per chain, Slots chains per thread
 // (the probe uses kSharedSlots), conflict pattern `degree` (shared_lane_column), rows advancing
@@ -30,21 +30,18 @@ inline constexpr int kSharedStepsPerIteration = 2;   // loads per chain per loop
 // (shared_checksum_term).
 template <int Slots>
 __global__ void __launch_bounds__(kSharedBlock)
-    shared_kernel(int degree, std::uint32_t row_step, int iterations,
-                  std::uint32_t* __restrict__ out) {
+    shared_kernel(int degree, std::uint32_t row_step, int iterations, std::uint32_t* __restrict__ out) {
   __shared__ std::uint32_t table[kSharedTableWords];
   for (int w = threadIdx.x; w < kSharedTableWords; w += blockDim.x)
     table[w] = shared_table_word(static_cast<std::uint32_t>(w), row_step);
   __syncthreads();
 
   const int lane = threadIdx.x % kSharedWarpLanes;
-  const std::uint32_t warp =
-      (blockIdx.x * static_cast<std::uint32_t>(blockDim.x) + threadIdx.x) / kSharedWarpLanes;
+  const std::uint32_t warp = (blockIdx.x * static_cast<std::uint32_t>(blockDim.x) + threadIdx.x) / kSharedWarpLanes;
   const auto column = static_cast<std::uint32_t>(shared_lane_column(lane, degree));
   std::uint32_t offset[Slots];
 #pragma unroll
-  for (int s = 0; s < Slots; ++s)
-    offset[s] = shared_byte_offset(shared_start_row(warp, s), column);
+  for (int s = 0; s < Slots; ++s) offset[s] = shared_byte_offset(shared_start_row(warp, s), column);
 
   const char* bytes = reinterpret_cast<const char*>(table);
 #pragma unroll 1
@@ -52,8 +49,7 @@ __global__ void __launch_bounds__(kSharedBlock)
 #pragma unroll
     for (int step = 0; step < kSharedStepsPerIteration; ++step) {
 #pragma unroll
-      for (int s = 0; s < Slots; ++s)
-        offset[s] = *reinterpret_cast<const std::uint32_t*>(bytes + offset[s]);
+      for (int s = 0; s < Slots; ++s) offset[s] = *reinterpret_cast<const std::uint32_t*>(bytes + offset[s]);
     }
   }
 

@@ -28,8 +28,7 @@ constexpr double kTargetLaunchSeconds = 2e-3;
 constexpr std::uint64_t kDefaultWorkingSet = std::uint64_t{4} << 20;
 
 template <int WordBytes>
-__global__ void stride_init_kernel(typename StrideWordType<WordBytes>::type* data,
-                                   std::uint32_t n) {
+__global__ void stride_init_kernel(typename StrideWordType<WordBytes>::type* data, std::uint32_t n) {
   for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x)
     data[e] = static_cast<typename StrideWordType<WordBytes>::type>(stride_word(e, WordBytes));
 }
@@ -50,8 +49,7 @@ int parse_choice(const std::string& axis, const std::string& text, bool (*valid)
 // The type-erased pieces of one (stride, word bytes) instantiation.
 struct StrideFns {
   const void* kernel = nullptr;
-  void (*launch)(int blocks, const void* data, std::uint32_t mask, int groups,
-                 unsigned long long* out) = nullptr;
+  void (*launch)(int blocks, const void* data, std::uint32_t mask, int groups, unsigned long long* out) = nullptr;
   void (*init)(void* data, std::uint32_t n) = nullptr;
 };
 
@@ -60,10 +58,8 @@ StrideFns stride_fns() {
   using Word = typename StrideWordType<WordBytes>::type;
   StrideFns f;
   f.kernel = reinterpret_cast<const void*>(&stride_kernel<Stride, WordBytes>);
-  f.launch = [](int blocks, const void* data, std::uint32_t mask, int groups,
-                unsigned long long* out) {
-    stride_kernel<Stride, WordBytes>
-        <<<blocks, kStrideBlock>>>(static_cast<const Word*>(data), mask, groups, out);
+  f.launch = [](int blocks, const void* data, std::uint32_t mask, int groups, unsigned long long* out) {
+    stride_kernel<Stride, WordBytes><<<blocks, kStrideBlock>>>(static_cast<const Word*>(data), mask, groups, out);
   };
   f.init = [](void* data, std::uint32_t n) {
     stride_init_kernel<WordBytes><<<1024, 256>>>(static_cast<Word*>(data), n);
@@ -74,13 +70,20 @@ StrideFns stride_fns() {
 template <int WordBytes>
 StrideFns stride_fns_for_word(int stride) {
   switch (stride) {
-    case 0: return stride_fns<0, WordBytes>();
-    case 1: return stride_fns<1, WordBytes>();
-    case 2: return stride_fns<2, WordBytes>();
-    case 4: return stride_fns<4, WordBytes>();
-    case 8: return stride_fns<8, WordBytes>();
-    case 16: return stride_fns<16, WordBytes>();
-    case 32: return stride_fns<32, WordBytes>();
+    case 0:
+      return stride_fns<0, WordBytes>();
+    case 1:
+      return stride_fns<1, WordBytes>();
+    case 2:
+      return stride_fns<2, WordBytes>();
+    case 4:
+      return stride_fns<4, WordBytes>();
+    case 8:
+      return stride_fns<8, WordBytes>();
+    case 16:
+      return stride_fns<16, WordBytes>();
+    case 32:
+      return stride_fns<32, WordBytes>();
   }
   throw std::invalid_argument("stride: stride " + std::to_string(stride) + " has no kernel");
 }
@@ -105,10 +108,9 @@ class StridePoint final : public PreparedPoint {
         fns_(stride_fns_for(stride, word_bytes)),
         n_(stride_elements(working_set, stride, word_bytes)) {
     if (n_ == 0)
-      throw std::invalid_argument("stride: working_set_bytes=" + std::to_string(working_set) +
-                                  " holds less than one group of requests (" +
-                                  std::to_string(stride_min_elements(stride, word_bytes)) +
-                                  " words) at stride " + std::to_string(stride));
+      throw std::invalid_argument(
+          "stride: working_set_bytes=" + std::to_string(working_set) + " holds less than one group of requests (" +
+          std::to_string(stride_min_elements(stride, word_bytes)) + " words) at stride " + std::to_string(stride));
     use_selected_device();
     blocks_ = resident_blocks_of(fns_.kernel);
     warps_ = static_cast<std::size_t>(blocks_) * (kStrideBlock / kWarpLanes);
@@ -149,14 +151,12 @@ class StridePoint final : public PreparedPoint {
     std::uint64_t total = 0;
     for (unsigned long long s : sums) total += s;
     if (word_bytes_ == 4) total &= 0xffffffffull;
-    const std::uint64_t requests =
-        static_cast<std::uint64_t>(warps_) * kStrideUnroll * last_launch_groups_;
+    const std::uint64_t requests = static_cast<std::uint64_t>(warps_) * kStrideUnroll * last_launch_groups_;
     const std::uint64_t want = stride_expected_sum(requests, stride_, word_bytes_, n_ - 1);
     if (total == want) return {};
-    return Check{false, "stride=" + std::to_string(stride_) + " word_bytes=" +
-                            std::to_string(word_bytes_) + ": sum of the words loaded by " +
-                            std::to_string(requests) + " requests over " + std::to_string(n_) +
-                            " words: expected " + std::to_string(want) + ", got " +
+    return Check{false, "stride=" + std::to_string(stride_) + " word_bytes=" + std::to_string(word_bytes_) +
+                            ": sum of the words loaded by " + std::to_string(requests) + " requests over " +
+                            std::to_string(n_) + " words: expected " + std::to_string(want) + ", got " +
                             std::to_string(total)};
   }
 
@@ -222,14 +222,12 @@ class CudaStrideProbe final : public Probe {
 
   std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
     const int stride = parse_choice("stride", param_text(p, "stride"), &stride_valid);
-    const int word_bytes =
-        parse_choice("word_bytes", param_text(p, "word_bytes"), &stride_word_bytes_valid);
+    const int word_bytes = parse_choice("word_bytes", param_text(p, "word_bytes"), &stride_word_bytes_valid);
     const auto ws = static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
     if (stride_elements(ws, stride, word_bytes) == 0)
       return "stride: working_set_bytes=" + std::to_string(ws) + " is below one group of " +
-             std::to_string(kStrideUnroll) + " requests at stride " + std::to_string(stride) +
-             " (" + std::to_string(stride_min_elements(stride, word_bytes) * word_bytes) +
-             " bytes)";
+             std::to_string(kStrideUnroll) + " requests at stride " + std::to_string(stride) + " (" +
+             std::to_string(stride_min_elements(stride, word_bytes) * word_bytes) + " bytes)";
     return {};
   }
 

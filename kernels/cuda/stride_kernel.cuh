@@ -38,8 +38,8 @@ struct StrideWordType<8> {
 // the thread loaded, modulo 2^(8 x WordBytes).
 template <int Stride, int WordBytes>
 __global__ void __launch_bounds__(kStrideBlock)
-    stride_kernel(const typename StrideWordType<WordBytes>::type* __restrict__ data,
-                  std::uint32_t mask, int groups, unsigned long long* __restrict__ out) {
+    stride_kernel(const typename StrideWordType<WordBytes>::type* __restrict__ data, std::uint32_t mask, int groups,
+                  unsigned long long* __restrict__ out) {
   using Word = typename StrideWordType<WordBytes>::type;
   constexpr std::uint32_t span = stride_span_elements(Stride, WordBytes);
   const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
@@ -59,8 +59,7 @@ __global__ void __launch_bounds__(kStrideBlock)
   for (int k = 0; k < groups; ++k) {
     const Word* group = lane_data + first;
 #pragma unroll
-    for (int u = 0; u < kStrideUnroll; ++u)
-      acc[u] += __ldcg(group + stride_group_element(0, u, 0, Stride, span));
+    for (int u = 0; u < kStrideUnroll; ++u) acc[u] += __ldcg(group + stride_group_element(0, u, 0, Stride, span));
     first = (first + advance) & mask;
   }
 

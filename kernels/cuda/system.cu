@@ -34,19 +34,22 @@ constexpr std::size_t kSamplesChecked = 4096;  // device elements the h2d check 
 
 __global__ void system_fill_kernel(uint4* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
-       e += stride) {
-    data[e] = make_uint4(system_source_word(e, 0), system_source_word(e, 1),
-                         system_source_word(e, 2), system_source_word(e, 3));
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n; e += stride) {
+    data[e] = make_uint4(system_source_word(e, 0), system_source_word(e, 1), system_source_word(e, 2),
+                         system_source_word(e, 3));
   }
 }
 
 const char* transfer_name(SystemTransfer t) {
   switch (t) {
-    case SystemTransfer::H2D: return "h2d";
-    case SystemTransfer::D2H: return "d2h";
-    case SystemTransfer::MappedRead: return "mapped_read";
-    case SystemTransfer::MappedWrite: return "mapped_write";
+    case SystemTransfer::H2D:
+      return "h2d";
+    case SystemTransfer::D2H:
+      return "d2h";
+    case SystemTransfer::MappedRead:
+      return "mapped_read";
+    case SystemTransfer::MappedWrite:
+      return "mapped_write";
   }
   return "?";
 }
@@ -56,8 +59,7 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   PinnedBuffer(std::size_t bytes, bool mapped, const char* what) : bytes_(bytes) {
-    const cudaError_t err =
-        cudaHostAlloc(&ptr_, bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault);
+    const cudaError_t err = cudaHostAlloc(&ptr_, bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault);
     if (err != cudaSuccess && err != cudaErrorMemoryAllocation) {
       ptr_ = nullptr;
       RP_CUDA_CHECK(err);  // a sticky or other error is reported as such, not as memory
@@ -66,8 +68,7 @@ class PinnedBuffer {
       cudaGetLastError();  // a failed allocation is not sticky: clear it for the next point
       ptr_ = nullptr;
       throw DeviceOutOfMemory(std::string("system: cannot pin ") + std::to_string(bytes) +
-                              " bytes of host memory for " + what + " (cudaHostAlloc: " +
-                              cudaGetErrorString(err) +
+                              " bytes of host memory for " + what + " (cudaHostAlloc: " + cudaGetErrorString(err) +
                               "); lower the `bytes` axis or raise the locked-memory limit");
     }
   }
@@ -101,19 +102,16 @@ class PinnedBuffer {
 
 class SystemPoint final : public PreparedPoint {
  public:
-  SystemPoint(SystemTransfer transfer, std::uint64_t bytes)
-      : transfer_(transfer), n_(system_elements(bytes)) {
+  SystemPoint(SystemTransfer transfer, std::uint64_t bytes) : transfer_(transfer), n_(system_elements(bytes)) {
     if (n_ == 0)
-      throw std::invalid_argument("system: bytes=" + std::to_string(bytes) +
-                                  " is smaller than one 16-byte element");
+      throw std::invalid_argument("system: bytes=" + std::to_string(bytes) + " is smaller than one 16-byte element");
     use_selected_device();
     const std::size_t buffer_bytes = n_ * kSystemElementBytes;
     host_ = PinnedBuffer(buffer_bytes, system_is_mapped(transfer), transfer_name(transfer));
     if (system_is_mapped(transfer)) {
       mapped_ = host_.device();
-      kernel_ = transfer == SystemTransfer::MappedRead
-                    ? &system_mapped_kernel<SystemTransfer::MappedRead>
-                    : &system_mapped_kernel<SystemTransfer::MappedWrite>;
+      kernel_ = transfer == SystemTransfer::MappedRead ? &system_mapped_kernel<SystemTransfer::MappedRead>
+                                                       : &system_mapped_kernel<SystemTransfer::MappedWrite>;
       blocks_ = resident_blocks(kernel_, kSystemBlock);
     } else {
       device_ = DeviceBuffer<uint4>(n_);
@@ -121,8 +119,7 @@ class SystemPoint final : public PreparedPoint {
     }
     sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_));
     fill();
-    set_repetitions(
-        reps_for(static_cast<double>(buffer_bytes) / (kGuessedLinkGbs * 1e9), kTargetLaunchSeconds));
+    set_repetitions(reps_for(static_cast<double>(buffer_bytes) / (kGuessedLinkGbs * 1e9), kTargetLaunchSeconds));
   }
 
   Work work() const override {
@@ -140,18 +137,15 @@ class SystemPoint final : public PreparedPoint {
     switch (transfer_) {
       case SystemTransfer::H2D:
         for (int r = 0; r < reps_; ++r)
-          RP_CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_.host(), bytes,
-                                        cudaMemcpyHostToDevice, 0));
+          RP_CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_.host(), bytes, cudaMemcpyHostToDevice, 0));
         break;
       case SystemTransfer::D2H:
         for (int r = 0; r < reps_; ++r)
-          RP_CUDA_CHECK(cudaMemcpyAsync(host_.host(), device_.get(), bytes,
-                                        cudaMemcpyDeviceToHost, 0));
+          RP_CUDA_CHECK(cudaMemcpyAsync(host_.host(), device_.get(), bytes, cudaMemcpyDeviceToHost, 0));
         break;
       case SystemTransfer::MappedRead:
       case SystemTransfer::MappedWrite:
-        kernel_<<<blocks_, kSystemBlock>>>(mapped_, n_, reps_,
-                                           static_cast<std::uint32_t>(passes_done_), sums_.get());
+        kernel_<<<blocks_, kSystemBlock>>>(mapped_, n_, reps_, static_cast<std::uint32_t>(passes_done_), sums_.get());
         RP_CUDA_CHECK(cudaGetLastError());
         break;
     }
@@ -166,9 +160,12 @@ class SystemPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     if (passes_done_ == 0) return {};
     switch (transfer_) {
-      case SystemTransfer::H2D: return verify_device_copy();
-      case SystemTransfer::D2H: return verify_host(0, "d2h copy");
-      case SystemTransfer::MappedRead: return verify_read_sums(last_launch_reps_, "mapped_read");
+      case SystemTransfer::H2D:
+        return verify_device_copy();
+      case SystemTransfer::D2H:
+        return verify_host(0, "d2h copy");
+      case SystemTransfer::MappedRead:
+        return verify_read_sums(last_launch_reps_, "mapped_read");
       case SystemTransfer::MappedWrite:
         return verify_host(static_cast<std::uint64_t>(passes_done_ - 1), "mapped_write");
     }
@@ -185,10 +182,9 @@ class SystemPoint final : public PreparedPoint {
       case SystemTransfer::H2D:
       case SystemTransfer::MappedRead:
         for (std::size_t e = 0; e < n_; ++e)
-          host[e] = make_uint4(system_source_word(e, 0), system_source_word(e, 1),
-                               system_source_word(e, 2), system_source_word(e, 3));
-        if (transfer_ == SystemTransfer::H2D)
-          RP_CUDA_CHECK(cudaMemset(device_.get(), 0, device_.bytes()));
+          host[e] = make_uint4(system_source_word(e, 0), system_source_word(e, 1), system_source_word(e, 2),
+                               system_source_word(e, 3));
+        if (transfer_ == SystemTransfer::H2D) RP_CUDA_CHECK(cudaMemset(device_.get(), 0, device_.bytes()));
         break;
       case SystemTransfer::D2H:
         std::memset(static_cast<void*>(host), 0, bytes);
@@ -211,16 +207,15 @@ class SystemPoint final : public PreparedPoint {
     for (std::uint32_t s : sums) total += s;
     const std::uint32_t want = static_cast<std::uint32_t>(passes) * system_source_sum(n_);
     if (total == want) return {};
-    return Check{false, std::string(what) + " checksum over " + std::to_string(n_) +
-                            " elements x " + std::to_string(passes) + " passes: expected " +
-                            std::to_string(want) + ", got " + std::to_string(total)};
+    return Check{false, std::string(what) + " checksum over " + std::to_string(n_) + " elements x " +
+                            std::to_string(passes) + " passes: expected " + std::to_string(want) + ", got " +
+                            std::to_string(total)};
   }
 
   // h2d: the device buffer holds the host's words. Every word is summed on the device (one read
   // pass of the checksum kernel over device memory) and spread elements are compared exactly.
   Check verify_device_copy() {
-    system_mapped_kernel<SystemTransfer::MappedRead>
-        <<<blocks_, kSystemBlock>>>(device_.get(), n_, 1, 0, sums_.get());
+    system_mapped_kernel<SystemTransfer::MappedRead><<<blocks_, kSystemBlock>>>(device_.get(), n_, 1, 0, sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     const Check sums = verify_read_sums(1, "h2d copy (device-side");
@@ -230,8 +225,7 @@ class SystemPoint final : public PreparedPoint {
     for (std::size_t e = step; e < n_ - 1; e += step) idx.push_back(e);
     for (std::size_t e : idx) {
       uint4 got{};
-      RP_CUDA_CHECK(
-          cudaMemcpy(&got, device_.get() + e, kSystemElementBytes, cudaMemcpyDeviceToHost));
+      RP_CUDA_CHECK(cudaMemcpy(&got, device_.get() + e, kSystemElementBytes, cudaMemcpyDeviceToHost));
       const std::uint32_t words[4] = {got.x, got.y, got.z, got.w};
       for (int w = 0; w < 4; ++w)
         if (words[w] != system_source_word(e, w))
@@ -254,11 +248,9 @@ class SystemPoint final : public PreparedPoint {
     return {};
   }
 
-  static Check word_mismatch(const char* what, std::size_t e, int w, std::uint32_t want,
-                             std::uint32_t got) {
+  static Check word_mismatch(const char* what, std::size_t e, int w, std::uint32_t want, std::uint32_t got) {
     char text[200];
-    std::snprintf(text, sizeof text, "%s element %zu word %d: expected %u, got %u", what, e, w,
-                  want, got);
+    std::snprintf(text, sizeof text, "%s element %zu word %d: expected %u, got %u", what, e, w, want, got);
     return Check{false, text};
   }
 
@@ -292,8 +284,8 @@ class CudaSystemProbe final : public Probe {
                     {"h2d", "d2h", "mapped_read", "mapped_write"}),
         // 256 MiB: large enough that per-copy overheads (~10 us) vanish at the 50-450 GB/s of
         // PCIe 5 / NVLink-C2C, small enough to pin on any host.
-        numeric_axis("bytes", AxisType::Bytes, "bytes of the pinned host buffer moved per copy",
-                     4096, 1e12, {"268435456"}),
+        numeric_axis("bytes", AxisType::Bytes, "bytes of the pinned host buffer moved per copy", 4096, 1e12,
+                     {"268435456"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::NamedLevel;
@@ -309,8 +301,7 @@ class CudaSystemProbe final : public Probe {
   std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
     if (!system_is_mapped(parse_system_transfer(param_text(p, "transfer")))) return {};
     int can_map = 0;
-    if (cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, selected_device()) !=
-        cudaSuccess) {
+    if (cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, selected_device()) != cudaSuccess) {
       cudaGetLastError();
       return {};  // unknown here; prepare() reports the real error
     }

@@ -38,8 +38,8 @@ constexpr double kTargetLaunchSeconds = 4e-3;
 // Where the device has no known peak for the type: an estimate only steers the launch length.
 constexpr double kFallbackGflops = 50000;
 
-using MmaKernel = void (*)(const std::uint32_t*, const std::uint32_t*, const std::uint32_t*,
-                           const std::uint32_t*, std::uint32_t*, int*, int);
+using MmaKernel = void (*)(const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, const std::uint32_t*,
+                           std::uint32_t*, int*, int);
 using WmmaKernel = void (*)(const void*, const void*, const void*, const void*, void*, int*, int);
 
 using WgmmaKernel = void (*)(const std::uint16_t*, const std::uint16_t*, const float*, float*, int*, int);
@@ -81,7 +81,10 @@ const void* kernel_of(TensorType t, TensorApi api) {
 }
 
 const char* api_name(TensorApi api) {
-  return api == TensorApi::Mma ? "mma" : api == TensorApi::Wmma ? "wmma" : api == TensorApi::Wgmma ? "wgmma" : "tcgen05";
+  return api == TensorApi::Mma     ? "mma"
+         : api == TensorApi::Wmma  ? "wmma"
+         : api == TensorApi::Wgmma ? "wgmma"
+                                   : "tcgen05";
 }
 
 // The paths whose operands are staged in shared memory and whose accumulator is one tile per
@@ -156,28 +159,26 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 100)
       return "tcgen05 is run here with sm_100a code, which only compute capability 10.0 (B200, GB200) runs; "
-             "the device has " + cc_text(cc);
+             "the device has " +
+             cc_text(cc);
     return {};
   }
-  if (s.min_cc == 0)
-    return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";
+  if (s.min_cc == 0) return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";
   if (t == TensorType::Fp8Fp32 && api == TensorApi::Mma && !RP_TENSOR_COMPILER_HAS_FP8_MMA)
     return "this roofprobe was built with a CUDA older than 12.4, whose PTX ISA lacks the e4m3 "
            "mma.sync; rebuild with CUDA 12.4 or newer";
   if (cc == 0) return "unknown compute capability: the backend did not report it";
   if (cc < s.min_cc) {
-    std::string why = std::string(tensor_type_name(t)) + " with api=" + api_name(api) +
-                      " needs compute capability " + cc_text(s.min_cc) + " (m" +
-                      std::to_string(s.m) + "n" + std::to_string(s.n) + "k" + std::to_string(s.k) +
-                      "); the device has " + cc_text(cc);
-    if (api == TensorApi::Mma && tensor_wmma_shape(t).min_cc > 0 &&
-        cc >= tensor_wmma_shape(t).min_cc)
+    std::string why = std::string(tensor_type_name(t)) + " with api=" + api_name(api) + " needs compute capability " +
+                      cc_text(s.min_cc) + " (m" + std::to_string(s.m) + "n" + std::to_string(s.n) + "k" +
+                      std::to_string(s.k) + "); the device has " + cc_text(cc);
+    if (api == TensorApi::Mma && tensor_wmma_shape(t).min_cc > 0 && cc >= tensor_wmma_shape(t).min_cc)
       why += " (api=wmma runs this type here)";
     return why;
   }
   if (api == TensorApi::Mma && !tensor_mma_native(t, cc))
-    return std::string(tensor_type_name(t)) + " mma.sync is emulated on compute capability " +
-           cc_text(cc) + " (ptxas turns it into f16 HMMA plus conversions: no fp8 tensor rate); " +
+    return std::string(tensor_type_name(t)) + " mma.sync is emulated on compute capability " + cc_text(cc) +
+           " (ptxas turns it into f16 HMMA plus conversions: no fp8 tensor rate); " +
            "it runs natively on 8.9 and 12.x, this GPU's fp8 path is wgmma/tcgen05";
   return {};
 }
@@ -195,7 +196,8 @@ std::string tile_binary_lacks_reason(TensorType t, TensorApi api) {
   try {
     DeviceBuffer<std::uint16_t> a(static_cast<std::size_t>(s.m) * s.k * kTensorDataSets),
         b(static_cast<std::size_t>(s.n) * s.k * kTensorDataSets);
-    DeviceBuffer<float> c(static_cast<std::size_t>(s.m) * s.n * kTensorDataSets), out(static_cast<std::size_t>(s.m) * s.n);
+    DeviceBuffer<float> c(static_cast<std::size_t>(s.m) * s.n * kTensorDataSets),
+        out(static_cast<std::size_t>(s.m) * s.n);
     DeviceBuffer<int> hits(block_threads(api));
     RP_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
     RP_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
@@ -234,10 +236,9 @@ std::string binary_lacks_reason(TensorType t, TensorApi api) {
   // from, which is the __CUDA_ARCH__ the kernel's #if guards saw.
   const int need = tensor_shape(t, api).min_cc;
   if (attr.ptxVersion < need) {
-    return "this roofprobe binary runs device code compiled for compute_" +
-           std::to_string(attr.ptxVersion) + ", which lacks the " + tensor_type_name(t) + " " +
-           api_name(api) + " instruction (needs compute_" + std::to_string(need) +
-           "); rebuild with CMAKE_CUDA_ARCHITECTURES including this device";
+    return "this roofprobe binary runs device code compiled for compute_" + std::to_string(attr.ptxVersion) +
+           ", which lacks the " + tensor_type_name(t) + " " + api_name(api) + " instruction (needs compute_" +
+           std::to_string(need) + "); rebuild with CMAKE_CUDA_ARCHITECTURES including this device";
   }
   return {};
 }
@@ -276,8 +277,7 @@ std::uint64_t encode_acc_or_throw(TensorAcc acc, double v) {
 }
 
 // Writes `bits` (width `bits_per` <= 64) at element `index` of a little-endian word array.
-void put_bits(std::vector<std::uint32_t>& words, std::size_t base_word, int index, int bits_per,
-              std::uint64_t bits) {
+void put_bits(std::vector<std::uint32_t>& words, std::size_t base_word, int index, int bits_per, std::uint64_t bits) {
   if (bits_per == 64) {
     words[base_word + 2 * index] = static_cast<std::uint32_t>(bits);
     words[base_word + 2 * index + 1] = static_cast<std::uint32_t>(bits >> 32);
@@ -290,11 +290,9 @@ void put_bits(std::vector<std::uint32_t>& words, std::size_t base_word, int inde
   w = (w & ~mask) | ((static_cast<std::uint32_t>(bits) << shift) & mask);
 }
 
-std::uint64_t get_bits(const std::vector<std::uint32_t>& words, std::size_t base_word, int index,
-                       int bits_per) {
+std::uint64_t get_bits(const std::vector<std::uint32_t>& words, std::size_t base_word, int index, int bits_per) {
   if (bits_per == 64)
-    return words[base_word + 2 * index] |
-           (static_cast<std::uint64_t>(words[base_word + 2 * index + 1]) << 32);
+    return words[base_word + 2 * index] | (static_cast<std::uint64_t>(words[base_word + 2 * index + 1]) << 32);
   const int per_word = 32 / bits_per;
   const int shift = (index % per_word) * bits_per;
   const std::uint64_t w = words[base_word + index / per_word] >> shift;
@@ -355,19 +353,16 @@ class TensorPoint final : public PreparedPoint {
     const int per_issuer = issuer_threads(api_);
     const char* issuer = api_ == TensorApi::Wgmma ? "warpgroup " : api_ == TensorApi::Tcgen05 ? "block " : "warp ";
     std::vector<int> hits(static_cast<std::size_t>(warps_) * per_issuer);
-    RP_CUDA_CHECK(
-        cudaMemcpy(hits.data(), hits_.get(), hits.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaMemcpy(hits.data(), hits_.get(), hits.size() * sizeof(int), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < hits.size(); ++i) {
       if (hits[i] == kTensorNotCompiled)
-        return {false,
-                point_text(type_, api_) +
-                    ": the kernel did not run, or the device code it ran was compiled without "
-                    "the instruction"};
+        return {false, point_text(type_, api_) +
+                           ": the kernel did not run, or the device code it ran was compiled without "
+                           "the instruction"};
       if (hits[i] != last_reps_) {
         return {false, point_text(type_, api_) + ": " + issuer + std::to_string(i / per_issuer) + " thread " +
                            std::to_string(i % per_issuer) + " found its accumulator back at C in " +
-                           std::to_string(hits[i]) + " of " + std::to_string(last_reps_) +
-                           " iterations"};
+                           std::to_string(hits[i]) + " of " + std::to_string(last_reps_) + " iterations"};
       }
     }
     if (tile_api(api_)) return check_tile();
@@ -379,8 +374,7 @@ class TensorPoint final : public PreparedPoint {
  private:
   double seconds_per_rep(const DeviceInfo& dev) const {
     auto it = dev.theoretical_gflops.find(ceiling_name(type_));
-    const double gflops =
-        it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : kFallbackGflops;
+    const double gflops = it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : kFallbackGflops;
     const double per_rep = api_ == TensorApi::Wgmma     ? kWgmmaSteps
                            : api_ == TensorApi::Tcgen05 ? kTcgen05Steps
                                                         : kTensorSteps * kTensorChains;
@@ -393,8 +387,7 @@ class TensorPoint final : public PreparedPoint {
   void make_data() {
     const TensorInput in = tensor_input(type_);
     const TensorAcc acc = tensor_acc(type_);
-    Random rng{0x7e450c0de0000000ull + static_cast<std::uint64_t>(type_) * 2 +
-               static_cast<std::uint64_t>(api_)};
+    Random rng{0x7e450c0de0000000ull + static_cast<std::uint64_t>(type_) * 2 + static_cast<std::uint64_t>(api_)};
     const int m = shape_.m, n = shape_.n, k = shape_.k;
     sets_.resize(kTensorDataSets);
     for (DataSet& s : sets_) {
@@ -447,15 +440,14 @@ class TensorPoint final : public PreparedPoint {
     const int ib = tensor_input_bits(in), cb = tensor_acc_bits(acc);
     const int aw = tensor_a_words(type_), bw = tensor_b_words(type_), cw = tensor_c_words(type_);
     const int n = shape_.n, k = shape_.k;
-    std::vector<std::uint32_t> a(kTensorDataSets * 32 * aw), b(kTensorDataSets * 32 * bw),
-        bn(b.size()), c(static_cast<std::size_t>(kTensorDataSets) * kTensorChains * 32 * cw);
+    std::vector<std::uint32_t> a(kTensorDataSets * 32 * aw), b(kTensorDataSets * 32 * bw), bn(b.size()),
+        c(static_cast<std::size_t>(kTensorDataSets) * kTensorChains * 32 * cw);
     for (int set = 0; set < kTensorDataSets; ++set) {
       const DataSet& s = sets_[set];
       for (int lane = 0; lane < 32; ++lane) {
         for (int e = 0; e < tensor_a_elements(shape_); ++e) {
           const FragCoord x = tensor_mma_a_coord(type_, lane, e);
-          put_bits(a, (set * 32 + lane) * aw, e, ib,
-                   encode_input_or_throw(in, s.a[x.row * k + x.col]));
+          put_bits(a, (set * 32 + lane) * aw, e, ib, encode_input_or_throw(in, s.a[x.row * k + x.col]));
         }
         for (int e = 0; e < tensor_b_elements(shape_); ++e) {
           const FragCoord x = tensor_mma_b_coord(type_, lane, e);
@@ -485,28 +477,25 @@ class TensorPoint final : public PreparedPoint {
     const TensorAcc acc = tensor_acc(type_);
     const int ib = tensor_input_bits(in), cb = tensor_acc_bits(acc);
     const int mk = shape_.m * shape_.k, kn = shape_.k * shape_.n, mn = shape_.m * shape_.n;
-    std::vector<std::uint32_t> a(kTensorDataSets * mk * ib / 32), b(kTensorDataSets * kn * ib / 32),
-        bn(b.size()), c(static_cast<std::size_t>(kTensorDataSets) * kTensorChains * mn * cb / 32);
+    std::vector<std::uint32_t> a(kTensorDataSets * mk * ib / 32), b(kTensorDataSets * kn * ib / 32), bn(b.size()),
+        c(static_cast<std::size_t>(kTensorDataSets) * kTensorChains * mn * cb / 32);
     for (int set = 0; set < kTensorDataSets; ++set) {
       const DataSet& s = sets_[set];
-      for (int i = 0; i < mk; ++i)
-        put_bits(a, 0, set * mk + i, ib, encode_input_or_throw(in, s.a[i]));
+      for (int i = 0; i < mk; ++i) put_bits(a, 0, set * mk + i, ib, encode_input_or_throw(in, s.a[i]));
       for (int i = 0; i < kn; ++i) {
         put_bits(b, 0, set * kn + i, ib, encode_input_or_throw(in, s.b[i]));
         put_bits(bn, 0, set * kn + i, ib, encode_input_or_throw(in, -s.b[i]));
       }
       for (int ch = 0; ch < kTensorChains; ++ch) {
         for (int i = 0; i < mn; ++i)
-          put_bits(c, 0, (set * kTensorChains + ch) * mn + i, cb,
-                   encode_acc_or_throw(acc, s.c[ch][i]));
+          put_bits(c, 0, (set * kTensorChains + ch) * mn + i, cb, encode_acc_or_throw(acc, s.c[ch][i]));
       }
     }
     a_ = upload(a);
     b_ = upload(b);
     bn_ = upload(bn);
     c_ = upload(c);
-    out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * kTensorChains * mn * cb /
-                                       32);
+    out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * kTensorChains * mn * cb / 32);
   }
 
   // wgmma, tcgen05: A as m x k and B as n x k (K-major) 16-bit elements, C as m x n f32, per set;
@@ -514,7 +503,8 @@ class TensorPoint final : public PreparedPoint {
   void pack_tile() {
     const TensorInput in = tensor_input(type_);
     const int m = shape_.m, n = shape_.n, k = shape_.k;
-    std::vector<std::uint16_t> a(static_cast<std::size_t>(kTensorDataSets) * m * k), b(static_cast<std::size_t>(kTensorDataSets) * n * k);
+    std::vector<std::uint16_t> a(static_cast<std::size_t>(kTensorDataSets) * m * k),
+        b(static_cast<std::size_t>(kTensorDataSets) * n * k);
     std::vector<float> c(static_cast<std::size_t>(kTensorDataSets) * m * n);
     for (int set = 0; set < kTensorDataSets; ++set) {
       const DataSet& s = sets_[set];
@@ -553,10 +543,8 @@ class TensorPoint final : public PreparedPoint {
 
   Check mismatch(long long warp, int ch, int row, int col, double want, double got) const {
     char text[320];
-    std::snprintf(text, sizeof text,
-                  "%s: %s %lld chain %d element (%d,%d): expected C + A*B = %.17g, got %.17g",
-                  point_text(type_, api_).c_str(), tile_api(api_) ? "block" : "warp", warp, ch, row,
-                  col, want, got);
+    std::snprintf(text, sizeof text, "%s: %s %lld chain %d element (%d,%d): expected C + A*B = %.17g, got %.17g",
+                  point_text(type_, api_).c_str(), tile_api(api_) ? "block" : "warp", warp, ch, row, col, want, got);
     return {false, text};
   }
 
@@ -589,8 +577,7 @@ class TensorPoint final : public PreparedPoint {
         for (int i = 0; i < mn; ++i) {
           const int index = static_cast<int>((warp * kTensorChains + ch) * mn + i);
           const double got = decode_tensor_acc(acc, get_bits(out, 0, index, cb));
-          if (!(got == s.want[ch][i]))
-            return mismatch(warp, ch, i / shape_.n, i % shape_.n, s.want[ch][i], got);
+          if (!(got == s.want[ch][i])) return mismatch(warp, ch, i / shape_.n, i % shape_.n, s.want[ch][i], got);
         }
       }
     }
@@ -625,8 +612,7 @@ class TensorPoint final : public PreparedPoint {
 
 std::vector<std::string> all_type_names() {
   std::vector<std::string> v;
-  for (int i = 0; i < kTensorTypeCount; ++i)
-    v.push_back(tensor_type_name(static_cast<TensorType>(i)));
+  for (int i = 0; i < kTensorTypeCount; ++i) v.push_back(tensor_type_name(static_cast<TensorType>(i)));
   return v;
 }
 
@@ -700,8 +686,7 @@ class CudaTensorProbe final : public Probe {
       std::snprintf(clock, sizeof clock, "%.1f MHz (%s SM clock)", mhz, clock_kind);
       dev.theoretical_basis[name] = std::to_string(dev.compute_units) + " SMs x " +
                                     std::to_string(static_cast<int>(peak.flops_per_clk_per_sm)) +
-                                    " dense FLOP/clk/SM (cc " + cc_text(cc) + "; " + peak.source +
-                                    ") x " + clock;
+                                    " dense FLOP/clk/SM (cc " + cc_text(cc) + "; " + peak.source + ") x " + clock;
     }
   }
 

@@ -54,10 +54,9 @@ __host__ __device__ constexpr bool tensor_mma_compiled(TensorType t, int arch) {
 template <TensorType T>
 struct MmaRegs {
   using A = std::conditional_t<T == TensorType::Fp64Fp64, double, std::uint32_t>;
-  using C = std::conditional_t<
-      T == TensorType::Fp64Fp64, double,
-      std::conditional_t<T == TensorType::Int8Int32, int,
-                         std::conditional_t<T == TensorType::Fp16Fp16, std::uint32_t, float>>>;
+  using C = std::conditional_t<T == TensorType::Fp64Fp64, double,
+                               std::conditional_t<T == TensorType::Int8Int32, int,
+                                                  std::conditional_t<T == TensorType::Fp16Fp16, std::uint32_t, float>>>;
   static constexpr int a = tensor_a_words(T) * 4 / static_cast<int>(sizeof(A));
   static constexpr int b = tensor_b_words(T) * 4 / static_cast<int>(sizeof(A));
   static constexpr int c = tensor_c_words(T) * 4 / static_cast<int>(sizeof(C));
@@ -142,8 +141,7 @@ __global__ void __launch_bounds__(kTensorBlock, 1)
     }
 #pragma unroll
     for (int ch = 0; ch < kTensorChains; ++ch) {
-      const C* c_lane =
-          reinterpret_cast<const C*>(c + ((set * kTensorChains + ch) * 32 + lane) * cw);
+      const C* c_lane = reinterpret_cast<const C*>(c + ((set * kTensorChains + ch) * 32 + lane) * cw);
 #pragma unroll
       for (int r = 0; r < R::c; ++r) acc[ch][r] = c_lane[r];
     }
@@ -245,18 +243,15 @@ __device__ __forceinline__ unsigned long long tensor_bits(float v) { return __fl
 __device__ __forceinline__ unsigned long long tensor_bits(double v) {
   return static_cast<unsigned long long>(__double_as_longlong(v));
 }
-__device__ __forceinline__ unsigned long long tensor_bits(int v) {
-  return static_cast<unsigned int>(v);
-}
+__device__ __forceinline__ unsigned long long tensor_bits(int v) { return static_cast<unsigned int>(v); }
 __device__ __forceinline__ unsigned long long tensor_bits(__half v) { return __half_as_ushort(v); }
 
 // Buffers, as element arrays of the types above: a [set][m][k] and b, b_neg [set][k][n], both
 // row-major; c [set][chain][m][n] and out [warp][chain][m][n] row-major; hits [warp][lane].
 template <TensorType T>
 __global__ void __launch_bounds__(kTensorBlock, 1)
-    tensor_wmma_kernel(const void* __restrict__ a, const void* __restrict__ b,
-                       const void* __restrict__ b_neg, const void* __restrict__ c,
-                       void* __restrict__ out, int* __restrict__ hits_out, int reps) {
+    tensor_wmma_kernel(const void* __restrict__ a, const void* __restrict__ b, const void* __restrict__ b_neg,
+                       const void* __restrict__ c, void* __restrict__ out, int* __restrict__ hits_out, int reps) {
 #if defined(__CUDA_ARCH__)
   const int lane = static_cast<int>(threadIdx.x % 32);
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -276,9 +271,8 @@ __global__ void __launch_bounds__(kTensorBlock, 1)
     wmma::load_matrix_sync(fb_neg, static_cast<const Mem*>(b_neg) + set * s.k * s.n, s.n);
 #pragma unroll
     for (int ch = 0; ch < kTensorChains; ++ch) {
-      wmma::load_matrix_sync(acc[ch],
-                             static_cast<const Acc*>(c) + (set * kTensorChains + ch) * s.m * s.n,
-                             s.n, wmma::mem_row_major);
+      wmma::load_matrix_sync(acc[ch], static_cast<const Acc*>(c) + (set * kTensorChains + ch) * s.m * s.n, s.n,
+                             wmma::mem_row_major);
     }
     const unsigned long long first = tensor_bits(acc[0].x[0]);
 
@@ -303,8 +297,8 @@ __global__ void __launch_bounds__(kTensorBlock, 1)
 
 #pragma unroll
     for (int ch = 0; ch < kTensorChains; ++ch) {
-      wmma::store_matrix_sync(static_cast<Acc*>(out) + (warp * kTensorChains + ch) * s.m * s.n,
-                              acc[ch], s.n, wmma::mem_row_major);
+      wmma::store_matrix_sync(static_cast<Acc*>(out) + (warp * kTensorChains + ch) * s.m * s.n, acc[ch], s.n,
+                              wmma::mem_row_major);
     }
     hits_out[warp * 32 + lane] = hits;
   } else {

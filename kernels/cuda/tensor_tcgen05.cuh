@@ -33,8 +33,7 @@ namespace roofprobe::cuda {
 template <TensorType T>
 __global__ void __launch_bounds__(kTcgen05Threads, 1)
     tensor_tcgen05_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
-                          const float* __restrict__ c, float* __restrict__ out, int* __restrict__ hits_out,
-                          int reps) {
+                          const float* __restrict__ c, float* __restrict__ out, int* __restrict__ hits_out, int reps) {
 #if defined(__CUDA_ARCH__)
   const int t = static_cast<int>(threadIdx.x), warp = t / 32;
   const long long block = blockIdx.x;

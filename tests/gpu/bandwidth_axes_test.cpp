@@ -39,24 +39,20 @@ double l1_load_bound_gbs() {
 double dram_peak_gbs() { return std::stod(device().extra.at("memory_peak_gbs")); }
 
 // At least 4x L2 and 256 MiB: DRAM-bound whatever the caching.
-std::uint64_t dram_working_set() {
-  return std::max<std::uint64_t>(256u << 20, 4 * device().caches[1].bytes);
-}
+std::uint64_t dram_working_set() { return std::max<std::uint64_t>(256u << 20, 4 * device().caches[1].bytes); }
 
 using WidthCache = std::tuple<const char*, const char*>;  // load_width, cache_op
 
-class CudaBandwidthAxesTest : public CudaProbeTest,
-                              public ::testing::WithParamInterface<WidthCache> {};
+class CudaBandwidthAxesTest : public CudaProbeTest, public ::testing::WithParamInterface<WidthCache> {};
 
 // 4 MiB: L1 (ca) or L2 (cg) on every reference GPU; neither may beat the L1 load bound.
 TEST_P(CudaBandwidthAxesTest, ReadOnChipVerifiesAndStaysBelowL1) {
   const auto [width, cache] = GetParam();
   Work work;
-  const double s =
-      best_seconds("bandwidth", stream_params("read", cache, width, 4u << 20), 3, &work);
+  const double s = best_seconds("bandwidth", stream_params("read", cache, width, 4u << 20), 3, &work);
   const double gbs = rates_of(work, s).gbs;
-  std::printf("read %s %s-bit 4 MiB: %.1f GB/s, %.2f GTXN/s (L1 load bound %.1f)\n", cache, width,
-              gbs, rates_of(work, s).gtxn_s, l1_load_bound_gbs());
+  std::printf("read %s %s-bit 4 MiB: %.1f GB/s, %.2f GTXN/s (L1 load bound %.1f)\n", cache, width, gbs,
+              rates_of(work, s).gtxn_s, l1_load_bound_gbs());
   EXPECT_DOUBLE_EQ(work.transactions, work.bytes() / 32) << "coalesced: 32 bytes per sector";
   EXPECT_LE(gbs, l1_load_bound_gbs() * kTolerance);
 }
@@ -70,17 +66,14 @@ TEST_P(CudaBandwidthAxesTest, ReadBeyondL2VerifiesAndStaysBelowDram) {
   const double s = best_seconds("bandwidth", stream_params("read", cache, width, ws), 3, &work);
   const double gbs = rates_of(work, s).gbs;
   std::printf("read %s %s-bit %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n", cache, width,
-              static_cast<unsigned long long>(ws >> 20), gbs, dram_peak_gbs(),
-              100 * gbs / dram_peak_gbs());
+              static_cast<unsigned long long>(ws >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
   EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << "faster than the DRAM's theoretical bandwidth";
 }
 
 INSTANTIATE_TEST_SUITE_P(Axes, CudaBandwidthAxesTest,
-                         ::testing::Combine(::testing::Values("32", "64", "128"),
-                                            ::testing::Values("ca", "cg")),
+                         ::testing::Combine(::testing::Values("32", "64", "128"), ::testing::Values("ca", "cg")),
                          [](const ::testing::TestParamInfo<WidthCache>& i) {
-                           return std::string("w") + std::get<0>(i.param) + "_" +
-                                  std::get<1>(i.param);
+                           return std::string("w") + std::get<0>(i.param) + "_" + std::get<1>(i.param);
                          });
 
 class CudaBandwidthPointsTest : public CudaProbeTest {};
@@ -115,12 +108,9 @@ TEST_F(CudaBandwidthPointsTest, OccupancyPointsVerify) {
 TEST_F(CudaBandwidthPointsTest, OverSubscribedBlocksPerSmIsUnsupported) {
   const Probe* probe = Registry::instance().probe("cuda", "bandwidth");
   ASSERT_NE(probe, nullptr);
-  const std::string why =
-      probe->unsupported_reason(stream_params("read", "ca", "128", 1u << 20, 32, 1024), device());
+  const std::string why = probe->unsupported_reason(stream_params("read", "ca", "128", 1u << 20, 32, 1024), device());
   EXPECT_NE(why.find("occupancy"), std::string::npos) << why;
-  EXPECT_EQ(
-      probe->unsupported_reason(stream_params("read", "cg", "64", 1u << 20, 1, 256), device()),
-      "");
+  EXPECT_EQ(probe->unsupported_reason(stream_params("read", "cg", "64", 1u << 20, 1, 256), device()), "");
 }
 
 }  // namespace

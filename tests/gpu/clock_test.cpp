@@ -24,17 +24,15 @@ TEST_P(CudaClockTest, VerifiesAndGivesAPlausibleClock) {
   ASSERT_GT(work.clock_cycles, 0) << "a clock probe declares the cycles it spins";
   const double mhz = work.clock_cycles / s / 1e6;
   const DeviceInfo& d = device();
-  std::printf("clock %s: %.0f MHz (%.0f cycles in %.3f ms); backend measured %.0f, max %.0f\n",
-              GetParam(), mhz, work.clock_cycles, s * 1e3, d.clock_measured_mhz, d.clock_max_mhz);
+  std::printf("clock %s: %.0f MHz (%.0f cycles in %.3f ms); backend measured %.0f, max %.0f\n", GetParam(), mhz,
+              work.clock_cycles, s * 1e3, d.clock_measured_mhz, d.clock_max_mhz);
   EXPECT_GT(mhz, 100);
   // Consumer boards boost past the rated clock (see DescribesTheDevice), hence 1.3x.
   if (d.clock_max_mhz > 0) EXPECT_LT(mhz, d.clock_max_mhz * 1.3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Loads, CudaClockTest, ::testing::Values("idle", "fp32_fma"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           return std::string(i.param);
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 }  // namespace
 }  // namespace roofprobe

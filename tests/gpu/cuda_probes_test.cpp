@@ -37,10 +37,9 @@ TEST_F(CudaProbeTest, DescribesTheDevice) {
   // reports (an RTX 4090 rated 2520 MHz often runs at 2700+), hence the loose upper bound.
   EXPECT_GT(d.clock_measured_mhz, 100);
   EXPECT_LE(d.clock_measured_mhz, d.clock_max_mhz * 1.3);
-  std::printf("device: %s, %d SMs, cc %s, clock %.0f MHz measured / %.0f max, memory %s %s GB/s\n",
-              d.name.c_str(), d.compute_units, d.extra.at("compute_capability").c_str(),
-              d.clock_measured_mhz, d.clock_max_mhz, d.memory_name.c_str(),
-              d.extra.at("memory_peak_gbs").c_str());
+  std::printf("device: %s, %d SMs, cc %s, clock %.0f MHz measured / %.0f max, memory %s %s GB/s\n", d.name.c_str(),
+              d.compute_units, d.extra.at("compute_capability").c_str(), d.clock_measured_mhz, d.clock_max_mhz,
+              d.memory_name.c_str(), d.extra.at("memory_peak_gbs").c_str());
 }
 
 struct FlopsCase {
@@ -51,9 +50,7 @@ struct FlopsCase {
   double min_fraction;  // of the theoretical peak; 0: no lower bound (memory-bound point)
 };
 
-void PrintTo(const FlopsCase& c, std::ostream* os) {
-  *os << c.precision << "." << c.form << " K=" << c.k;
-}
+void PrintTo(const FlopsCase& c, std::ostream* os) { *os << c.precision << "." << c.form << " K=" << c.k; }
 
 class CudaFlopsTest : public CudaProbeTest, public ::testing::WithParamInterface<FlopsCase> {};
 
@@ -68,25 +65,22 @@ TEST_P(CudaFlopsTest, VerifiesAndStaysBelowThePeak) {
   const double gflops = rates_of(work, s).gflops;
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   ASSERT_NE(peak, device().theoretical_gflops.end()) << "no theoretical " << c.ceiling;
-  std::printf("%s K=%d: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling,
-              c.k, gflops, peak->second, 100 * gflops / peak->second, s * 1e3);
+  std::printf("%s K=%d: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, c.k, gflops,
+              peak->second, 100 * gflops / peak->second, s * 1e3);
   EXPECT_LE(gflops, peak->second * kTolerance) << "faster than the theoretical peak";
   EXPECT_GE(gflops, peak->second * c.min_fraction) << "far below the theoretical peak";
 }
 
-INSTANTIATE_TEST_SUITE_P(Points, CudaFlopsTest,
-                         ::testing::Values(FlopsCase{"fp64", "fma", 1024, "FP64.FMA", 0.5},
-                                           FlopsCase{"fp32", "fma", 1024, "FP32.FMA", 0.5},
-                                           FlopsCase{"fp32", "nofma", 256, "FP32.noFMA", 0.5},
-                                           FlopsCase{"fp64", "nofma", 8, "FP64.noFMA", 0.0},
-                                           FlopsCase{"fp32", "fma", 1, "FP32.FMA", 0.0}),
-                         [](const ::testing::TestParamInfo<FlopsCase>& i) {
-                           return std::string(i.param.precision) + "_" + i.param.form + "_k" +
-                                  std::to_string(i.param.k);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Points, CudaFlopsTest,
+    ::testing::Values(FlopsCase{"fp64", "fma", 1024, "FP64.FMA", 0.5}, FlopsCase{"fp32", "fma", 1024, "FP32.FMA", 0.5},
+                      FlopsCase{"fp32", "nofma", 256, "FP32.noFMA", 0.5},
+                      FlopsCase{"fp64", "nofma", 8, "FP64.noFMA", 0.0}, FlopsCase{"fp32", "fma", 1, "FP32.FMA", 0.0}),
+    [](const ::testing::TestParamInfo<FlopsCase>& i) {
+      return std::string(i.param.precision) + "_" + i.param.form + "_k" + std::to_string(i.param.k);
+    });
 
-class CudaBandwidthTest : public CudaProbeTest,
-                          public ::testing::WithParamInterface<const char*> {};
+class CudaBandwidthTest : public CudaProbeTest, public ::testing::WithParamInterface<const char*> {};
 
 // Small: inside the SMs' L1s, bounded by 128 B/clk/SM (loads) at the measured clock.
 TEST_P(CudaBandwidthTest, SmallWorkingSetVerifiesAndStaysBelowL1) {
@@ -119,9 +113,7 @@ TEST_P(CudaBandwidthTest, LargeWorkingSetVerifiesAndStaysBelowDram) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CudaBandwidthTest, ::testing::Values("read", "rmw", "copy"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           return std::string(i.param);
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 }  // namespace
 }  // namespace roofprobe

@@ -26,12 +26,9 @@ struct PrecisionCase {
   double min_fraction;  // of the theoretical peak; 0: no lower bound (memory-bound point)
 };
 
-void PrintTo(const PrecisionCase& c, std::ostream* os) {
-  *os << c.precision << "." << c.form << " K=" << c.k;
-}
+void PrintTo(const PrecisionCase& c, std::ostream* os) { *os << c.precision << "." << c.form << " K=" << c.k; }
 
-class CudaFlopsPrecisionTest : public CudaProbeTest,
-                               public ::testing::WithParamInterface<PrecisionCase> {};
+class CudaFlopsPrecisionTest : public CudaProbeTest, public ::testing::WithParamInterface<PrecisionCase> {};
 
 TEST_P(CudaFlopsPrecisionTest, VerifiesAndStaysBelowThePeak) {
   const PrecisionCase& c = GetParam();
@@ -50,11 +47,10 @@ TEST_P(CudaFlopsPrecisionTest, VerifiesAndStaysBelowThePeak) {
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   if (peak == device().theoretical_gflops.end()) {
     GTEST_SKIP() << "no theoretical " << c.ceiling << " for compute capability "
-                 << device().extra.at("compute_capability") << " (verified: " << gflops
-                 << " GFLOP/s)";
+                 << device().extra.at("compute_capability") << " (verified: " << gflops << " GFLOP/s)";
   }
-  std::printf("%s K=%d: %.1f G/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, c.k,
-              gflops, peak->second, 100 * gflops / peak->second, s * 1e3);
+  std::printf("%s K=%d: %.1f G/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, c.k, gflops, peak->second,
+              100 * gflops / peak->second, s * 1e3);
   EXPECT_LE(gflops, peak->second * kTolerance)
       << "faster than the theoretical peak: " << device().theoretical_basis.at(c.ceiling);
   EXPECT_GE(gflops, peak->second * c.min_fraction) << "far below the theoretical peak";
@@ -67,8 +63,7 @@ INSTANTIATE_TEST_SUITE_P(Points, CudaFlopsPrecisionTest,
                                            PrecisionCase{"bf16", "fma", 1024, "BF16.FMA", 0.25},
                                            PrecisionCase{"bf16", "nofma", 64, "BF16.noFMA", 0.0},
                                            PrecisionCase{"int32", "fma", 1024, "INT32.FMA", 0.25},
-                                           PrecisionCase{"int32", "nofma", 1024, "INT32.noFMA",
-                                                         0.0},
+                                           PrecisionCase{"int32", "nofma", 1024, "INT32.noFMA", 0.0},
                                            PrecisionCase{"int32", "fma", 2, "INT32.FMA", 0.0}),
                          [](const ::testing::TestParamInfo<PrecisionCase>& i) {
                            return std::string(i.param.precision) + "_" + i.param.form + "_k" +

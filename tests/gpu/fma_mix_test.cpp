@@ -41,17 +41,15 @@ TEST_P(CudaFmaMixTest, VerifiesAndStaysBelowTheMixCeiling) {
   const auto peak = device().theoretical_gflops.find(c.ceiling);
   if (peak == device().theoretical_gflops.end())
     GTEST_SKIP() << "no theoretical " << c.ceiling << " for this compute capability";
-  std::printf("%s: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, gflops,
-              peak->second, 100 * gflops / peak->second, s * 1e3);
+  std::printf("%s: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, gflops, peak->second,
+              100 * gflops / peak->second, s * 1e3);
   EXPECT_LE(gflops, peak->second * kTolerance) << "faster than the theoretical ceiling";
   EXPECT_GE(gflops, peak->second * 0.3) << "far below the theoretical ceiling";
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, CudaFmaMixTest,
-                         ::testing::Values(MixCase{"fp64", "0.5", "FP64.MIX0.5"},
-                                           MixCase{"fp64", "0", "FP64.MIX0"},
-                                           MixCase{"fp32", "1", "FP32.MIX1"},
-                                           MixCase{"fp32", "0.25", "FP32.MIX0.25"},
+                         ::testing::Values(MixCase{"fp64", "0.5", "FP64.MIX0.5"}, MixCase{"fp64", "0", "FP64.MIX0"},
+                                           MixCase{"fp32", "1", "FP32.MIX1"}, MixCase{"fp32", "0.25", "FP32.MIX0.25"},
                                            MixCase{"fp16", "0.75", "FP16.MIX0.75"},
                                            MixCase{"bf16", "0.5", "BF16.MIX0.5"}),
                          [](const ::testing::TestParamInfo<MixCase>& i) {

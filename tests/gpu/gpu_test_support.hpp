@@ -35,8 +35,7 @@ class CudaProbeTest : public ::testing::Test {
 
   // Prepares `params` of `probe`, times `launches` launches and returns the fastest, after
   // checking that the device computed what the host predicts.
-  static double best_seconds(const char* probe_name, const Params& params, int launches,
-                             Work* work) {
+  static double best_seconds(const char* probe_name, const Params& params, int launches, Work* work) {
     const Probe* probe = Registry::instance().probe("cuda", probe_name);
     EXPECT_NE(probe, nullptr) << "probe " << probe_name << " is not registered";
     if (probe == nullptr) return 0;

@@ -43,9 +43,8 @@ TEST_P(CudaIssueTest, VerifiesAndStaysBelowTheIssuePeak) {
   auto it = d.extra.find("schedulers_per_sm");
   const double schedulers = it != d.extra.end() ? std::stod(it->second) : 4.0;
   const double peak = d.compute_units * schedulers * d.clock_measured_mhz * 1e-3;
-  std::printf("issue %s lanes=%d n=%d: %.1f warp GIPS of %.1f (%.1f%%), %.2f GTXN/s, launch %.3f ms\n",
-              c.stream, c.active_lanes, c.intensity, gips, peak, 100 * gips / peak,
-              rates_of(work, s).gtxn_s, s * 1e3);
+  std::printf("issue %s lanes=%d n=%d: %.1f warp GIPS of %.1f (%.1f%%), %.2f GTXN/s, launch %.3f ms\n", c.stream,
+              c.active_lanes, c.intensity, gips, peak, 100 * gips / peak, rates_of(work, s).gtxn_s, s * 1e3);
   EXPECT_LE(gips, peak * kTolerance) << "faster than the issue peak";
   EXPECT_GE(gips, peak * c.min_fraction) << "far below the issue peak";
   if (c.intensity > 0) {
@@ -55,16 +54,12 @@ TEST_P(CudaIssueTest, VerifiesAndStaysBelowTheIssuePeak) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, CudaIssueTest,
-                         ::testing::Values(IssueCase{"fp32", 32, 0, 0.5},
-                                           IssueCase{"mixed", 32, 0, 0.5},
-                                           IssueCase{"int32", 32, 0, 0.2},
-                                           IssueCase{"fp32", 1, 0, 0.5},
-                                           IssueCase{"mixed", 8, 16, 0.0},
-                                           IssueCase{"fp32", 32, 1, 0.0},
+                         ::testing::Values(IssueCase{"fp32", 32, 0, 0.5}, IssueCase{"mixed", 32, 0, 0.5},
+                                           IssueCase{"int32", 32, 0, 0.2}, IssueCase{"fp32", 1, 0, 0.5},
+                                           IssueCase{"mixed", 8, 16, 0.0}, IssueCase{"fp32", 32, 1, 0.0},
                                            IssueCase{"int32", 16, 64, 0.0}),
                          [](const ::testing::TestParamInfo<IssueCase>& i) {
-                           return std::string(i.param.stream) + "_lanes" +
-                                  std::to_string(i.param.active_lanes) + "_n" +
+                           return std::string(i.param.stream) + "_lanes" + std::to_string(i.param.active_lanes) + "_n" +
                                   std::to_string(i.param.intensity);
                          });
 

@@ -68,9 +68,7 @@ TEST_P(CudaScalingTest, MoreSmsThanTheDeviceHasIsUnsupported) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, CudaScalingTest, ::testing::Values("memory_read", "fp64_fma"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           return std::string(i.param);
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 }  // namespace
 }  // namespace roofprobe

@@ -35,8 +35,7 @@ struct SharedRate {
 
 SharedRate run_shared(const std::string& degree) {
   Work work;
-  const double s =
-      SharedProbeTest::best_seconds("shared", Params{{"conflict_degree", degree}}, 3, &work);
+  const double s = SharedProbeTest::best_seconds("shared", Params{{"conflict_degree", degree}}, 3, &work);
   const DeviceInfo& d = device();
   const double clocks_x_sms = s * d.clock_measured_mhz * 1e6 * d.compute_units;
   SharedRate r;
@@ -44,11 +43,11 @@ SharedRate run_shared(const std::string& degree) {
   r.wavefronts_per_clk_per_sm = work.shared_wavefronts / clocks_x_sms;
   r.bytes_per_clk_per_sm = work.bytes_read / clocks_x_sms;
   r.warp_instructions_per_s = work.warp_instructions / s;
-  std::printf("shared conflict_degree=%s: %.3f wavefronts/clk/SM, %.1f B/clk/SM, %.1f GB/s, "
-              "%.1f warp GIPS (clock %.0f MHz, launch %.3f ms)\n",
-              degree.c_str(), r.wavefronts_per_clk_per_sm, r.bytes_per_clk_per_sm,
-              per_second_1e9(work.bytes_read, s), r.warp_instructions_per_s / 1e9, d.clock_measured_mhz,
-              s * 1e3);
+  std::printf(
+      "shared conflict_degree=%s: %.3f wavefronts/clk/SM, %.1f B/clk/SM, %.1f GB/s, "
+      "%.1f warp GIPS (clock %.0f MHz, launch %.3f ms)\n",
+      degree.c_str(), r.wavefronts_per_clk_per_sm, r.bytes_per_clk_per_sm, per_second_1e9(work.bytes_read, s),
+      r.warp_instructions_per_s / 1e9, d.clock_measured_mhz, s * 1e3);
   return r;
 }
 
@@ -57,14 +56,12 @@ class CudaSharedTest : public SharedProbeTest, public ::testing::WithParamInterf
 TEST_P(CudaSharedTest, VerifiesAndServesAtMostOneWavefrontPerClockPerSm) {
   const SharedRate r = run_shared(GetParam());
   EXPECT_GT(r.wavefronts_per_clk_per_sm, 0);
-  EXPECT_LE(r.wavefronts_per_clk_per_sm, 1.0 * kTolerance)
-      << "more than one 128-byte wavefront per clock per SM";
+  EXPECT_LE(r.wavefronts_per_clk_per_sm, 1.0 * kTolerance) << "more than one 128-byte wavefront per clock per SM";
   // A request delivers at most 128 bytes per wavefront (a broadcast exactly 128 in one).
   EXPECT_LE(r.bytes_per_clk_per_sm, kSharedBytesPerClockPerSm * kTolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(Degrees, CudaSharedTest,
-                         ::testing::Values("broadcast", "1", "2", "4", "8", "16", "32"),
+INSTANTIATE_TEST_SUITE_P(Degrees, CudaSharedTest, ::testing::Values("broadcast", "1", "2", "4", "8", "16", "32"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            return std::string("conflict_") + i.param;
                          });
@@ -77,8 +74,7 @@ TEST_F(CudaSharedLevelTest, ConflictFreeIsBoundedBy128BytesPerClockPerSm) {
       << "faster than 32 banks x 4 bytes per clock per SM at the measured clock";
   // Published measurements reach ~126 B/clk/SM from Volta to Hopper; half of the bound means the
   // kernel is starved (too few loads in flight, or address arithmetic in the way).
-  EXPECT_GE(r.bytes_per_clk_per_sm, kSharedBytesPerClockPerSm * 0.5)
-      << "far below the shared-memory bandwidth";
+  EXPECT_GE(r.bytes_per_clk_per_sm, kSharedBytesPerClockPerSm * 0.5) << "far below the shared-memory bandwidth";
 }
 
 TEST_F(CudaSharedLevelTest, ThirtyTwoWayConflictIsMuchSlowerThanNone) {

@@ -29,19 +29,18 @@ struct StrideRate {
 };
 
 StrideRate run_stride(const std::string& stride, const std::string& word_bytes) {
-  const Params params{{"stride", stride},
-                      {"word_bytes", word_bytes},
-                      {"working_set_bytes", std::to_string(4u << 20)}};
+  const Params params{{"stride", stride}, {"word_bytes", word_bytes}, {"working_set_bytes", std::to_string(4u << 20)}};
   Work work;
   const double s = StrideProbeTest::best_seconds("stride", params, 3, &work);
   StrideRate r;
   if (s <= 0) return r;
   r.gtxn_s = rates_of(work, s).gtxn_s;
   r.gips = rates_of(work, s).gips;
-  std::printf("stride=%s word_bytes=%s: %.1f GTXN/s (%.1f GB/s), %.1f load GIPS, %.2f sectors "
-              "per request, launch %.3f ms\n",
-              stride.c_str(), word_bytes.c_str(), r.gtxn_s, per_second_1e9(work.bytes_read, s), r.gips,
-              work.transactions / work.warp_instructions, s * 1e3);
+  std::printf(
+      "stride=%s word_bytes=%s: %.1f GTXN/s (%.1f GB/s), %.1f load GIPS, %.2f sectors "
+      "per request, launch %.3f ms\n",
+      stride.c_str(), word_bytes.c_str(), r.gtxn_s, per_second_1e9(work.bytes_read, s), r.gips,
+      work.transactions / work.warp_instructions, s * 1e3);
   return r;
 }
 
@@ -58,19 +57,17 @@ TEST_P(CudaStrideTest, VerifiesAndStaysBelowTheIssuePeak) {
   EXPECT_GT(r.gtxn_s, 0);
   auto schedulers = d.extra.find("schedulers_per_sm");
   if (schedulers == d.extra.end()) GTEST_SKIP() << "schedulers per SM unknown on this device";
-  const double issue_gips =
-      d.compute_units * std::stod(schedulers->second) * d.clock_measured_mhz * 1e-3;
+  const double issue_gips = d.compute_units * std::stod(schedulers->second) * d.clock_measured_mhz * 1e-3;
   EXPECT_LE(r.gips, issue_gips * kTolerance) << "more load instructions than the SMs can issue";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Points, CudaStrideTest,
-    ::testing::Values(StrideCase{"0", "4"}, StrideCase{"1", "4"}, StrideCase{"2", "4"},
-                      StrideCase{"8", "4"}, StrideCase{"32", "4"}, StrideCase{"0", "8"},
-                      StrideCase{"1", "8"}, StrideCase{"4", "8"}, StrideCase{"32", "8"}),
-    [](const ::testing::TestParamInfo<StrideCase>& i) {
-      return std::string("stride") + i.param.stride + "_w" + i.param.word_bytes;
-    });
+INSTANTIATE_TEST_SUITE_P(Points, CudaStrideTest,
+                         ::testing::Values(StrideCase{"0", "4"}, StrideCase{"1", "4"}, StrideCase{"2", "4"},
+                                           StrideCase{"8", "4"}, StrideCase{"32", "4"}, StrideCase{"0", "8"},
+                                           StrideCase{"1", "8"}, StrideCase{"4", "8"}, StrideCase{"32", "8"}),
+                         [](const ::testing::TestParamInfo<StrideCase>& i) {
+                           return std::string("stride") + i.param.stride + "_w" + i.param.word_bytes;
+                         });
 
 class CudaStrideOrderTest : public StrideProbeTest {};
 

@@ -28,11 +28,8 @@ TEST_P(CudaSystemTest, VerifiesAndMovesAPlausibleRate) {
   EXPECT_LT(gbs, 1000.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Transfers, CudaSystemTest,
-                         ::testing::Values("h2d", "d2h", "mapped_read", "mapped_write"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           return std::string(i.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(Transfers, CudaSystemTest, ::testing::Values("h2d", "d2h", "mapped_read", "mapped_write"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 class CudaSystemDefaultTest : public CudaProbeTest {};
 

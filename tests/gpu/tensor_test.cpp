@@ -48,12 +48,11 @@ TEST_P(CudaTensorTest, VerifiesAndStaysBelowThePeak) {
   std::printf(
       "%s %s: %.1f GFLOP/s, %.2f warp-instruction GIPS, %.0f FLOP/instruction, "
       "launch %.3f ms\n",
-      c.type, c.api, gflops, rates_of(work, s).gips, work.flops / work.warp_instructions,
-      s * 1e3);
+      c.type, c.api, gflops, rates_of(work, s).gips, work.flops / work.warp_instructions, s * 1e3);
   const auto peak = device().theoretical_gflops.find(ceiling_of(c.type));
   if (peak == device().theoretical_gflops.end()) {
-    std::printf("  no theoretical %s for compute capability %s: rate not bounded\n",
-                ceiling_of(c.type).c_str(), device().extra.at("compute_capability").c_str());
+    std::printf("  no theoretical %s for compute capability %s: rate not bounded\n", ceiling_of(c.type).c_str(),
+                device().extra.at("compute_capability").c_str());
     return;
   }
   std::printf("  %.1f%% of %.1f theoretical (%s)\n", 100 * gflops / peak->second, peak->second,
@@ -66,13 +65,11 @@ TEST_P(CudaTensorTest, VerifiesAndStaysBelowThePeak) {
 
 INSTANTIATE_TEST_SUITE_P(
     Points, CudaTensorTest,
-    ::testing::Values(TensorCase{"fp16.fp32", "mma"}, TensorCase{"fp16.fp16", "mma"},
-                      TensorCase{"bf16.fp32", "mma"}, TensorCase{"tf32.fp32", "mma"},
-                      TensorCase{"int8.int32", "mma"}, TensorCase{"fp64.fp64", "mma"},
-                      TensorCase{"fp8.fp32", "mma"}, TensorCase{"fp16.fp32", "wmma"},
-                      TensorCase{"fp16.fp16", "wmma"}, TensorCase{"bf16.fp32", "wmma"},
-                      TensorCase{"tf32.fp32", "wmma"}, TensorCase{"int8.int32", "wmma"},
-                      TensorCase{"fp64.fp64", "wmma"},
+    ::testing::Values(TensorCase{"fp16.fp32", "mma"}, TensorCase{"fp16.fp16", "mma"}, TensorCase{"bf16.fp32", "mma"},
+                      TensorCase{"tf32.fp32", "mma"}, TensorCase{"int8.int32", "mma"}, TensorCase{"fp64.fp64", "mma"},
+                      TensorCase{"fp8.fp32", "mma"}, TensorCase{"fp16.fp32", "wmma"}, TensorCase{"fp16.fp16", "wmma"},
+                      TensorCase{"bf16.fp32", "wmma"}, TensorCase{"tf32.fp32", "wmma"},
+                      TensorCase{"int8.int32", "wmma"}, TensorCase{"fp64.fp64", "wmma"},
                       // Hopper's warpgroup path (sm_90a builds): the bar is >= 0.85 of the
                       // dense peak at the measured clock; printed here, asserted by the acceptance.
                       TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"},

@@ -11,7 +11,7 @@
 #define RP_PTX_CACHE Ca
 #endif
 
-template __global__ void roofprobe::cuda::stream_kernel<
-    roofprobe::StreamMode::RP_PTX_MODE, RP_PTX_BITS, roofprobe::StreamCache::RP_PTX_CACHE>(
-    roofprobe::cuda::StreamVector<RP_PTX_BITS>*, roofprobe::cuda::StreamVector<RP_PTX_BITS>*,
-    std::size_t, std::size_t, int, unsigned, std::uint32_t*);
+template __global__ void
+roofprobe::cuda::stream_kernel<roofprobe::StreamMode::RP_PTX_MODE, RP_PTX_BITS, roofprobe::StreamCache::RP_PTX_CACHE>(
+    roofprobe::cuda::StreamVector<RP_PTX_BITS>*, roofprobe::cuda::StreamVector<RP_PTX_BITS>*, std::size_t, std::size_t,
+    int, unsigned, std::uint32_t*);

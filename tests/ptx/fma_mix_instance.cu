@@ -6,5 +6,5 @@
 
 using RpPtxOps = roofprobe::cuda::RP_PTX_OPS;
 
-template __global__ void roofprobe::cuda::fma_mix_kernel<RpPtxOps, RP_PTX_QUARTERS>(
-    RpPtxOps::Word*, int, RpPtxOps::Word, RpPtxOps::Word);
+template __global__ void roofprobe::cuda::fma_mix_kernel<RpPtxOps, RP_PTX_QUARTERS>(RpPtxOps::Word*, int,
+                                                                                    RpPtxOps::Word, RpPtxOps::Word);

@@ -4,6 +4,5 @@
 // kernels/cuda/issue.cu launches, not a copy of it.
 #include "kernels/cuda/issue_kernel.cuh"
 
-template __global__ void
-roofprobe::cuda::issue_kernel<roofprobe::IssueStream::RP_PTX_STREAM, RP_PTX_LOADS>(
+template __global__ void roofprobe::cuda::issue_kernel<roofprobe::IssueStream::RP_PTX_STREAM, RP_PTX_LOADS>(
     const std::uint32_t*, std::uint32_t*, int, int, int, int, int, float, float, std::uint32_t);

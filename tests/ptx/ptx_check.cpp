@@ -93,8 +93,7 @@ std::string opcode_of(std::string text) {
 // ".reuse" operand flags (register-reuse cache hints of the scheduler, no meaning for what is
 // computed) are removed, so that a pattern need not allow them on every operand.
 std::string normalise(std::string text) {
-  for (auto at = text.find(".reuse"); at != std::string::npos; at = text.find(".reuse"))
-    text.erase(at, 6);
+  for (auto at = text.find(".reuse"); at != std::string::npos; at = text.find(".reuse")) text.erase(at, 6);
   std::string out;
   for (char c : trim(text)) {
     if (c == ' ' || c == '\t') {
@@ -133,8 +132,7 @@ Listing read_ptx(std::istream& in) {
     const bool inside = depth > 0;
     for (char c : t) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
     if (inside && depth == 0) in_entry = false;  // the entry's closing brace
-    if (!inside || t.empty() || t[0] == '.' || t[0] == '{' || t[0] == '}' || t.back() == ':')
-      continue;
+    if (!inside || t.empty() || t[0] == '.' || t[0] == '{' || t[0] == '}' || t.back() == ':') continue;
     l.opcodes.push_back(opcode_of(t));
     l.instructions.push_back(normalise(t));
   }
@@ -187,19 +185,18 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   if (l.entries != o.entries) {
-    std::printf("FAIL  %d kernel entries in %s, expected %d\n", l.entries, o.file.c_str(),
-                o.entries);
+    std::printf("FAIL  %d kernel entries in %s, expected %d\n", l.entries, o.file.c_str(), o.entries);
     ok = false;
   }
   for (const Expectation& e : o.expect) {
     const std::regex re(e.pattern);
     const auto& items = e.whole_instruction ? l.instructions : l.opcodes;
-    const long got = std::count_if(items.begin(), items.end(),
-                                   [&](const std::string& op) { return std::regex_match(op, re); });
+    const long got =
+        std::count_if(items.begin(), items.end(), [&](const std::string& op) { return std::regex_match(op, re); });
     const bool pass = holds(e, got);
     ok = ok && pass;
-    std::printf("%s  %s/%s/ %s %ld: counted %ld\n", pass ? "ok  " : "FAIL",
-                e.whole_instruction ? "insn " : "", e.pattern.c_str(), e.op.c_str(), e.count, got);
+    std::printf("%s  %s/%s/ %s %ld: counted %ld\n", pass ? "ok  " : "FAIL", e.whole_instruction ? "insn " : "",
+                e.pattern.c_str(), e.op.c_str(), e.count, got);
   }
   if (!ok) print_histogram(l.opcodes);
   return ok ? 0 : 1;

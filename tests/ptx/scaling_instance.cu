@@ -3,7 +3,6 @@
 // count. It is the template kernels/cuda/scaling.cu launches, not a copy of it.
 #include "kernels/cuda/scaling_kernel.cuh"
 
-template __global__ void
-roofprobe::cuda::scaling_kernel<roofprobe::ScalingKernel::RP_PTX_KERNEL>(
-    const uint4*, unsigned long long, std::uint32_t, std::uint32_t, double, unsigned long long*,
-    std::uint32_t*, std::uint32_t*, unsigned long long*);
+template __global__ void roofprobe::cuda::scaling_kernel<roofprobe::ScalingKernel::RP_PTX_KERNEL>(
+    const uint4*, unsigned long long, std::uint32_t, std::uint32_t, double, unsigned long long*, std::uint32_t*,
+    std::uint32_t*, unsigned long long*);

@@ -3,5 +3,5 @@
 // count. It is that template, not a copy of it.
 #include "kernels/cuda/shared_kernel.cuh"
 
-template __global__ void roofprobe::cuda::shared_kernel<roofprobe::cuda::kSharedSlots>(
-    int, std::uint32_t, int, std::uint32_t*);
+template __global__ void roofprobe::cuda::shared_kernel<roofprobe::cuda::kSharedSlots>(int, std::uint32_t, int,
+                                                                                       std::uint32_t*);

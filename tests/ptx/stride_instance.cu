@@ -4,5 +4,4 @@
 #include "kernels/cuda/stride_kernel.cuh"
 
 template __global__ void roofprobe::cuda::stride_kernel<RP_PTX_STRIDE, RP_PTX_WORD_BYTES>(
-    const roofprobe::cuda::StrideWordType<RP_PTX_WORD_BYTES>::type*, std::uint32_t, int,
-    unsigned long long*);
+    const roofprobe::cuda::StrideWordType<RP_PTX_WORD_BYTES>::type*, std::uint32_t, int, unsigned long long*);

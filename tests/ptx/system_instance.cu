@@ -3,6 +3,5 @@
 // count. It is the template kernels/cuda/system.cu launches, not a copy of it.
 #include "kernels/cuda/system_kernel.cuh"
 
-template __global__ void
-roofprobe::cuda::system_mapped_kernel<roofprobe::SystemTransfer::RP_PTX_TRANSFER>(
+template __global__ void roofprobe::cuda::system_mapped_kernel<roofprobe::SystemTransfer::RP_PTX_TRANSFER>(
     uint4*, std::size_t, int, std::uint32_t, std::uint32_t*);

@@ -9,6 +9,5 @@ template __global__ void roofprobe::cuda::tensor_wmma_kernel<roofprobe::TensorTy
     const void*, const void*, const void*, const void*, void*, int*, int);
 #else
 template __global__ void roofprobe::cuda::tensor_mma_kernel<roofprobe::TensorType::RP_PTX_TYPE>(
-    const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, const std::uint32_t*,
-    std::uint32_t*, int*, int);
+    const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, std::uint32_t*, int*, int);
 #endif

@@ -3,5 +3,7 @@
 // entry for ptx_check to count. It is the template kernels/cuda/tensor.cu launches.
 #include "kernels/cuda/tensor_wgmma.cuh"
 
-template __global__ void roofprobe::cuda::tensor_wgmma_kernel<roofprobe::TensorType::RP_PTX_TYPE>(
-    const std::uint16_t*, const std::uint16_t*, const float*, float*, int*, int);
+template __global__ void roofprobe::cuda::tensor_wgmma_kernel<roofprobe::TensorType::RP_PTX_TYPE>(const std::uint16_t*,
+                                                                                                  const std::uint16_t*,
+                                                                                                  const float*, float*,
+                                                                                                  int*, int);

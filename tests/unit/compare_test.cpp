@@ -26,7 +26,8 @@ MemoryLevel level(const std::string& name, double gbs, const std::string& source
   return l;
 }
 
-ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical, const std::string& source = "empirical") {
+ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical,
+                       const std::string& source = "empirical") {
   ComputeCeiling c;
   c.name = name;
   c.gflops = gflops;

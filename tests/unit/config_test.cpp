@@ -62,8 +62,8 @@ TEST(Config, SizesAcceptUnits) {
 
 TEST(Config, GeometricSizesAreRoundedAndCoverTheRange) {
   auto sizes = geometric_sizes(4096, 65536, 2);
-  EXPECT_EQ(sizes, (std::vector<std::string>{"4096", "5888", "8192", "11520", "16384", "23296", "32768",
-                                             "46336", "65536"}));
+  EXPECT_EQ(sizes,
+            (std::vector<std::string>{"4096", "5888", "8192", "11520", "16384", "23296", "32768", "46336", "65536"}));
 }
 
 TEST(Config, Errors) {
@@ -83,14 +83,16 @@ TEST(Config, Errors) {
             "test.yaml:2: measurement.max_noise: must be > 0");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0"),
             "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: size must be > 0");
-  EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 12 parsecs"),
-            "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: malformed size '12 parsecs' (use e.g. 4096, 32KiB, 1GiB)");
+  EXPECT_EQ(
+      error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 12 parsecs"),
+      "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: malformed size '12 parsecs' (use e.g. 4096, 32KiB, 1GiB)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}"),
             "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: min (1 GiB) > max (4 KiB)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: fp128"),
             "test.yaml:4: cpu.probes.flops.precision: 'fp128' is not one of the choices (did you mean 'fp32'?)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      mode: stream"),
-            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy, write, write_nt)");
+            "test.yaml:4: cpu.probes.bandwidth.mode: 'stream' is not one of the choices (valid: read, rmw, copy, "
+            "write, write_nt)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops:\n      precision: [fp64, fp64]"),
             "test.yaml:4: cpu.probes.flops.precision: value 'fp64' listed twice");
   EXPECT_EQ(error_of("cpu:\n  threads: 1\n"), "test.yaml:2: cpu.probes: missing (list the probes to run)");

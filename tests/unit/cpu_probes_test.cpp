@@ -35,21 +35,21 @@ TEST(CpuBandwidth, EveryModeVerifiesAndDeclaresBytes) {
     if (a.name == "vector_bits") widths = a.choices;
   ASSERT_FALSE(widths.empty());
   for (const std::string& bits : widths)
-  for (Expect e : {Expect{"read", 1, 0}, {"rmw", 1, 1}, {"copy", 0.5, 0.5}, {"write", 0, 1}, {"write_nt", 0, 1}}) {
-    SCOPED_TRACE(std::string(e.mode) + " " + bits + " bits");
-    // 200192 bytes: chunks that are not a whole number of unrolled blocks (the scalar tails run).
-    auto point = prepare("bandwidth", {{"mode", e.mode}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
-    point->set_repetitions(3);
-    point->launch();
-    point->launch();
-    Check c = point->verify();
-    EXPECT_TRUE(c.ok) << c.detail;
-    Work w = point->work();
-    EXPECT_EQ(w.working_set_bytes, 200192);
-    EXPECT_EQ(w.bytes_read, 3 * e.read * 200192);
-    EXPECT_EQ(w.bytes_written, 3 * e.written * 200192);
-    EXPECT_EQ(w.transactions, w.bytes() / 32);
-  }
+    for (Expect e : {Expect{"read", 1, 0}, {"rmw", 1, 1}, {"copy", 0.5, 0.5}, {"write", 0, 1}, {"write_nt", 0, 1}}) {
+      SCOPED_TRACE(std::string(e.mode) + " " + bits + " bits");
+      // 200192 bytes: chunks that are not a whole number of unrolled blocks (the scalar tails run).
+      auto point = prepare("bandwidth", {{"mode", e.mode}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
+      point->set_repetitions(3);
+      point->launch();
+      point->launch();
+      Check c = point->verify();
+      EXPECT_TRUE(c.ok) << c.detail;
+      Work w = point->work();
+      EXPECT_EQ(w.working_set_bytes, 200192);
+      EXPECT_EQ(w.bytes_read, 3 * e.read * 200192);
+      EXPECT_EQ(w.bytes_written, 3 * e.written * 200192);
+      EXPECT_EQ(w.transactions, w.bytes() / 32);
+    }
 }
 
 // The CPU backend reports the launch's barrier-synchronised parallel phase, which lies inside
@@ -58,10 +58,12 @@ TEST(CpuBandwidth, BackendTimesTheSynchronisedParallelPhase) {
   Backend* backend = Registry::instance().backend("cpu");
   for (std::string probe : {"bandwidth", "flops"}) {
     SCOPED_TRACE(probe);
-    auto point = probe == "bandwidth"
-                     ? prepare(probe, {{"mode", "read"}, {"working_set_bytes", "65536"}})
-                     : prepare(probe, {{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", "64"},
-                                       {"bytes_per_thread", "4096"}});
+    auto point =
+        probe == "bandwidth"
+            ? prepare(probe, {{"mode", "read"}, {"working_set_bytes", "65536"}})
+            : prepare(
+                  probe,
+                  {{"precision", "fp64"}, {"form", "fma"}, {"flops_per_element", "64"}, {"bytes_per_thread", "4096"}});
     point->set_repetitions(50);
     const auto start = std::chrono::steady_clock::now();
     const double seconds = backend->time_launch(*point);
@@ -90,8 +92,7 @@ TEST(CpuFlops, EveryFormAndPrecisionVerifies) {
       for (std::string k : {"1", "7", "64"}) {
         SCOPED_TRACE(precision + " " + form + " " + k);
         const Probe* p = Registry::instance().probe("cpu", "flops");
-        Params params{{"precision", precision}, {"form", form}, {"flops_per_element", k},
-                      {"bytes_per_thread", "4096"}};
+        Params params{{"precision", precision}, {"form", form}, {"flops_per_element", k}, {"bytes_per_thread", "4096"}};
         if (k == "7") {  // not a chain length the kernels are built for
           EXPECT_THROW(p->prepare(params, cpu_device())->launch(), std::invalid_argument);
           continue;

@@ -49,8 +49,7 @@ TEST(StreamPattern, EveryElementExactlyOncePerPass) {
       }
       EXPECT_EQ(total, n) << "n=" << n << " grid " << g.blocks << "x" << g.block;
       for (std::size_t e = 0; e < n; ++e) {
-        ASSERT_EQ(touched[e], 1) << "element " << e << " n=" << n << " grid " << g.blocks << "x"
-                                 << g.block;
+        ASSERT_EQ(touched[e], 1) << "element " << e << " n=" << n << " grid " << g.blocks << "x" << g.block;
       }
     }
   }
@@ -74,7 +73,7 @@ TEST(StreamPattern, RowsGiveTheSameIterationCounts) {
 TEST(StreamPattern, RotationOfTheBlockAssignment) {
   for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
     for (std::size_t blocks : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
-      for (std::size_t rotation = 0; rotation < blocks; rotation += blocks > 8 ? 13 : 1) {
+      for (std::size_t rotation = 0; rotation<blocks; rotation += blocks> 8 ? 13 : 1) {
         std::vector<int> used(blocks, 0);
         for (std::size_t b = 0; b < blocks; ++b) {
           const std::size_t slot = stream_slot(cache, b, blocks, rotation);
@@ -118,8 +117,7 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
               std::vector<std::size_t> touched(n, 0);
               for (std::size_t b = 0; b < sh.blocks; ++b) {
                 for (std::size_t t = 0; t < sh.block; ++t) {
-                  const std::size_t g =
-                      stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
+                  const std::size_t g = stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
                   const bool wraps = accesses != n;
                   std::size_t e = wraps ? g % n : g;
                   const std::size_t step = wraps ? threads % n : threads;
@@ -135,8 +133,8 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
               std::size_t total = 0;
               for (std::size_t e = 0; e < n; ++e) {
                 const std::size_t want = accesses / n + (e < accesses % n ? 1 : 0);
-                ASSERT_EQ(touched[e], want) << "element " << e << " width " << bits << " blocks "
-                                            << sh.blocks << " n " << n;
+                ASSERT_EQ(touched[e], want)
+                    << "element " << e << " width " << bits << " blocks " << sh.blocks << " n " << n;
                 total += touched[e];
               }
               ASSERT_EQ(total, accesses);
@@ -215,8 +213,7 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
   const Shape shapes[] = {{1, 32}, {3, 64}, {7, 256}};
   for (int bits : {32, 64, 128}) {
     const std::size_t w = stream_element_bytes(bits);
-    for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{4096},
-                          std::size_t{20001}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{4096}, std::size_t{20001}}) {
       for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
         for (const Shape& sh : shapes) {
           for (std::size_t rotation : {std::size_t{0}, std::size_t{1}}) {
@@ -229,9 +226,8 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
               for (std::size_t b = 0; b < sh.blocks; ++b) {
                 for (std::size_t warp = 0; warp < sh.block / 32; ++warp) {
                   for (std::size_t it = 0; it < iterations; ++it) {
-                    sectors += stream_launch_sectors_per_request(1 << 20, w, n, mode, cache,
-                                                                 sh.blocks, sh.block, b, warp,
-                                                                 rotation, it);
+                    sectors += stream_launch_sectors_per_request(1 << 20, w, n, mode, cache, sh.blocks, sh.block, b,
+                                                                 warp, rotation, it);
                   }
                 }
               }
@@ -248,8 +244,8 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
 }
 
 TEST(StreamPattern, InitialSumClosedFormMatchesBruteForce) {
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000},
-                        std::size_t{65537}, std::size_t{1} << 20}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{65537}, std::size_t{1} << 20}) {
     std::uint32_t sum = 0;
     for (std::size_t e = 0; e < n; ++e) {
       for (int w = 0; w < 4; ++w) sum += stream_initial_word(e, w);
@@ -258,17 +254,15 @@ TEST(StreamPattern, InitialSumClosedFormMatchesBruteForce) {
   }
   EXPECT_NE(stream_initial_word(0, 1), stream_initial_word(1, 0));
   // Word view: any count of words, odd ones included (32-bit elements).
-  for (std::uint64_t words : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2},
-                              std::uint64_t{3}, std::uint64_t{999}, std::uint64_t{65537},
-                              (std::uint64_t{1} << 20) + 1}) {
+  for (std::uint64_t words : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3},
+                              std::uint64_t{999}, std::uint64_t{65537}, (std::uint64_t{1} << 20) + 1}) {
     std::uint32_t sum = 0;
     for (std::uint64_t k = 0; k < words; ++k) sum += stream_word_initial(k);
     EXPECT_EQ(stream_words_sum(words), sum) << "words=" << words;
   }
   // Counts past 2^32 words, where the 64-bit products wrap: against exact 128-bit arithmetic.
   for (std::uint64_t words : {(std::uint64_t{1} << 33) + 1, (std::uint64_t{3} << 32) + 7}) {
-    const unsigned __int128 exact =
-        static_cast<unsigned __int128>(words) * (words - 1) / 2 * kStreamHash;
+    const unsigned __int128 exact = static_cast<unsigned __int128>(words) * (words - 1) / 2 * kStreamHash;
     EXPECT_EQ(stream_words_sum(words), static_cast<std::uint32_t>(exact)) << "words=" << words;
   }
   EXPECT_EQ(stream_initial_word(5, 3), stream_word_initial(23));
@@ -307,8 +301,8 @@ TEST(Coalescing, SectorsPerWarpRequestForEveryLoadWidth) {
         for (std::size_t warp = 0; warp < block / 32; ++warp) {
           for (std::size_t rotation : {0, 1, 4}) {
             for (std::size_t it = 0; it < 3; ++it) {
-              EXPECT_EQ(stream_launch_sectors_per_request(4096, w, n, StreamMode::Read, cache,
-                                                          blocks, block, b, warp, rotation, it),
+              EXPECT_EQ(stream_launch_sectors_per_request(4096, w, n, StreamMode::Read, cache, blocks, block, b, warp,
+                                                          rotation, it),
                         want)
                   << "width " << bits << " block " << b << " warp " << warp;
             }
@@ -541,8 +535,7 @@ TEST(CudaProbeDeclarations, BandwidthMatchesTheCpuProbe) {
 // all at HBM rate beyond. Expected: L1 from the ca read, L2 from the cg read or copy (never the
 // ca read's mixture), HBM; nearest first.
 TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
-  if (Registry::instance().probe("cuda", "bandwidth") == nullptr)
-    GTEST_SKIP() << "the CUDA backend is not built";
+  if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
   Machine machine;
   machine.device.backend = "cuda";
   machine.device.memory_name = "HBM";
@@ -568,9 +561,7 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
     }
   };
   auto step = [](double w, double fast, double knee, double slow) { return w < knee ? fast : slow; };
-  curve("cache_op=ca;mode=read", [&](double w) {
-    return w < 20e6 ? 32000.0 : step(w, 28000, 52e6, 3100);
-  });
+  curve("cache_op=ca;mode=read", [&](double w) { return w < 20e6 ? 32000.0 : step(w, 28000, 52e6, 3100); });
   curve("cache_op=cg;mode=read", [&](double w) { return step(w, 7500, 52e6, 3100); });
   curve("cache_op=ca;mode=copy", [&](double w) { return step(w, 7700, 52e6, 2840); });
   fit_samples(samples, machine);
@@ -612,9 +603,8 @@ TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
   for (const Axis& a : gpu->info().axes) points *= a.defaults.size();
   EXPECT_EQ(points, 198u);
   // A block size that is not whole warps is refused before anything runs, with the reason.
-  const Params odd{{"mode", "read"},          {"cache_op", "cg"},
-                   {"load_width", "64"},      {"blocks_per_sm", "0"},
-                   {"threads_per_block", "100"}, {"working_set_bytes", "65536"}};
+  const Params odd{{"mode", "read"},       {"cache_op", "cg"},           {"load_width", "64"},
+                   {"blocks_per_sm", "0"}, {"threads_per_block", "100"}, {"working_set_bytes", "65536"}};
   EXPECT_NE(gpu->unsupported_reason(odd, DeviceInfo{}).find("multiple of 32"), std::string::npos);
   EXPECT_THROW(gpu->prepare(odd, DeviceInfo{}), std::invalid_argument);
 }

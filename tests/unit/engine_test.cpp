@@ -176,8 +176,7 @@ TEST(Engine, FlagsNoisyPointsAndClockSag) {
 }
 
 TEST(Progress, RendersBarCountsAndEta) {
-  EXPECT_EQ(Progress::render(5, 10, 30, "bandwidth", 10),
-            "[#####.....]  5/10  0:30 elapsed, ETA 0:30  bandwidth");
+  EXPECT_EQ(Progress::render(5, 10, 30, "bandwidth", 10), "[#####.....]  5/10  0:30 elapsed, ETA 0:30  bandwidth");
   EXPECT_EQ(Progress::render(0, 3, 0, "x", 4), "[....] 0/3  0:00 elapsed, ETA ?  x");
 }
 

@@ -27,7 +27,8 @@ MemoryLevel level(const std::string& name, double gbs, const std::string& source
   return l;
 }
 
-ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical, const std::string& source = "empirical") {
+ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical,
+                       const std::string& source = "empirical") {
   ComputeCeiling c;
   c.name = name;
   c.gflops = gflops;
@@ -212,9 +213,16 @@ TEST(ExportJson, IsTheMachineFileAsJsonEveryField) {
   m.complete = false;
   m.device.caches = {{"L1", 131072, 80}, {"L2", 6291456, 1}};
   // Text a YAML reader takes for a number, a boolean, a null or a string: the JSON agrees.
-  m.device.extra = {{"compute_capability", "7.0"}, {"ecc", "true"}, {"empty", ""},   {"version", "0.1.0"},
-                    {"huge", "99999999999999999999"}, {"offset", "-3"}, {"hex", "0x10"}, {"tilde", "~"},
-                    {"exp", "1e3"}, {"lead", "007"}};
+  m.device.extra = {{"compute_capability", "7.0"},
+                    {"ecc", "true"},
+                    {"empty", ""},
+                    {"version", "0.1.0"},
+                    {"huge", "99999999999999999999"},
+                    {"offset", "-3"},
+                    {"hex", "0x10"},
+                    {"tilde", "~"},
+                    {"exp", "1e3"},
+                    {"lead", "007"}};
   m.memory[0].params = {{"mode", "read"}};
   m.memory[0].by_series = {{"mode=copy", 9000}};
   m.memory[0].working_set_lo = 4096;
@@ -403,9 +411,10 @@ TEST(ExportNersc, EveryReferenceAndMeasuredFileMeetsTheScriptsConventions) {
 
 TEST(ExportNersc, PointsBecomeTheScriptsKernelLines) {
   ExportSettings with_points;
-  with_points.points = {{"dgemm", "L1", 4.0, 6500}, {"dgemm", "L2", 12.5, 6500}, {"dgemm", "HBM", 40, 6500},
-                        {"stream", "L1", 0.05, 40},  {"stream", "L2", 0.08, 40},  {"stream", "HBM", 0.083, 40},
-                        {"only_l1", "L1", 1, 10},    {"warps", "L1", 2, 300, "instruction"}};
+  with_points.points = {{"dgemm", "L1", 4.0, 6500}, {"dgemm", "L2", 12.5, 6500},
+                        {"dgemm", "HBM", 40, 6500}, {"stream", "L1", 0.05, 40},
+                        {"stream", "L2", 0.08, 40}, {"stream", "HBM", 0.083, 40},
+                        {"only_l1", "L1", 1, 10},   {"warps", "L1", 2, 300, "instruction"}};
   const std::string text = export_nersc(gpu_machine(), with_points);
   const NerscFile f = parse_like_nersc(text);
   expect_script_conventions(f, "FP64", "points");
@@ -473,21 +482,22 @@ TEST(ExportRocprofCsv, HeaderIsAmdsAndRowIsKeyedByIt) {
   ASSERT_TRUE(std::getline(in, row));
   EXPECT_FALSE(std::getline(in, extra));  // one GPU, one row
   // The header rocm-amdgpu-bench writes (rocprofiler-compute keys the columns by these names).
-  EXPECT_EQ(header,
-            "device,HBMBw,HBMBwLow,hbmBwHigh,MALLBw,MALLBwLow,MALLBwHigh,L2Bw,L2BwLow,L2BwHigh,L1Bw,L1BwLow,L1BwHigh,"
-            "LDSBw,LDSBwLow,LDSBwHigh,FP8Flops,FP8FlopsLow,FP8FlopsHigh,FP16Flops,FP16FlopsLow,FP16FlopsHigh,BF16Flops,"
-            "BF16FlopsLow,BF16FlopsHigh,FP32Flops,FP32FlopsLow,FP32FlopsHigh,FP64Flops,FP64FlopsLow,FP64FlopsHigh,I8Ops,"
-            "I8OpsLow,I8OpsHigh,I32Ops,I32OpsLow,I32OpsHigh,I64Ops,I64OpsLow,I64OpsHigh,MFMAF4Flops,MFMAF4FlopsLow,"
-            "MFMAF4FlopsHigh,MFMAF6Flops,MFMAF6FlopsLow,MFMAF6FlopsHigh,MFMAF8Flops,MFMAF8FlopsLow,MFMAF8FlopsHigh,"
-            "MFMAF16Flops,MFMAF16FlopsLow,MFMAF16FlopsHigh,MFMABF16Flops,MFMABF16FlopsLow,MFMABF16FlopsHigh,"
-            "MFMAF32Flops,MFMAF32FlopsLow,MFMAF32FlopsHigh,MFMAF64Flops,MFMAF64FlopsLow,MFMAF64FlopsHigh,MFMAI8Ops,"
-            "MFMAI8OpsLow,MFMAI8OpsHigh");
+  EXPECT_EQ(
+      header,
+      "device,HBMBw,HBMBwLow,hbmBwHigh,MALLBw,MALLBwLow,MALLBwHigh,L2Bw,L2BwLow,L2BwHigh,L1Bw,L1BwLow,L1BwHigh,"
+      "LDSBw,LDSBwLow,LDSBwHigh,FP8Flops,FP8FlopsLow,FP8FlopsHigh,FP16Flops,FP16FlopsLow,FP16FlopsHigh,BF16Flops,"
+      "BF16FlopsLow,BF16FlopsHigh,FP32Flops,FP32FlopsLow,FP32FlopsHigh,FP64Flops,FP64FlopsLow,FP64FlopsHigh,I8Ops,"
+      "I8OpsLow,I8OpsHigh,I32Ops,I32OpsLow,I32OpsHigh,I64Ops,I64OpsLow,I64OpsHigh,MFMAF4Flops,MFMAF4FlopsLow,"
+      "MFMAF4FlopsHigh,MFMAF6Flops,MFMAF6FlopsLow,MFMAF6FlopsHigh,MFMAF8Flops,MFMAF8FlopsLow,MFMAF8FlopsHigh,"
+      "MFMAF16Flops,MFMAF16FlopsLow,MFMAF16FlopsHigh,MFMABF16Flops,MFMABF16FlopsLow,MFMABF16FlopsHigh,"
+      "MFMAF32Flops,MFMAF32FlopsLow,MFMAF32FlopsHigh,MFMAF64Flops,MFMAF64FlopsLow,MFMAF64FlopsHigh,MFMAI8Ops,"
+      "MFMAI8OpsLow,MFMAI8OpsHigh");
   const std::vector<std::string> names = split_csv(header), values = split_csv(row);
   ASSERT_EQ(names.size(), values.size());
   EXPECT_EQ(values[0], "0");  // the device index, dropped by the reader
   std::map<std::string, double> v;
   for (std::size_t i = 1; i < names.size(); ++i) v[names[i]] = std::stod(values[i]);
-  EXPECT_DOUBLE_EQ(v["HBMBw"], 830);    // measured, not the spec 900
+  EXPECT_DOUBLE_EQ(v["HBMBw"], 830);  // measured, not the spec 900
   EXPECT_DOUBLE_EQ(v["L2Bw"], 2900);
   EXPECT_DOUBLE_EQ(v["L1Bw"], 13500);
   EXPECT_DOUBLE_EQ(v["LDSBw"], 12000);  // shared memory is AMD's LDS
@@ -540,8 +550,8 @@ TEST(ExportRocprofCsv, CpuLevelsFillAmdsColumnsWithTheL3AsMall) {
   EXPECT_EQ(v["HBMBw"], "20");
   EXPECT_EQ(v["HBMBwLow"], "20");  // a spec value has no spread
   EXPECT_EQ(v["hbmBwHigh"], "20");
-  EXPECT_EQ(v["MALLBw"], "90");    // the last-level cache is AMD's MALL
-  EXPECT_EQ(v["LDSBw"], "200");    // no LDS on a CPU: its L1, and a note says so
+  EXPECT_EQ(v["MALLBw"], "90");  // the last-level cache is AMD's MALL
+  EXPECT_EQ(v["LDSBw"], "200");  // no LDS on a CPU: its L1, and a note says so
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("LDSBw is L1Bw's 200"), std::string::npos) << notes[0];
   EXPECT_EQ(v["FP64Flops"], "95");  // the FMA peak; noFMA has no column

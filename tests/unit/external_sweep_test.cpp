@@ -16,7 +16,9 @@
 namespace roofprobe {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/" + name;
+}
 
 std::string error_of(const std::string& text, SweepFormat format) {
   TempFile f(text, ".txt");
@@ -50,9 +52,10 @@ TEST(ExternalSweep, FormatNames) {
 
 TEST(ExternalSweep, ErtTryFilesGiveEachWorkingSetsBestTrial) {
   // working set, trials, microseconds, bytes, FLOPs: 1 MB at 1000 and 3000 GB/s (best kept).
-  const std::string text = "     1000000   16   16000.000   16000000000   0\n"
-                           "     1000000   32   10666.667   32000000000   0\n"
-                           "     2000000   16   32000.000   32000000000   0\n";
+  const std::string text =
+      "     1000000   16   16000.000   16000000000   0\n"
+      "     1000000   32   10666.667   32000000000   0\n"
+      "     2000000   16   32000.000   32000000000   0\n";
   TempFile f(text, ".txt");
   const std::vector<CurvePoint> p = read_external_sweep(f.path(), SweepFormat::Ert);
   ASSERT_EQ(p.size(), 2u);
@@ -67,8 +70,9 @@ TEST(ExternalSweep, ErtTryFilesGiveEachWorkingSetsBestTrial) {
 }
 
 TEST(ExternalSweep, ErtLinesThatAreNotErtsAreErrors) {
-  EXPECT_NE(error_of("1000 16 1.0 16000 0\nworking set trials\n", SweepFormat::Ert).find(":2: 'working' is not a number"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("1000 16 1.0 16000 0\nworking set trials\n", SweepFormat::Ert).find(":2: 'working' is not a number"),
+      std::string::npos);
   EXPECT_NE(error_of("1000 16 1.0 16000\n", SweepFormat::Ert).find(":1: expected ERT's 5 columns"), std::string::npos);
   EXPECT_NE(error_of("1 2 3 4 5\n1 2 3 4 5 6 7 8 9 10 11\n", SweepFormat::Ert).find(":2: rows of 5 and 11"),
             std::string::npos);
@@ -91,15 +95,17 @@ TEST(ExternalSweep, ErtRawOutputOfAnH100FitsItsL2AndHbm) {
 }
 
 TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth) {
-  const std::string cache = "     data set   exec time     spread        Eff. bw       DRAM read\n"
-                            "         2 kB         5ms       0.4%   13646.3 GB/s         0 GB/s \n";
+  const std::string cache =
+      "     data set   exec time     spread        Eff. bw       DRAM read\n"
+      "         2 kB         5ms       0.4%   13646.3 GB/s         0 GB/s \n";
   TempFile a(cache, ".txt");
   std::vector<CurvePoint> p = read_external_sweep(a.path(), SweepFormat::GpuBenches);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_DOUBLE_EQ(p[0].x, 2048);
   EXPECT_DOUBLE_EQ(p[0].y, 13646.3);
-  const std::string l2 = "     data set   exec time     spread       Eff. bw\n"
-                         "       128 kB       384 kB         1ms       2.6%   14183.6 GB/s        0 GB/s \n";
+  const std::string l2 =
+      "     data set   exec time     spread       Eff. bw\n"
+      "       128 kB       384 kB         1ms       2.6%   14183.6 GB/s        0 GB/s \n";
   TempFile b(l2, ".txt");
   p = read_external_sweep(b.path(), SweepFormat::GpuBenches);
   ASSERT_EQ(p.size(), 1u);

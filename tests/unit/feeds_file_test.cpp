@@ -44,7 +44,8 @@ TEST(FeedsFile, EveryRegisteredProbeRoundTrips) {
     const auto it = back.find(key);
     ASSERT_NE(it, back.end()) << key.first << "/" << key.second;
     ASSERT_EQ(it->second.size(), feeds.size());
-    for (std::size_t i = 0; i < feeds.size(); ++i) expect_same_feed(it->second[i], feeds[i], key.first + "/" + key.second);
+    for (std::size_t i = 0; i < feeds.size(); ++i)
+      expect_same_feed(it->second[i], feeds[i], key.first + "/" + key.second);
   }
 }
 

@@ -37,8 +37,8 @@ void add_point(std::vector<Sample>& out, int fpe, double gflops, double mhz) {
 TEST(FitComputeClock, TheoreticalPeakScalesToTheCeilingsOwnClock) {
   register_probe();
   std::vector<Sample> samples;
-  add_point(samples, 16, 80, 3999);    // a slower point at a higher clock: not the ceiling
-  add_point(samples, 64, 100, 2699);   // the ceiling, measured while the clock sagged to 2700
+  add_point(samples, 16, 80, 3999);   // a slower point at a higher clock: not the ceiling
+  add_point(samples, 64, 100, 2699);  // the ceiling, measured while the clock sagged to 2700
   Machine m;
   m.device.clock_measured_mhz = 3000;                 // start-up clock
   m.device.theoretical_gflops = {{"FP64.FMA", 120}};  // at 3000 MHz

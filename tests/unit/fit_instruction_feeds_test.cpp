@@ -131,7 +131,8 @@ TEST(FitFeeds, SharedLevelAndWallsFromConflictDegrees) {
   // 1e9 instructions per launch; degree d takes d wavefronts per instruction and d times longer.
   for (int d : {1, 2, 4, 32}) {
     const double inst = 1e9;
-    append(samples, point("ff_shared", {{"conflict_degree", std::to_string(d)}}, 0.1 * d, 128 * inst, 0, 0, inst, d * inst));
+    append(samples,
+           point("ff_shared", {{"conflict_degree", std::to_string(d)}}, 0.1 * d, 128 * inst, 0, 0, inst, d * inst));
   }
   append(samples, point("ff_shared", {{"conflict_degree", "broadcast"}}, 0.1, 128e9, 0, 0, 1e9, 1e9));
   Machine m = gpu_machine();
@@ -151,7 +152,7 @@ TEST(FitFeeds, SharedLevelAndWallsFromConflictDegrees) {
   EXPECT_EQ(w32.pattern, "conflict-32");
   EXPECT_EQ(w32.conflict_degree, 32);
   EXPECT_DOUBLE_EQ(w32.instruction_intensity, 1.0 / 32);
-  EXPECT_NEAR(w32.gtxn_s, 10, 0.11);                     // 32e9 wavefronts in 3.2 s
+  EXPECT_NEAR(w32.gtxn_s, 10, 0.11);  // 32e9 wavefronts in 3.2 s
   EXPECT_NEAR(w32.warp_gips, 10.0 / 32, 0.01);
   EXPECT_NEAR(w32.measured_intensity, 1.0 / 32, 1e-9);
   const auto broadcast = std::find_if(m.shared_walls.begin(), m.shared_walls.end(),
@@ -267,7 +268,8 @@ TEST(FitFeeds, ClockReadingsPerLoad) {
   Machine m = gpu_machine();
   fit_samples(samples, m);
   ASSERT_EQ(m.clocks.size(), 2u);
-  const auto fma = std::find_if(m.clocks.begin(), m.clocks.end(), [](const ClockReading& c) { return c.load == "fp32_fma"; });
+  const auto fma =
+      std::find_if(m.clocks.begin(), m.clocks.end(), [](const ClockReading& c) { return c.load == "fp32_fma"; });
   ASSERT_NE(fma, m.clocks.end());
   EXPECT_DOUBLE_EQ(fma->median_mhz, 1775);
   EXPECT_DOUBLE_EQ(fma->min_mhz, 1755);
@@ -315,7 +317,8 @@ TEST(FitFeeds, MachineFileKeepsWallRatesAndClocks) {
   fit_samples(samples, m);
   const Machine back = read_machine_text(machine_to_yaml(m), "roundtrip.yaml");
   ASSERT_EQ(back.global_walls.size(), 1u);
-  EXPECT_NEAR(back.global_walls[0].warp_gips, m.global_walls[0].warp_gips, 1e-9 * m.global_walls[0].warp_gips);  // 10 digits kept
+  EXPECT_NEAR(back.global_walls[0].warp_gips, m.global_walls[0].warp_gips,
+              1e-9 * m.global_walls[0].warp_gips);  // 10 digits kept
   EXPECT_GT(back.global_walls[0].warp_gips, 0);
   ASSERT_EQ(back.clocks.size(), 1u);
   EXPECT_EQ(back.clocks[0].load, "idle");

@@ -34,7 +34,7 @@ class Rng {
  public:
   explicit Rng(unsigned seed) : engine_(seed) {}
   double uniform() { return (static_cast<double>(engine_()) + 0.5) / 4294967296.0; }  // (0, 1)
-  double normal() {  // Box-Muller
+  double normal() {                                                                   // Box-Muller
     const double r = std::sqrt(-2 * std::log(uniform()));
     return r * std::cos(2 * 3.141592653589793 * uniform());
   }
@@ -53,8 +53,8 @@ struct TrueLevel {
 // that miss the nearer levels and hit it, misses rise around each capacity as a logistic in
 // ln w of width `knee_width`, access times add, and a launch cost A/w slows the smallest sizes.
 struct SweepShape {
-  std::vector<TrueLevel> levels;  // nearest first
-  double knee_width = 0.15;       // ln-size units; 0.15: the knee spans ~1 octave (10-90%)
+  std::vector<TrueLevel> levels;               // nearest first
+  double knee_width = 0.15;                    // ln-size units; 0.15: the knee spans ~1 octave (10-90%)
   double launch_seconds_per_byte_x_bytes = 0;  // A: time per launch in units of (bytes / rate)
 };
 
@@ -85,7 +85,8 @@ std::vector<CurvePoint> synth(const SweepShape& shape, const std::vector<double>
                               int samples_per_size, Rng& rng, int spikes = 0) {
   std::vector<CurvePoint> points;
   for (double x : sizes)
-    for (int k = 0; k < samples_per_size; ++k) points.push_back({x, true_rate(shape, x) * std::exp(noise * rng.normal())});
+    for (int k = 0; k < samples_per_size; ++k)
+      points.push_back({x, true_rate(shape, x) * std::exp(noise * rng.normal())});
   const double spike_factor[] = {2.0, 0.3, 0.5};
   for (int k = 0; k < spikes; ++k) points[rng.below(points.size())].y *= spike_factor[k % 3];
   for (std::size_t i = points.size(); i > 1; --i) std::swap(points[i - 1], points[rng.below(i)]);
@@ -111,9 +112,7 @@ SweepShape gpu_shape(double knee_width = 0.08) {
   return {{{4 * MiB, 20000}, {25e6, 10000}, {50e6, 6500}, {0, 3500}}, knee_width, 512 * KiB / 20000};
 }
 const std::vector<double> kGpuTruth = {20000, 10000, 6500, 3500};
-std::vector<CacheInfo> gpu_caches() {
-  return {{"L1", static_cast<std::uint64_t>(128 * KiB), 32}, {"L2", 50000000, 1}};
-}
+std::vector<CacheInfo> gpu_caches() { return {{"L1", static_cast<std::uint64_t>(128 * KiB), 32}, {"L2", 50000000, 1}}; }
 std::vector<double> gpu_sizes(int per_octave = 4) { return geometric_sizes(64 * KiB, 2 * GiB, per_octave); }
 
 void expect_levels(const std::vector<Plateau>& found, const std::vector<double>& truth, double tolerance,
@@ -180,8 +179,7 @@ TEST(FindPlateaus, CpuFourLevelsWithSoftKnees) {
     const std::string ctx = "seed " + std::to_string(seed);
     expect_levels(plateaus, kCpuTruth, 0.03, ctx);
     if (plateaus.size() != kCpuTruth.size()) continue;
-    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}))
-        << ctx;
+    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"})) << ctx;
     for (std::size_t i = 0; i + 1 < plateaus.size(); ++i)
       EXPECT_NEAR(std::log(plateaus[i].capacity / kCpuKnees[i]), 0, std::log(1.25)) << ctx << " knee " << i;
     EXPECT_EQ(plateaus.back().capacity, 0) << ctx;
@@ -206,8 +204,7 @@ TEST(FindPlateaus, KneesBoundToTheReportedCachesGiveNoFragmentLevel) {
     free_fragments += find_plateaus(points).size() > 4 ? 1 : 0;
     const auto plateaus = find_plateaus(points, bound);
     ASSERT_EQ(plateaus.size(), 4u) << ctx;
-    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}))
-        << ctx;
+    EXPECT_EQ(name_levels(plateaus, cpu_caches(), "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"})) << ctx;
     EXPECT_NEAR(plateaus[0].value / 180, 1, 0.03) << ctx;
     EXPECT_NEAR(plateaus[1].value / 90, 1, 0.03) << ctx;
     EXPECT_NEAR(plateaus[3].value / 18, 1, 0.03) << ctx;
@@ -308,8 +305,7 @@ TEST(FindPlateaus, GpuRampAndShortFarL2Level) {
     // The ramp is not a level, and the far L2 is the octave between 25 and 50 MB.
     EXPECT_GT(plateaus[2].x_lo, 25e6) << ctx;
     EXPECT_LT(plateaus[2].x_hi, 50e6) << ctx;
-    EXPECT_EQ(name_levels(plateaus, gpu_caches(), "HBM"), (std::vector<std::string>{"L1", "L2", "L2.b", "HBM"}))
-        << ctx;
+    EXPECT_EQ(name_levels(plateaus, gpu_caches(), "HBM"), (std::vector<std::string>{"L1", "L2", "L2.b", "HBM"})) << ctx;
   }
 }
 
@@ -495,8 +491,7 @@ TEST(FitBandwidthCsv, Errors) {
   EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,nan\n").find("not finite"), std::string::npos);
   EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5,\n2000\n").find(":3: expected at least 2 fields"),
             std::string::npos);
-  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5\n1000,6\n").find("distinct working-set sizes"),
-            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5\n1000,6\n").find("distinct working-set sizes"), std::string::npos);
   Machine m;
   EXPECT_THROW(fit_bandwidth_csv(::testing::TempDir() + "no/such/file.csv", m), InputError);
 }
@@ -524,7 +519,8 @@ void register_test_probes() {
     bw.feeds = {mem};
     Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(bw));
 
-    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(testing::flops_like_probe("fit_test_flops", "fit_test")));
+    Registry::instance().add_probe(
+        std::make_unique<FitOnlyProbe>(testing::flops_like_probe("fit_test_flops", "fit_test")));
     return true;
   }();
   (void)registered;
@@ -687,8 +683,7 @@ TEST(FitSamples, ComputeCeilingsPerSeries) {
   for (int s = 0; s < 4; ++s)
     for (int fpe : {1, 4, 16, 64}) {
       const double rate = peak[s] * std::min(1.0, fpe / 16.0) * (fpe == 64 ? 0.98 : 1.0);
-      for (int k = 0; k < 3; ++k)
-        samples.push_back(flops_sample(series[s].first, series[s].second, fpe, rate + k, k));
+      for (int k = 0; k < 3; ++k) samples.push_back(flops_sample(series[s].first, series[s].second, fpe, rate + k, k));
     }
   // One fast outlier sample must not make its point the ceiling (points use the median).
   samples.push_back(flops_sample("fp64", "fma", 4, 5000, 3));

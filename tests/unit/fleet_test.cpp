@@ -20,8 +20,11 @@ namespace {
 
 Machine synthetic_machine(const std::string& host, double dram, double l1, double fma, int rank, int ranks) {
   Machine m;
-  m.provenance = {{"tool", "roofprobe"}, {"host", host}, {"mpi_rank", std::to_string(rank)},
-                  {"mpi_ranks", std::to_string(ranks)}, {"mpi_local_rank", std::to_string(rank % 2)}};
+  m.provenance = {{"tool", "roofprobe"},
+                  {"host", host},
+                  {"mpi_rank", std::to_string(rank)},
+                  {"mpi_ranks", std::to_string(ranks)},
+                  {"mpi_local_rank", std::to_string(rank % 2)}};
   m.device.backend = "cpu";
   m.device.kind = "cpu";
   m.device.name = "Synthetic CPU";
@@ -58,8 +61,8 @@ TEST(Fleet, MedianMinMaxAndOutliers) {
   std::vector<FleetRank> ranks;
   const double dram[] = {100, 102, 98, 90, 101};  // rank 3: 10% below the median (100)
   for (int r = 0; r < 5; ++r)
-    ranks.push_back(fleet_rank_from_machine(synthetic_machine("node" + std::to_string(r / 2), dram[r], 1000, 50, r, 5), r,
-                                            "rank-" + std::to_string(r) + "/machine.yaml"));
+    ranks.push_back(fleet_rank_from_machine(synthetic_machine("node" + std::to_string(r / 2), dram[r], 1000, 50, r, 5),
+                                            r, "rank-" + std::to_string(r) + "/machine.yaml"));
   std::vector<FleetCeiling> c = fleet_ceilings(ranks, 0.05);
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].name, "DRAM");  // memory levels first (by name), then compute
@@ -159,8 +162,8 @@ TEST(Fleet, CombineAggregatesSumsWorkOverLongestTime) {
   FleetAggregates agg = combine_aggregates(lines);
   // sample 0: 4e9 / 0.5 = 8; sample 1: 4e9 / 0.5 = 8
   EXPECT_DOUBLE_EQ(agg.job.at("DRAM"), 8);
-  EXPECT_DOUBLE_EQ(agg.node.at("a").at("DRAM"), 4);   // 2e9 / 0.5
-  EXPECT_DOUBLE_EQ(agg.node.at("b").at("DRAM"), 5);   // best of 2e9/0.4, 2e9/0.5
+  EXPECT_DOUBLE_EQ(agg.node.at("a").at("DRAM"), 4);  // 2e9 / 0.5
+  EXPECT_DOUBLE_EQ(agg.node.at("b").at("DRAM"), 5);  // best of 2e9/0.4, 2e9/0.5
   EXPECT_DOUBLE_EQ(agg.job.at("FP64.FMA"), 1);
   EXPECT_EQ(agg.node.count("b") ? agg.node.at("b").count("FP64.FMA") : 0u, 0u);
 }
@@ -199,7 +202,7 @@ TEST(Binding, MoreRanksThanCoresAndEdgeCases) {
 TEST(Binding, GpuPerLocalRank) {
   EXPECT_EQ(gpu_for_rank(0, 4), 0);
   EXPECT_EQ(gpu_for_rank(3, 4), 3);
-  EXPECT_EQ(gpu_for_rank(5, 4), 1);   // 8 ranks on 4 GPUs: two per GPU
+  EXPECT_EQ(gpu_for_rank(5, 4), 1);  // 8 ranks on 4 GPUs: two per GPU
   EXPECT_EQ(gpu_for_rank(1, 1), 0);
   EXPECT_EQ(gpu_for_rank(0, 0), -1);  // no GPU known
 }

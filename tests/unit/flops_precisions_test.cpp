@@ -20,7 +20,7 @@ namespace {
 // ---- independent 16-bit formats (normal numbers only: the chains stay in [0.5, 8]) -----------
 double round_to_significand_bits(double v, int bits) {
   int e = 0;
-  const double m = std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
+  const double m = std::frexp(v, &e);                                // v = m 2^e, m in [0.5, 1)
   return std::ldexp(std::nearbyint(std::ldexp(m, bits)), e - bits);  // ties to even
 }
 
@@ -95,8 +95,7 @@ TEST(FlopsPrecisions, SixteenBitStartingValuesAreExact) {
 }
 
 TEST(FlopsPrecisions, Int32StartingValuesDiffer) {
-  for (std::size_t i = 0; i < 1000; ++i)
-    EXPECT_NE(int32_initial_value(i), int32_initial_value(i + 1)) << i;
+  for (std::size_t i = 0; i < 1000; ++i) EXPECT_NE(int32_initial_value(i), int32_initial_value(i + 1)) << i;
 }
 
 TEST(FlopsPrecisions, SixteenBitConstantsAreRepresentable) {
@@ -169,13 +168,11 @@ long long steps_before_stall(double a, double b) {
 
 TEST(FlopsPrecisions, SixteenBitChainsChangeForHundredsOfFlops) {
   const long long fp16_fma = steps_before_stall<TestFp16, FlopForm::Fma>(kChainFp16A, kChainFp16B);
-  const long long fp16_nofma =
-      steps_before_stall<TestFp16, FlopForm::NoFma>(kChainFp16A, kChainFp16B);
+  const long long fp16_nofma = steps_before_stall<TestFp16, FlopForm::NoFma>(kChainFp16A, kChainFp16B);
   const long long bf16_fma = steps_before_stall<TestBf16, FlopForm::Fma>(kChainBf16A, kChainBf16B);
-  const long long bf16_nofma =
-      steps_before_stall<TestBf16, FlopForm::NoFma>(kChainBf16A, kChainBf16B);
-  std::printf("steps from 1.0 to the stall: fp16 fma %lld nofma %lld, bf16 fma %lld nofma %lld\n",
-              fp16_fma, fp16_nofma, bf16_fma, bf16_nofma);
+  const long long bf16_nofma = steps_before_stall<TestBf16, FlopForm::NoFma>(kChainBf16A, kChainBf16B);
+  std::printf("steps from 1.0 to the stall: fp16 fma %lld nofma %lld, bf16 fma %lld nofma %lld\n", fp16_fma, fp16_nofma,
+              bf16_fma, bf16_nofma);
   // About one step per unit in the last place of [1, 2): 2^10 for fp16, 2^7 for bf16.
   EXPECT_GE(fp16_fma, 1000);
   EXPECT_GE(fp16_nofma, 1000);
@@ -214,8 +211,7 @@ void expect_affine_model_matches_iteration() {
     const std::uint32_t start = x;
     for (long long p = 1; p <= 40; ++p) {
       x = flop_chain<K, Form, IntOps>(x, kChainInt32A, kChainInt32B);
-      ASSERT_EQ(affine_power(pass, static_cast<unsigned long long>(p))(start), x)
-          << "K=" << K << " passes=" << p;
+      ASSERT_EQ(affine_power(pass, static_cast<unsigned long long>(p))(start), x) << "K=" << K << " passes=" << p;
     }
   }
 }
@@ -287,8 +283,7 @@ TEST(GpuArithRates, FormsAndUnknownArchitectures) {
   EXPECT_DOUBLE_EQ(h100.at("BF16.noFMA").gflops, h100.at("BF16.FMA").gflops / 2);
   // int32 multiply (FMA pipe) and add (ALU pipe) overlap: noFMA is bounded like IMAD.
   EXPECT_DOUBLE_EQ(h100.at("INT32.noFMA").gflops, h100.at("INT32.FMA").gflops);
-  EXPECT_NE(h100.at("FP16.FMA").basis.find("132 SMs x 256"), std::string::npos)
-      << h100.at("FP16.FMA").basis;
+  EXPECT_NE(h100.at("FP16.FMA").basis.find("132 SMs x 256"), std::string::npos) << h100.at("FP16.FMA").basis;
   EXPECT_NE(h100.at("FP16.FMA").basis.find("Programming Guide"), std::string::npos);
   EXPECT_NE(h100.at("FP16.FMA").basis.find("1980.0 MHz (measured"), std::string::npos);
 

@@ -73,11 +73,11 @@ TEST(FmaMix, SixteenBitPeaksMatchPublishedFigures) {
   EXPECT_NEAR(tflops(80, gpu_arith_rates(7, 0).fp16, 1530), 31.4, 0.1);   // V100
   EXPECT_NEAR(tflops(108, gpu_arith_rates(8, 0).fp16, 1410), 78.0, 0.1);  // A100
   EXPECT_NEAR(tflops(108, gpu_arith_rates(8, 0).bf16, 1410), 39.0, 0.1);
-  EXPECT_NEAR(tflops(82, gpu_arith_rates(8, 6).fp16, 1695), 35.6, 0.1);  // 3090
-  EXPECT_NEAR(tflops(128, gpu_arith_rates(8, 9).fp16, 2520), 82.6, 0.1); // 4090
-  EXPECT_NEAR(tflops(132, gpu_arith_rates(9, 0).fp16, 1980), 133.8, 0.1); // H100
+  EXPECT_NEAR(tflops(82, gpu_arith_rates(8, 6).fp16, 1695), 35.6, 0.1);    // 3090
+  EXPECT_NEAR(tflops(128, gpu_arith_rates(8, 9).fp16, 2520), 82.6, 0.1);   // 4090
+  EXPECT_NEAR(tflops(132, gpu_arith_rates(9, 0).fp16, 1980), 133.8, 0.1);  // H100
   EXPECT_NEAR(tflops(132, gpu_arith_rates(9, 0).bf16, 1980), 133.8, 0.1);
-  EXPECT_EQ(gpu_arith_rates(7, 0).bf16, 0);  // no BF16 arithmetic before sm_80
+  EXPECT_EQ(gpu_arith_rates(7, 0).bf16, 0);   // no BF16 arithmetic before sm_80
   EXPECT_EQ(gpu_arith_rates(12, 3).fp16, 0);  // unknown: no peak
 }
 
@@ -85,8 +85,7 @@ TEST(FmaMix, RoundingToSixteenBits) {
   // binary16: 11 significant bits. 1 + 2^-11 is a tie -> even (1); 1 + 3 x 2^-11 -> 1 + 2^-9.
   EXPECT_EQ(mix_round(1 + std::ldexp(1, -11), MixPrecision::Fp16), 1.0);
   EXPECT_EQ(mix_round(1 + 3 * std::ldexp(1, -11), MixPrecision::Fp16), 1 + std::ldexp(1, -9));
-  EXPECT_EQ(mix_round(1 + std::ldexp(1, -11) + std::ldexp(1, -20), MixPrecision::Fp16),
-            1 + std::ldexp(1, -10));
+  EXPECT_EQ(mix_round(1 + std::ldexp(1, -11) + std::ldexp(1, -20), MixPrecision::Fp16), 1 + std::ldexp(1, -10));
   EXPECT_EQ(mix_round(3.999, MixPrecision::Fp16), 3.998046875);  // quantum 2^-9 in [2, 4)
   // bfloat16: 8 significant bits.
   EXPECT_EQ(mix_round(1 + std::ldexp(1, -8), MixPrecision::Bf16), 1.0);
@@ -131,15 +130,13 @@ TEST(FmaMix, HostOpsRoundLikeTheDevice) {
   }
   const MixConstants d = mix_constants(MixPrecision::Fp64);
   EXPECT_EQ(mix_host_op(MixPrecision::Fp64, MixOp::Fma, 1.5, d), std::fma(1.5, d.m, d.c));
-  EXPECT_EQ(mix_host_op(MixPrecision::Fp32, MixOp::Mul, 1.5, d),
-            static_cast<double>(1.5f * static_cast<float>(d.m)));
+  EXPECT_EQ(mix_host_op(MixPrecision::Fp32, MixOp::Mul, 1.5, d), static_cast<double>(1.5f * static_cast<float>(d.m)));
 }
 
 // Every chain the probe runs reaches a fixed point of its block (so verify() stays cheap however
 // long the device ran) and stays finite and in range on the way.
 TEST(FmaMix, ChainsReachAFixedPoint) {
-  for (MixPrecision p : {MixPrecision::Fp64, MixPrecision::Fp32, MixPrecision::Fp16,
-                         MixPrecision::Bf16}) {
+  for (MixPrecision p : {MixPrecision::Fp64, MixPrecision::Fp32, MixPrecision::Fp16, MixPrecision::Bf16}) {
     const MixConstants k = mix_constants(p);
     for (int q = 0; q <= 4; ++q) {
       for (std::uint64_t i : {0, 1, 31, 63}) {

@@ -78,7 +78,7 @@ TEST(IssueWork, LoadsPerWarpCoverTheTargetInWholeQuanta) {
   const std::int64_t warps = 8448;  // H100: 132 SMs x 64 warps
   const std::int64_t l = issue_loads_per_warp(warps, std::uint64_t{256} << 20);
   EXPECT_EQ(l % kIssueLoadQuantum, 0);
-  EXPECT_EQ(l, 256);  // 268 MB / 1.08 MB per round = 248 -> 256
+  EXPECT_EQ(l, 256);                                                  // 268 MB / 1.08 MB per round = 248 -> 256
   EXPECT_EQ(issue_loads_per_warp(1000000, 1024), kIssueLoadQuantum);  // at least one quantum
 }
 
@@ -107,8 +107,7 @@ TEST(IssueWork, LoadSumClosedFormMatchesBruteForce) {
       for (std::int64_t warp : {std::int64_t{0}, warps - 1, warps / 2}) {
         for (int lane : {0, 13, 31}) {
           std::uint32_t sum = 0;
-          for (std::int64_t i = 0; i < loads; ++i)
-            sum += issue_data_word(issue_load_word(warp, i, lane, warps));
+          for (std::int64_t i = 0; i < loads; ++i) sum += issue_data_word(issue_load_word(warp, i, lane, warps));
           EXPECT_EQ(issue_thread_load_sum(warp, lane, warps, loads), sum)
               << warps << " " << loads << " " << warp << " " << lane;
         }
@@ -152,8 +151,10 @@ TEST(IssueWork, ExpectedChecksumMatchesBruteForce) {
       std::uint32_t u[kIssueChains];
       int nf = 0, ni = 0;
       for (int j = 0; j < kIssueChains; ++j) {
-        if (issue_chain_is_fp(s, j)) f[nf++] = issue_fp_start(thread, j);
-        else u[ni++] = issue_int_start(thread, j);
+        if (issue_chain_is_fp(s, j))
+          f[nf++] = issue_fp_start(thread, j);
+        else
+          u[ni++] = issue_int_start(thread, j);
       }
       for (std::int64_t k = 0; k < steps; ++k) {
         for (int j = 0; j < nf; ++j) f[j] = std::fma(f[j], 1.0f, 1.0f);
@@ -167,8 +168,7 @@ TEST(IssueWork, ExpectedChecksumMatchesBruteForce) {
       for (int j = 0; j < nf; ++j) want += issue_float_bits(f[j]);
       for (int j = 0; j < ni; ++j) want += u[j];
       const IssueRing ring = issue_ring_power(issue_int_chains(s), a, steps);
-      EXPECT_EQ(issue_expected_checksum(s, thread, steps, ring, 77), want)
-          << static_cast<int>(s) << " steps " << steps;
+      EXPECT_EQ(issue_expected_checksum(s, thread, steps, ring, 77), want) << static_cast<int>(s) << " steps " << steps;
     }
   }
 }
@@ -177,8 +177,7 @@ TEST(IssueWork, FpChainsStayExactUpToTheCap) {
   // The largest start plus the most steps a launch may take is still an exact float integer.
   const float top = issue_fp_start(1023, kIssueChains - 1) + static_cast<float>(kIssueMaxFpSteps);
   EXPECT_LE(static_cast<double>(top), 16777216.0);
-  EXPECT_EQ(static_cast<double>(top),
-            static_cast<double>(1023 * kIssueChains + kIssueChains - 1) + kIssueMaxFpSteps);
+  EXPECT_EQ(static_cast<double>(top), static_cast<double>(1023 * kIssueChains + kIssueChains - 1) + kIssueMaxFpSteps);
 }
 
 }  // namespace

@@ -155,8 +155,9 @@ TEST(MachineFile, ReaderErrorsNameFileLineAndKey) {
     return std::string("(no error)");
   };
   EXPECT_EQ(error_for(""), dir + "/m.yaml: empty file, expected a machine file");
-  EXPECT_EQ(error_for("schema: roofprobe.machine/9\n"),
-            dir + "/m.yaml:1: schema: unsupported schema 'roofprobe.machine/9' (this roofprobe reads roofprobe.machine/1)");
+  EXPECT_EQ(
+      error_for("schema: roofprobe.machine/9\n"),
+      dir + "/m.yaml:1: schema: unsupported schema 'roofprobe.machine/9' (this roofprobe reads roofprobe.machine/1)");
   std::string bad_gbs = good;
   bad_gbs.replace(bad_gbs.find("gbs: 250.25"), 11, "gbs: fast");
   EXPECT_NE(error_for(bad_gbs).find("memory[0].gbs: expected a number, got 'fast'"), std::string::npos);
@@ -182,8 +183,8 @@ TEST(MachineFile, PhysicalWarnings) {
   Machine m = sample_machine();
   write_machine_file(m, path);
   EXPECT_TRUE(physical_warnings(path, read_machine_file(path)).empty());
-  m.memory[1].gbs = 400;             // DRAM faster than L1
-  m.compute[0].gflops = 90;          // above 78.4 theoretical
+  m.memory[1].gbs = 400;     // DRAM faster than L1
+  m.compute[0].gflops = 90;  // above 78.4 theoretical
   write_machine_file(m, path);
   auto warnings = physical_warnings(path, read_machine_file(path));
   ASSERT_EQ(warnings.size(), 2u);

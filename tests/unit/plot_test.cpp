@@ -50,13 +50,12 @@ Machine cpu_machine() {
   m.device.backend = "cpu";
   m.device.kind = "cpu";
   m.device.name = "Test CPU 2-core";
-  m.device.caches = {{"L1", std::uint64_t(32 * KiB), 2},
-                     {"L2", std::uint64_t(512 * KiB), 2},
-                     {"L3", std::uint64_t(32 * MiB), 1}};
+  m.device.caches = {
+      {"L1", std::uint64_t(32 * KiB), 2}, {"L2", std::uint64_t(512 * KiB), 2}, {"L3", std::uint64_t(32 * MiB), 1}};
   m.memory = {level("L1", 412.0, 4 * KiB, 48 * KiB), level("L2", 182.4, 128 * KiB, 768 * KiB),
               level("L3", 96.43, 2 * MiB, 24 * MiB), level("DRAM", 21.27, 128 * MiB, 1 * GiB)};
-  m.compute = {ceiling("FP64.FMA", 98.26, 105.6), ceiling("FP64.noFMA", 49.6, 52.8),
-               ceiling("FP32.FMA", 196.1, 211.2), ceiling("FP32.noFMA", 99.1, 105.6)};
+  m.compute = {ceiling("FP64.FMA", 98.26, 105.6), ceiling("FP64.noFMA", 49.6, 52.8), ceiling("FP32.FMA", 196.1, 211.2),
+               ceiling("FP32.noFMA", 99.1, 105.6)};
   return m;
 }
 
@@ -142,8 +141,7 @@ std::vector<std::vector<std::pair<double, double>>> blocks(const std::string& te
 
 // The "at first|screen X, first Y" position of the label whose text starts with `text`.
 std::pair<double, double> label_position(const std::string& script, const std::string& text) {
-  const std::regex re("set label '" + text +
-                      "[^']*' at (?:first|screen) ([-0-9.e+]+), first ([-0-9.e+]+)");
+  const std::regex re("set label '" + text + "[^']*' at (?:first|screen) ([-0-9.e+]+), first ([-0-9.e+]+)");
   std::smatch m;
   if (!std::regex_search(script, m, re)) throw std::runtime_error("no label " + text);
   return {std::stod(m[1]), std::stod(m[2])};
@@ -287,7 +285,7 @@ TEST(PlotScripts, BandwidthViewDrawsSamplesLevelsAndCaches) {
     EXPECT_NE(s.find(label), std::string::npos) << label;
   for (const char* label : {"'L1 64 KiB'", "'L2 1 MiB'", "'L3 32 MiB'"})
     EXPECT_NE(s.find(label), std::string::npos) << label;
-  EXPECT_EQ(count(s, ", graph 1 nohead dt 2"), 3);  // one dashed marker per cache
+  EXPECT_EQ(count(s, ", graph 1 nohead dt 2"), 3);                      // one dashed marker per cache
   const auto segments = blocks(data_file(bw, "bandwidth_levels.dat"));  // one per level
   ASSERT_EQ(segments.size(), 4u);
   EXPECT_EQ(segments[1], (std::vector<std::pair<double, double>>{{128 * KiB, 182.4}, {768 * KiB, 182.4}}));
@@ -333,9 +331,9 @@ TEST(PlotScripts, HierarchicalViewHasOneRoofPerLevelAndOneLinePerCeiling) {
 
   EXPECT_EQ(count(s, "'hierarchical_memory.dat' index"), 4);
   EXPECT_EQ(count(s, "'hierarchical_compute.dat' index"), 4);
-  for (const char* label : {"'L1: 412 GB/s'", "'L2: 182 GB/s'", "'L3: 96.4 GB/s'", "'DRAM: 21.3 GB/s'",
-                            "'FP64.FMA: 98.3 GFLOP/s'", "'FP64.noFMA: 49.6 GFLOP/s'",
-                            "'FP32.FMA: 196 GFLOP/s'", "'FP32.noFMA: 99.1 GFLOP/s'"})
+  for (const char* label :
+       {"'L1: 412 GB/s'", "'L2: 182 GB/s'", "'L3: 96.4 GB/s'", "'DRAM: 21.3 GB/s'", "'FP64.FMA: 98.3 GFLOP/s'",
+        "'FP64.noFMA: 49.6 GFLOP/s'", "'FP32.FMA: 196 GFLOP/s'", "'FP32.noFMA: 99.1 GFLOP/s'"})
     EXPECT_NE(s.find(label), std::string::npos) << label;
   EXPECT_NE(s.find("Hierarchical roofline - Test CPU 2-core"), std::string::npos);
 
@@ -531,7 +529,6 @@ TEST(PlotRender, FailingGnuplotLeavesNoImageAndReportsItsError) {
   }
 }
 
-
 // ---- GPU views: instruction, shared, FMA mix, flops, scaling, points ---------------------------
 
 MemoryLevel gpu_level(const std::string& name, double gbs, double gtxn_s) {
@@ -635,7 +632,9 @@ std::vector<Sample> flop_samples() {
       for (int rep = 0; rep < 3; ++rep) {
         Sample s;
         s.probe = "flops";
-        s.params = {{"precision", precision}, {"form", form}, {"flops_per_element", std::to_string(k)},
+        s.params = {{"precision", precision},
+                    {"form", form},
+                    {"flops_per_element", std::to_string(k)},
                     {"bytes_per_thread", "16384"}};
         s.bytes = 65536000;
         s.flops = s.bytes / word * k;
@@ -651,10 +650,10 @@ std::vector<KernelPoint> kernel_points() {
   auto p = [](const char* kernel, const char* level, double x, double y, const char* kind) {
     return KernelPoint{kernel, level, x, y, kind};
   };
-  return {p("daxpy", "L1", 0.0833, 1150, "flop"),          p("daxpy", "L2", 0.0833, 205, "flop"),
-          p("daxpy", "DRAM", 0.0833, 68, "flop"),           p("dgemm", "L2", 18.5, 6900, "flop"),
-          p("dgemm", "L1", 3.2, 310, "instruction"),        p("dgemm", "shared", 2.6, 310, "instruction"),
-          p("stencil", "HBM", 8.1, 140, "instruction"),     p("stencil", "shared", 0.5, 140, "instruction")};
+  return {p("daxpy", "L1", 0.0833, 1150, "flop"),       p("daxpy", "L2", 0.0833, 205, "flop"),
+          p("daxpy", "DRAM", 0.0833, 68, "flop"),       p("dgemm", "L2", 18.5, 6900, "flop"),
+          p("dgemm", "L1", 3.2, 310, "instruction"),    p("dgemm", "shared", 2.6, 310, "instruction"),
+          p("stencil", "HBM", 8.1, 140, "instruction"), p("stencil", "shared", 0.5, 140, "instruction")};
 }
 
 // The "set label" lines of a script whose text starts with `prefix`.
@@ -729,8 +728,8 @@ TEST(PlotInstruction, WallsAtTheirDefinedIntensities) {
     EXPECT_NEAR(walls[i][1].second, std::min(470.2, 437.5 * expected[i]), 1e-3);
   }
   const std::string& s = v.script;
-  for (const char* label : {"'stride-0: 1'", "'unit stride (4 B): 1/4'", "'unit stride (8 B): 1/8'",
-                            "'stride-8 (4 B): 1/32'"})
+  for (const char* label :
+       {"'stride-0: 1'", "'unit stride (4 B): 1/4'", "'unit stride (8 B): 1/8'", "'stride-8 (4 B): 1/32'"})
     EXPECT_NE(s.find("set label " + std::string(label)), std::string::npos) << label;
   EXPECT_EQ(count(s, "rotate by 90"), 4);  // wall labels run along their walls
 }
@@ -749,7 +748,7 @@ TEST(PlotInstruction, RoofsAreGtxnDiagonalsOfSlopeOne) {
     EXPECT_NEAR(y0 / x0, rates[i], 1e-5 * rates[i]);
     EXPECT_NEAR(y1 / x1, rates[i], 1e-5 * rates[i]);
     EXPECT_NEAR(std::log(y1 / y0) / std::log(x1 / x0), 1.0, 1e-5);  // slope 1 on log-log
-    EXPECT_NEAR(y1, 470.2, 1e-3);  // each ends at its ridge with the measured peak
+    EXPECT_NEAR(y1, 470.2, 1e-3);                                   // each ends at its ridge with the measured peak
   }
   for (const char* label : {"'L1: 438 GTXN/s'", "'L2: 78.1 GTXN/s'", "'HBM: 25.9 GTXN/s'"})
     EXPECT_NE(v.script.find(label), std::string::npos) << label;
@@ -987,7 +986,8 @@ TEST(PlotPoints, RangesGrowToHoldEveryPoint) {
 
 TEST(PlotPoints, LongKernelNamesAreShortenedInTheKey) {
   const std::string name(60, 'k');
-  const PlotScript h = view(build_with(v100_machine(), options_with(-1, {{name, "L1", 1, 100, "flop"}})), "hierarchical");
+  const PlotScript h =
+      view(build_with(v100_machine(), options_with(-1, {{name, "L1", 1, 100, "flop"}})), "hierarchical");
   EXPECT_NE(h.script.find("title '" + std::string(29, 'k') + "...'"), std::string::npos);
   EXPECT_NE(data_file(h, "hierarchical_points.dat").find("# " + name + " @ L1"), std::string::npos);  // kept whole
 }

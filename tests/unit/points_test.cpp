@@ -89,21 +89,26 @@ TEST(PointsFile, RoundTripsThroughItsWriter) {
 }
 
 TEST(PointsFile, BadInputNamesFileAndLine) {
-  EXPECT_NE(error_of([] { parse_points_csv("daxpy,L1,0.1,100\n", "p.csv"); }).find("p.csv:1: the header has no 'kernel'"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { parse_points_csv("daxpy,L1,0.1,100\n", "p.csv"); }).find("p.csv:1: the header has no 'kernel'"),
+      std::string::npos);
   EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity\nk,L1,1\n", "p.csv"); }).find("'performance'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1,fast,1\n", "p.csv"); })
-                .find("p.csv:2: intensity must be a positive number, got 'fast'"),
+  EXPECT_NE(error_of([] {
+              parse_points_csv("kernel,level,intensity,performance\nk,L1,fast,1\n", "p.csv");
+            }).find("p.csv:2: intensity must be a positive number, got 'fast'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1,1,-5\n", "p.csv"); })
-                .find("performance must be a positive number"),
+  EXPECT_NE(error_of([] {
+              parse_points_csv("kernel,level,intensity,performance\nk,L1,1,-5\n", "p.csv");
+            }).find("performance must be a positive number"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance,kind\nk,L1,1,5,bytes\n", "p.csv"); })
-                .find("kind must be flop or instruction"),
+  EXPECT_NE(error_of([] {
+              parse_points_csv("kernel,level,intensity,performance,kind\nk,L1,1,5,bytes\n", "p.csv");
+            }).find("kind must be flop or instruction"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\nk,L1\n", "p.csv"); })
-                .find("p.csv:2: expected 4 fields, found 2"),
+  EXPECT_NE(error_of([] {
+              parse_points_csv("kernel,level,intensity,performance\nk,L1\n", "p.csv");
+            }).find("p.csv:2: expected 4 fields, found 2"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\n", "p.csv"); }).find("no points"),
             std::string::npos);
@@ -316,7 +321,8 @@ TEST(Ncu, RooflineSectionRatesAreRead) {
   const std::string text =
       "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
       "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"gpu__time_duration.sum\",\"msecond\",\"2\"\n"
-      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"sm__cycles_elapsed.avg.per_second\",\"cycle/nsecond\",\"1.5\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline "
+      "Chart\",\"sm__cycles_elapsed.avg.per_second\",\"cycle/nsecond\",\"1.5\"\n"
       "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\","
       "\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed\",\"inst/cycle\",\"1,000\"\n"
       "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"dram__bytes.sum.per_second\",\"Tbyte/second\",\"1.5\"\n";
@@ -333,9 +339,8 @@ TEST(Ncu, LocaleFormattedNumbersAreRefusedWithAdvice) {
       "\"ID\",\"Kernel Name\",\"smsp__inst_executed.sum\",\"dram__sectors_read.sum\",\"dram__sectors_write.sum\","
       "\"gpu__time_duration.sum\"\n\"\",\"\",\"inst\",\"sector\",\"sector\",\"usecond\"\n";
   for (const char* value : {"27.595.520", "1.234,5", "0,5", "27 595 520"}) {
-    const std::string e = error_of([&] {
-      convert_ncu_csv(header + "\"0\",\"k\",\"" + value + "\",\"500\",\"100\",\"2\"\n", "l.csv");
-    });
+    const std::string e =
+        error_of([&] { convert_ncu_csv(header + "\"0\",\"k\",\"" + value + "\",\"500\",\"100\",\"2\"\n", "l.csv"); });
     EXPECT_NE(e.find("LC_ALL=C"), std::string::npos) << value << ": " << e;
     EXPECT_NE(e.find(value), std::string::npos) << e;
   }
@@ -351,8 +356,9 @@ TEST(Ncu, InputThatIsNotAnExportIsAnError) {
             std::string::npos);
   // Launches but none of the counters: nothing to convert.
   EXPECT_NE(error_of([] {
-              convert_ncu_csv("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n\"0\",\"k\",\"5\"\n",
-                              "x.csv");
+              convert_ncu_csv(
+                  "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n\"0\",\"k\",\"5\"\n",
+                  "x.csv");
             }).find("no kernel points"),
             std::string::npos);
   NcuOptions bad;

@@ -46,8 +46,10 @@ TEST(ProbeConformance, FeedsNameRealMetricsAndAxes) {
       // Scaling may leave the metric to each series (GFLOP/s where its samples count FLOPs, else GB/s).
       if (!(f.kind == FeedKind::Scaling && f.metric.empty()))
         EXPECT_EQ(metrics.count(f.metric), 1u) << who << ": metric '" << f.metric << "' is not a sweep.csv rate";
-      for (const std::string& axis : f.series_axes) EXPECT_TRUE(has_axis(info, axis)) << who << ": series axis " << axis;
-      const bool swept = f.kind == FeedKind::MemoryLevels || f.kind == FeedKind::Predication || f.kind == FeedKind::Scaling;
+      for (const std::string& axis : f.series_axes)
+        EXPECT_TRUE(has_axis(info, axis)) << who << ": series axis " << axis;
+      const bool swept =
+          f.kind == FeedKind::MemoryLevels || f.kind == FeedKind::Predication || f.kind == FeedKind::Scaling;
       if (swept) EXPECT_TRUE(has_axis(info, f.x_axis)) << who << ": x axis " << f.x_axis;
       for (const std::string& key : keys_of(f.primary_series))
         EXPECT_TRUE(has_axis(info, key)) << who << ": primary series names axis '" << key << "'";
@@ -91,7 +93,8 @@ TEST(ProbeConformance, TheDefaultConfigRunsEveryProbe) {
     ASSERT_NE(backend, nullptr) << "configs/default.yaml has no " << p->info().backend << ": section";
     const bool listed = std::any_of(backend->probes.begin(), backend->probes.end(),
                                     [&](const ProbeConfig& c) { return c.name == p->info().name; });
-    EXPECT_TRUE(listed) << p->info().backend << "/" << p->info().name << " is not in configs/default.yaml: it never runs";
+    EXPECT_TRUE(listed) << p->info().backend << "/" << p->info().name
+                        << " is not in configs/default.yaml: it never runs";
   }
 }
 

@@ -60,9 +60,9 @@ TEST(ScalingWork, LaunchItemsMapOntoTheirPass) {
 
 TEST(ScalingWork, WorkingSetIsHbmSizedAndFitsTheDevice) {
   const std::uint64_t GiB = std::uint64_t{1} << 30, MiB = std::uint64_t{1} << 20;
-  EXPECT_EQ(scaling_working_set_bytes(50 * MiB, 80 * GiB), GiB);           // H100: 1 GiB > 4x L2
-  EXPECT_EQ(scaling_working_set_bytes(512 * MiB, 80 * GiB), 2 * GiB);      // a huge L2: 4x it
-  EXPECT_EQ(scaling_working_set_bytes(4 * MiB, GiB), 512 * MiB);           // small card: half
+  EXPECT_EQ(scaling_working_set_bytes(50 * MiB, 80 * GiB), GiB);                   // H100: 1 GiB > 4x L2
+  EXPECT_EQ(scaling_working_set_bytes(512 * MiB, 80 * GiB), 2 * GiB);              // a huge L2: 4x it
+  EXPECT_EQ(scaling_working_set_bytes(4 * MiB, GiB), 512 * MiB);                   // small card: half
   EXPECT_EQ(scaling_working_set_bytes(4 * MiB, GiB + 3) % kScalingItemBytes, 0u);  // whole items
   EXPECT_EQ(scaling_elements(GiB), GiB / 16);
   EXPECT_EQ(scaling_elements(kScalingItemBytes - 1), 0u);

@@ -1,6 +1,6 @@
 // Host tests of the shared-memory probe's pattern and accounting
-// (kernels/common/shared_pattern.hpp): the wavefronts a warp request takes, computed from the 32 lane addresses, for the probe's
-// patterns and for hand-made address sets; the row chase that keeps the pattern; the checksum.
+// (kernels/common/shared_pattern.hpp): the wavefronts a warp request takes, computed from the 32 lane addresses, for
+// the probe's patterns and for hand-made address sets; the row chase that keeps the pattern; the checksum.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -134,8 +134,7 @@ TEST(SharedPattern, ExpectedChecksumFollowsTheChaseStepByStep) {
     }
   }
   // A chain that did not move is caught: after 1 step every slot has moved one row.
-  EXPECT_NE(shared_expected_checksum(3, 5, 1, slots, 1, step),
-            shared_expected_checksum(3, 5, 1, slots, 0, step));
+  EXPECT_NE(shared_expected_checksum(3, 5, 1, slots, 1, step), shared_expected_checksum(3, 5, 1, slots, 0, step));
 }
 
 TEST(SharedPattern, WorkCountsInstructionsWavefrontsAndBytes) {

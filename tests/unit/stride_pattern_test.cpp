@@ -21,8 +21,7 @@ TEST(StridePattern, SectorsPerRequestForEveryStrideAndWordSize) {
   const int eight_byte[] = {1, 8, 16, 32, 32, 32, 32};
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(stride_sectors_per_request(kStrides[i], 4), four_byte[i]) << "stride " << kStrides[i];
-    EXPECT_EQ(stride_sectors_per_request(kStrides[i], 8), eight_byte[i])
-        << "stride " << kStrides[i];
+    EXPECT_EQ(stride_sectors_per_request(kStrides[i], 8), eight_byte[i]) << "stride " << kStrides[i];
   }
 }
 
@@ -78,10 +77,10 @@ TEST(StridePattern, LaneAddresses) {
   EXPECT_EQ(stride_element(0, 0, 1, 4, mask), 0u);
   EXPECT_EQ(stride_element(0, 31, 1, 4, mask), 31u);
   EXPECT_EQ(stride_element(3, 5, 2, 4, mask), 3u * 64 + 10);
-  EXPECT_EQ(stride_element(5, 31, 0, 4, mask), 5u * 8);      // stride 0: one sector per request
+  EXPECT_EQ(stride_element(5, 31, 0, 4, mask), 5u * 8);  // stride 0: one sector per request
   EXPECT_EQ(stride_element(5, 31, 0, 8, mask), 5u * 4);
   EXPECT_EQ(stride_element(2, 1, 32, 8, mask), 2u * 1024 + 32);
-  EXPECT_EQ(stride_element(8, 0, 32, 8, mask), 0u);          // 8 spans of 1024 = n: back to 0
+  EXPECT_EQ(stride_element(8, 0, 32, 8, mask), 0u);  // 8 spans of 1024 = n: back to 0
   EXPECT_EQ(stride_element(9, 2, 32, 8, mask), 1024u + 64);
   EXPECT_EQ(stride_lane_address(0x1000, 3, 5, 2, 8, mask), 0x1000u + (3u * 64 + 10) * 8);
 }
@@ -120,8 +119,7 @@ TEST(StridePattern, GroupAdvanceMatchesTheRequestNumbering) {
       for (std::uint32_t k = 0; k < 600; ++k) {
         const std::uint32_t q = (k * warps + g) * kStrideUnroll;
         for (int u = 0; u < kStrideUnroll; ++u)
-          ASSERT_EQ(stride_group_element(first, u, 3, s, span),
-                    stride_element(q + u, 3, s, 8, mask))
+          ASSERT_EQ(stride_group_element(first, u, 3, s, span), stride_element(q + u, 3, s, 8, mask))
               << "stride " << s << " warp " << g << " group " << k;
         first = (first + advance) & mask;
       }
@@ -154,8 +152,7 @@ TEST(StridePattern, ExpectedSumOfLargeLaunchesStaysExact) {
   const std::uint64_t m = n / stride_span_elements(s, wb);
   const std::uint64_t one_cycle = stride_expected_sum(m, s, wb, n - 1);
   EXPECT_EQ(stride_expected_sum(1000 * m, s, wb, n - 1), (1000 * one_cycle) & 0xffffffffull);
-  EXPECT_NE(stride_expected_sum(1000 * m + 1, s, wb, n - 1),
-            stride_expected_sum(1000 * m, s, wb, n - 1));
+  EXPECT_NE(stride_expected_sum(1000 * m + 1, s, wb, n - 1), stride_expected_sum(1000 * m, s, wb, n - 1));
 }
 
 TEST(StridePattern, WorkingSetRoundsDownToAPowerOfTwo) {
@@ -177,8 +174,7 @@ TEST(StridePattern, WorkCountsRequestsSectorsAndBytes) {
   // Walls: intensity = instructions per transaction.
   EXPECT_DOUBLE_EQ(w.requests / w.transactions, 1.0 / 8);
   EXPECT_DOUBLE_EQ(stride_work(5, 5, 1, 4).requests / stride_work(5, 5, 1, 4).transactions, 0.25);
-  EXPECT_DOUBLE_EQ(stride_work(5, 5, 8, 4).requests / stride_work(5, 5, 8, 4).transactions,
-                   1.0 / 32);
+  EXPECT_DOUBLE_EQ(stride_work(5, 5, 8, 4).requests / stride_work(5, 5, 8, 4).transactions, 1.0 / 32);
 }
 
 }  // namespace

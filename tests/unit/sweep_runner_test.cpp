@@ -114,7 +114,8 @@ class SweepRunnerTest : public ::testing::Test {
     return run_sweep(backend, DeviceInfo{}, plan, quick(), {}, writer, hooks);
   }
   static bool any_contains(const std::vector<std::string>& lines, const std::string& what) {
-    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(what) != std::string::npos; });
   }
   std::string path_;
   std::vector<std::string> reports;

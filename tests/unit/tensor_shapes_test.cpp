@@ -19,9 +19,8 @@
 namespace roofprobe {
 namespace {
 
-const TensorType kAllTypes[] = {TensorType::Fp16Fp32, TensorType::Fp16Fp16,  TensorType::Bf16Fp32,
-                                TensorType::Tf32Fp32, TensorType::Int8Int32, TensorType::Fp64Fp64,
-                                TensorType::Fp8Fp32};
+const TensorType kAllTypes[] = {TensorType::Fp16Fp32,  TensorType::Fp16Fp16, TensorType::Bf16Fp32, TensorType::Tf32Fp32,
+                                TensorType::Int8Int32, TensorType::Fp64Fp64, TensorType::Fp8Fp32};
 
 TEST(TensorShapes, NamesRoundTrip) {
   for (TensorType t : kAllTypes) {
@@ -40,11 +39,10 @@ TEST(TensorShapes, MmaShapesAndFlopsPerInstruction) {
     int m, n, k, min_cc;
     double flops;
   };
-  const Want wants[] = {
-      {TensorType::Fp16Fp32, 16, 8, 16, 80, 4096},  {TensorType::Fp16Fp16, 16, 8, 16, 80, 4096},
-      {TensorType::Bf16Fp32, 16, 8, 16, 80, 4096},  {TensorType::Tf32Fp32, 16, 8, 8, 80, 2048},
-      {TensorType::Int8Int32, 16, 8, 32, 80, 8192}, {TensorType::Fp64Fp64, 8, 8, 4, 80, 512},
-      {TensorType::Fp8Fp32, 16, 8, 32, 89, 8192}};
+  const Want wants[] = {{TensorType::Fp16Fp32, 16, 8, 16, 80, 4096},  {TensorType::Fp16Fp16, 16, 8, 16, 80, 4096},
+                        {TensorType::Bf16Fp32, 16, 8, 16, 80, 4096},  {TensorType::Tf32Fp32, 16, 8, 8, 80, 2048},
+                        {TensorType::Int8Int32, 16, 8, 32, 80, 8192}, {TensorType::Fp64Fp64, 8, 8, 4, 80, 512},
+                        {TensorType::Fp8Fp32, 16, 8, 32, 89, 8192}};
   for (const Want& w : wants) {
     const TensorShape s = tensor_mma_shape(w.t);
     EXPECT_EQ(s.m, w.m) << tensor_type_name(w.t);
@@ -235,19 +233,14 @@ TEST(TensorShapes, PeaksReproduceThePublishedFigures) {
       {TensorType::Fp16Fp16, 75, 40, 1590, 65.1},    // T4
       {TensorType::Int8Int32, 75, 40, 1590, 130.2},  // T4
       {TensorType::Fp16Fp32, 80, 108, 1410, 311.9},  // A100
-      {TensorType::Bf16Fp32, 80, 108, 1410, 311.9},
-      {TensorType::Tf32Fp32, 80, 108, 1410, 155.9},
-      {TensorType::Int8Int32, 80, 108, 1410, 623.8},
-      {TensorType::Fp64Fp64, 80, 108, 1410, 19.5},
-      {TensorType::Fp16Fp32, 86, 84, 1740, 149.7},   // A40
-      {TensorType::Fp16Fp16, 89, 128, 2520, 330.3},  // RTX 4090
-      {TensorType::Fp8Fp32, 89, 128, 2520, 660.6},
-      {TensorType::Tf32Fp32, 89, 142, 2520, 183.2},  // L40S
-      {TensorType::Fp16Fp32, 90, 132, 1830, 989.4},  // H100 SXM5
-      {TensorType::Tf32Fp32, 90, 132, 1830, 494.7},
-      {TensorType::Fp8Fp32, 90, 132, 1830, 1978.9},
-      {TensorType::Int8Int32, 90, 132, 1830, 1978.9},
-      {TensorType::Fp64Fp64, 90, 132, 1980, 66.9},
+      {TensorType::Bf16Fp32, 80, 108, 1410, 311.9},   {TensorType::Tf32Fp32, 80, 108, 1410, 155.9},
+      {TensorType::Int8Int32, 80, 108, 1410, 623.8},  {TensorType::Fp64Fp64, 80, 108, 1410, 19.5},
+      {TensorType::Fp16Fp32, 86, 84, 1740, 149.7},                                                   // A40
+      {TensorType::Fp16Fp16, 89, 128, 2520, 330.3},                                                  // RTX 4090
+      {TensorType::Fp8Fp32, 89, 128, 2520, 660.6},    {TensorType::Tf32Fp32, 89, 142, 2520, 183.2},  // L40S
+      {TensorType::Fp16Fp32, 90, 132, 1830, 989.4},                                                  // H100 SXM5
+      {TensorType::Tf32Fp32, 90, 132, 1830, 494.7},   {TensorType::Fp8Fp32, 90, 132, 1830, 1978.9},
+      {TensorType::Int8Int32, 90, 132, 1830, 1978.9}, {TensorType::Fp64Fp64, 90, 132, 1980, 66.9},
   };
   for (const Want& w : wants) {
     const TensorPeak p = tensor_peak_per_sm(w.t, w.cc);
@@ -307,8 +300,7 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
     EXPECT_NE(why("fp8.fp32", "mma", cc).find("emulated"), std::string::npos) << cc;
   for (const char* cc : {"8.9", "12.0", "12.1"}) EXPECT_EQ(why("fp8.fp32", "mma", cc), "") << cc;
   EXPECT_EQ(why("fp16.fp32", "mma", "9.0"), "");
-  EXPECT_NE(why("bf16.fp32", "wmma", "7.5").find("needs compute capability 8.0"),
-            std::string::npos);
+  EXPECT_NE(why("bf16.fp32", "wmma", "7.5").find("needs compute capability 8.0"), std::string::npos);
   EXPECT_NE(why("int8.int32", "wmma", "7.0").find("7.2"), std::string::npos);
   EXPECT_NE(why("fp64.fp64", "mma", "").find("unknown compute capability"), std::string::npos);
   EXPECT_THROW(why("fp4.fp32", "mma", "9.0"), std::invalid_argument);

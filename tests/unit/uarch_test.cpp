@@ -25,8 +25,8 @@ TEST(Uarch, Zen4RunsAvx512OnTwo256BitFmaPipes) {
   const CorePeak fp64 = core_peak(kGenoa, 512, 64);
   ASSERT_TRUE(fp64.known) << fp64.why_unknown;
   EXPECT_EQ(fp64.uarch, "AMD Zen 4");
-  EXPECT_DOUBLE_EQ(fp64.fma_flops_per_cycle, 16);   // 2 pipes x 256/64 lanes x 2
-  EXPECT_DOUBLE_EQ(fp64.nofma_flops_per_cycle, 16); // FMULs on FP0/1, FADDs on FP2/3
+  EXPECT_DOUBLE_EQ(fp64.fma_flops_per_cycle, 16);    // 2 pipes x 256/64 lanes x 2
+  EXPECT_DOUBLE_EQ(fp64.nofma_flops_per_cycle, 16);  // FMULs on FP0/1, FADDs on FP2/3
   EXPECT_NE(fp64.fma_rule.find("256-bit datapath"), std::string::npos) << fp64.fma_rule;
   EXPECT_NE(fp64.source.find("57647"), std::string::npos) << fp64.source;
   EXPECT_DOUBLE_EQ(core_peak(kGenoa, 512, 32).fma_flops_per_cycle, 32);
@@ -46,9 +46,9 @@ TEST(Uarch, Zen5DesktopHas512BitPipesMobileDoesNot) {
 }
 
 TEST(Uarch, OlderZenAndIntelClientFigures) {
-  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x17, 0x01}, 256, 64).fma_flops_per_cycle, 8);    // Zen: 128-bit
-  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x17, 0x31}, 256, 64).fma_flops_per_cycle, 16);   // Zen 2
-  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x19, 0x01}, 256, 32).fma_flops_per_cycle, 32);   // Zen 3
+  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x17, 0x01}, 256, 64).fma_flops_per_cycle, 8);   // Zen: 128-bit
+  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x17, 0x31}, 256, 64).fma_flops_per_cycle, 16);  // Zen 2
+  EXPECT_DOUBLE_EQ(core_peak({"AuthenticAMD", 0x19, 0x01}, 256, 32).fma_flops_per_cycle, 32);  // Zen 3
   const CpuIdentity haswell{"GenuineIntel", 6, 0x3F};
   EXPECT_DOUBLE_EQ(core_peak(haswell, 256, 64).fma_flops_per_cycle, 16);
   EXPECT_DOUBLE_EQ(core_peak(haswell, 256, 64).nofma_flops_per_cycle, 8);  // one FADD port

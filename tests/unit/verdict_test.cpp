@@ -53,8 +53,7 @@ Machine reference() {
   r.device.name = "NVIDIA H100 SXM5 80 GB";
   r.device.memory_name = "HBM";
   r.memory = {level("HBM", 3350, "spec"), level("L2", 10000, "published")};
-  r.compute = {ceiling("FP64.FMA", 34000, 34000, "spec"),
-               ceiling("TENSOR.FP16.FP32", 989500, 989500, "spec")};
+  r.compute = {ceiling("FP64.FMA", 34000, 34000, "spec"), ceiling("TENSOR.FP16.FP32", 989500, 989500, "spec")};
   r.device.theoretical_gflops["FP64.FMA"] = 34000;
   InstructionCeiling w;
   w.theoretical_gips = 1045.44;
@@ -146,8 +145,7 @@ TEST(Verdict, PrintedForms) {
   const std::string csv = format_verdict(v, "csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "section,ceiling,unit,measured,peak,peak_clock_mhz,spec,published,verdict,basis");
-  EXPECT_NE(csv.find("compute,FP64.FMA,GFLOP/s,32000,31000,1755,34000,,above peak,peak"),
-            std::string::npos) << csv;
+  EXPECT_NE(csv.find("compute,FP64.FMA,GFLOP/s,32000,31000,1755,34000,,above peak,peak"), std::string::npos) << csv;
   EXPECT_THROW(format_verdict(v, "html"), InputError);
 }
 

@@ -26,8 +26,8 @@ TEST(WgmmaLayout, DescriptorFieldsAreThePtxIsas) {
   EXPECT_EQ(field(d, 49, 3), 0u);            // base offset
   EXPECT_EQ(field(d, 62, 2), 0u);            // no swizzle
   // Nothing outside the fields.
-  const std::uint64_t used = ((1ull << 14) - 1) | (((1ull << 14) - 1) << 16) | (((1ull << 14) - 1) << 32) |
-                             (7ull << 49) | (3ull << 62);
+  const std::uint64_t used =
+      ((1ull << 14) - 1) | (((1ull << 14) - 1) << 16) | (((1ull << 14) - 1) << 32) | (7ull << 49) | (3ull << 62);
   EXPECT_EQ(wgmma_descriptor(0x3FFF0, 0x3FFF0, 0x3FFF0, WgmmaSwizzle::B32, 7) & ~used, 0u);
   EXPECT_EQ(field(wgmma_descriptor(0, 0, 0, WgmmaSwizzle::B128), 62, 2), 1u);
   EXPECT_EQ(field(wgmma_descriptor(0, 0, 0, WgmmaSwizzle::B64), 62, 2), 2u);
@@ -84,7 +84,8 @@ TEST(WgmmaLayout, AccumulatorIsTheMmaM16n8LayoutPerWarpAndPerEightColumns) {
 
 TEST(WgmmaLayout, WorkCounts) {
   EXPECT_DOUBLE_EQ(wgmma_flops_per_instruction(), 2.0 * 64 * 128 * 16);
-  EXPECT_DOUBLE_EQ(wgmma_flops_per_instruction(), tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Fp16Fp32)));
+  EXPECT_DOUBLE_EQ(wgmma_flops_per_instruction(),
+                   tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Fp16Fp32)));
   EXPECT_EQ(wgmma_per_warpgroup(0), 1);
   EXPECT_EQ(wgmma_per_warpgroup(10), 10 * kWgmmaSteps + 1);
   EXPECT_EQ(kWgmmaSteps % 2, 0);  // +B, -B pairs: back at C after each iteration
@@ -97,10 +98,10 @@ TEST(Tcgen05Layout, SharedMemoryDescriptorHasItsVersionField) {
   EXPECT_EQ(field(d, 0, 14), 0x2A40u >> 4);
   EXPECT_EQ(field(d, 16, 14), 128u >> 4);
   EXPECT_EQ(field(d, 32, 14), 256u >> 4);
-  EXPECT_EQ(field(d, 46, 3), 1u);   // the fixed version 0b001 of sm_100 descriptors
-  EXPECT_EQ(field(d, 49, 3), 0u);   // base offset
-  EXPECT_EQ(field(d, 52, 1), 0u);   // leading offset relative
-  EXPECT_EQ(field(d, 61, 3), 0u);   // no swizzle
+  EXPECT_EQ(field(d, 46, 3), 1u);  // the fixed version 0b001 of sm_100 descriptors
+  EXPECT_EQ(field(d, 49, 3), 0u);  // base offset
+  EXPECT_EQ(field(d, 52, 1), 0u);  // leading offset relative
+  EXPECT_EQ(field(d, 61, 3), 0u);  // no swizzle
 }
 
 TEST(Tcgen05Layout, InstructionDescriptorOfKindF16) {
