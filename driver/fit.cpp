@@ -337,10 +337,14 @@ struct SeriesLevels {
 
 std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std::vector<const Sample*>& samples,
                                               const FeedSpec& spec, const LevelModelOptions& options,
-                                              const DeviceInfo& device) {
+                                              const DeviceInfo& device, std::string* why_not) {
   SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
-  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options);
-  if (plateaus.empty()) return std::nullopt;
+  std::string model;
+  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model);
+  if (plateaus.empty()) {
+    if (why_not != nullptr) *why_not = model.empty() ? "fewer than 3 working-set sizes" : model;
+    return std::nullopt;
+  }
   const FeedSpec::SeriesReach* reach = reach_of(spec, *samples.front());
   s.first_level_only = reach != nullptr && reach->first_level_only;
   std::vector<std::string> names =
@@ -396,11 +400,12 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   options.knees_at_capacities = machine.device.kind == "cpu";
   std::vector<SeriesLevels> fitted;
   for (const auto& [key, samples] : series) {
-    if (auto s = fit_series_levels(key, samples, spec, options, machine.device)) {
+    std::string why_not;
+    if (auto s = fit_series_levels(key, samples, spec, options, machine.device, &why_not)) {
       fitted.push_back(std::move(*s));
     } else {
       machine.missing.push_back("memory levels of probe '" + group.probe + "' (" + group.backend +
-                                (key.empty() ? "" : ", " + key) + "): fewer than 3 working-set sizes");
+                                (key.empty() ? "" : ", " + key) + "): " + why_not);
     }
   }
   // Level names in hierarchy order: the primary series' first, then any only other series have.
@@ -978,7 +983,9 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   if (!options.level_names.empty()) model_options.max_levels = static_cast<int>(options.level_names.size());
   std::string model;
   const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model);
-  if (plateaus.empty()) throw InputError(path + ": need at least 3 distinct working-set sizes to fit levels");
+  if (plateaus.empty())
+    throw InputError(path + ": " +
+                     (model.empty() ? std::string("need at least 3 distinct working-set sizes to fit levels") : model));
   machine.provenance["level_model"] = model;
   machine.device.caches = caches;
   const std::string memory_name = machine.device.memory_name.empty() ? "DRAM" : machine.device.memory_name;

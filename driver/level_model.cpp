@@ -15,6 +15,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -31,6 +32,13 @@ constexpr int kRefinedStarts = 2;                    // screened starts refined 
 constexpr double kMinLevelRatio = 1.02;              // adjacent levels differ by more than 2%
 constexpr std::size_t kMaxSizes = 400;               // distinct sizes fitted; denser sweeps are pooled
 constexpr std::size_t kMaxSamplesPerSize = 15;       // samples of one size the fit sees (quantiles)
+// A fit describes its curve when the median size lies within 4 noise widths of it (a good fit:
+// ~0.7) or within 5%, whichever is larger (a shape the logistic knee follows only roughly).
+constexpr double kMaxTypicalMisfitSigmas = 4.0;
+constexpr double kMaxTypicalMisfit = 0.05;
+// ... and misses at most a tenth of the sizes by more than a factor 1.25 (and 4 noise widths).
+constexpr double kGrossMisfit = 1.25;
+constexpr double kMaxGrossMissFraction = 0.1;
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -293,10 +301,14 @@ constexpr double kRampedFirstLevelReach = 1.25;
 // sampled sizes, and every level lies within reach of the data.
 // How far (a factor) a knee may lie from the capacity it belongs to: exclusive caches add the
 // nearer levels' capacity, a shared cache seen by fewer cores holds less, replacement moves the
-// half-miss point; a factor of 2.5 holds all of these and still tells apart L2 from L3.
+// half-miss point; a factor of 2.5 holds all of these and still tells apart L2 from L3. The last
+// cache fades into memory more slowly (non-inclusive L3, prefetchers, a copy's two streams): a
+// Zen 4's copy curve falls from 26 to 270 MB with its half-miss point at 90 MB, 2.8x its 32 MiB
+// L3. Its knee may lie up to kBeyondLastCache (the factor past which fit.cpp names a knee memory).
 const double kKneeReach = std::log(2.5);
+const double kLastKneeReach = std::log(4.0);
 
-// With bound capacities, each knee belongs to the nearest one, within kKneeReach, and no two
+// With bound capacities, each knee belongs to the nearest one, within its reach, and no two
 // knees to the same.
 bool knees_at_capacities(const Data& d, const Candidate& c) {
   if (d.bound_capacities.empty()) return true;
@@ -306,7 +318,10 @@ bool knees_at_capacities(const Data& d, const Candidate& c) {
     std::size_t nearest = 0;
     for (std::size_t h = 1; h < d.bound_capacities.size(); ++h)
       if (std::fabs(d.bound_capacities[h] - knee) < std::fabs(d.bound_capacities[nearest] - knee)) nearest = h;
-    if (std::fabs(d.bound_capacities[nearest] - knee) > kKneeReach) return false;
+    const bool last = nearest + 1 == d.bound_capacities.size();
+    if (std::fabs(d.bound_capacities[nearest] - knee) >
+        (last && knee > d.bound_capacities[nearest] ? kLastKneeReach : kKneeReach))
+      return false;
     if (std::find(used.begin(), used.end(), nearest) != used.end()) return false;
     used.push_back(nearest);
   }
@@ -565,6 +580,36 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     }
   }
   if (!std::isfinite(chosen.cost)) return {};
+  // The chosen model must describe the curve: a fit whose typical size sits many noise widths off,
+  // or a single level that misses a tenth of the sizes by more than a quarter (one "level" across
+  // a curve that falls 9x once every capacity-bound knee was non-physical: the robust loss takes
+  // the sizes past the knee for outliers), would publish a rate no kernel ran at. Such a curve
+  // gets no levels, and says so.
+  std::vector<double> misfit;
+  int gross = 0;
+  for (const Size& sz : d.sizes) {
+    misfit.push_back(std::fabs(model_log_rate(chosen.lay, chosen.p.data(), sz.lw) - sz.median_z));
+    if (misfit.back() > std::max(kMaxTypicalMisfitSigmas * d.sigma, std::log(kGrossMisfit))) ++gross;
+  }
+  const double typical = median_of(misfit);
+  const bool off = typical > std::max(kMaxTypicalMisfitSigmas * d.sigma, kMaxTypicalMisfit);
+  // Gross misses disqualify one level only: with several, a stretch the model misses is the data's
+  // (a VM's rmw curve at 62 GB/s from 85 to 106 MB and 100-113 GB/s from 134 to 430 MB), and the
+  // levels the fit did find are still measured.
+  const bool gross_misses =
+      chosen.lay.levels == 1 && gross >= 2 && gross > kMaxGrossMissFraction * static_cast<double>(d.sizes.size());
+  if (off || gross_misses) {
+    LevelModelFit none;
+    char why[240];
+    std::snprintf(why, sizeof why,
+                  "no level model describes the curve: the best (%d level%s) misses the typical size by %.0f%% and "
+                  "%d of %zu sizes by more than %.0f%% (noise %.1f%%)",
+                  chosen.lay.levels, chosen.lay.levels == 1 ? "" : "s", 100 * (std::exp(typical) - 1), gross,
+                  d.sizes.size(), 100 * (kGrossMisfit - 1), 100 * d.sigma);
+    none.model = why;
+    none.rejected = true;
+    return none;
+  }
   return describe(d, chosen);
 }
 

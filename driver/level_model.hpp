@@ -68,7 +68,8 @@ struct LevelModelFit {
   double noise_sigma = 0;           // noise of one sample's log rate
   double bic = 0;
   int samples = 0;
-  std::string model;  // one line: levels, ramp, criterion, loss
+  std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
+  bool rejected = false;  // no model described the curve: `model` says why
 };
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no

@@ -11,6 +11,7 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cp "$run/run.yaml" "$work/run.yaml"
+[[ -f $run/feeds.yaml ]] && cp "$run/feeds.yaml" "$work/feeds.yaml"  # how the run declared its fit
 if [[ -f $run/sweep.csv.gz ]]; then gzip -dc "$run/sweep.csv.gz" > "$work/sweep.csv"; else cp "$run/sweep.csv" "$work/sweep.csv"; fi
 "$rp" fit "$work/sweep.csv" --out "$work/machine.yaml" > "$work/summary.txt"
 "$rp" validate "$work/machine.yaml"

@@ -213,6 +213,40 @@ TEST(FindPlateaus, KneesBoundToTheReportedCachesGiveNoFragmentLevel) {
   EXPECT_GT(free_fragments, 3);
 }
 
+TEST(FindPlateaus, TheLastCacheMayFadeIntoMemoryFarPastItsCapacity) {
+  // A Zen 4's copy curve: its L3 -> DRAM half-miss point at 90 MB, 2.8x the 32 MiB L3 (two
+  // streams, a non-inclusive L3), with a wide knee. Bound to the reported caches, the fit still
+  // finds all four levels; the knees of the inner caches stay within 2.5x of theirs.
+  const SweepShape copy{{{64 * KiB, 440}, {2 * MiB, 215}, {90 * MiB, 186}, {0, 52}}, 0.45, 0};
+  LevelModelOptions bound;
+  for (const CacheInfo& c : cpu_caches()) bound.capacity_hints.push_back(static_cast<double>(c.bytes) * c.instances);
+  bound.knees_at_capacities = true;
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    Rng rng(seed);
+    const auto plateaus = find_plateaus(synth(copy, cpu_sizes(), 0.01, 3, rng), bound);
+    ASSERT_EQ(plateaus.size(), 4u) << "seed " << seed;
+    EXPECT_NEAR(plateaus.back().value / 52, 1, 0.05) << "seed " << seed;
+  }
+}
+
+TEST(FindPlateaus, ACurveNoModelDescribesGetsNoLevelAndSaysWhy) {
+  // Bound to caches whose capacities are nowhere near the curve's one knee (100 MB, more than 4x
+  // past the last "cache"), no multi-level fit is physical: the one level left would sit between
+  // 400 and 50 GB/s, a rate no size ran at. No level, and the reason.
+  const SweepShape far{{{100 * MiB, 400}, {0, 50}}, 0.15, 0};
+  LevelModelOptions bound;
+  bound.capacity_hints = {64 * KiB, 2 * MiB};
+  bound.knees_at_capacities = true;
+  Rng rng(3);
+  std::string model;
+  const auto plateaus = find_plateaus(synth(far, cpu_sizes(), 0.01, 3, rng), bound, &model);
+  EXPECT_TRUE(plateaus.empty());
+  EXPECT_NE(model.find("no level model describes the curve"), std::string::npos) << model;
+  // The same curve, free: two levels.
+  Rng again(3);
+  EXPECT_EQ(find_plateaus(synth(far, cpu_sizes(), 0.01, 3, again)).size(), 2u);
+}
+
 TEST(FindPlateaus, RampMayNotHideAFirstLevelFarAboveEverySample) {
   // A launch cost that halves the rate at 512 KiB and a first level that ends at 256 KiB: no
   // sample comes within 40% of its 20 TB/s. Publishing 20 TB/s would be a guess from the ramp's
