@@ -21,6 +21,11 @@ got=$(awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
            m && /^  - level:/ {name = $3}
            m && /^    source: empirical/ {printf "%s%s", sep, name; sep = " "}' "$work/machine.yaml")
 [[ $got == "$want" ]] || fail "$run: levels '$got', want '$want'"
+# A cache of the run's device with no level is named under missing:, never dropped silently.
+for cache in $(awk '/^  caches:/ {c = 1; next} c && /level:/ {gsub(/[{},]/, ""); print $3} c && !/level:/ {c = 0}' "$work/machine.yaml"); do
+  [[ " $got " == *" $cache "* || " $got " == *" $cache."* ]] && continue
+  grep -q "memory level $cache (" "$work/machine.yaml" || fail "$run: $cache has no level and missing: does not say why"
+done
 # No published level lies above the best sample it rests on (an extrapolated level).
 awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
      m && /^  - level:/ {name = $3; e = 0}

@@ -705,7 +705,29 @@ TEST(FitSamples, UnderfilledLaunchesAreLeftOutAndNamedWhenAllAre) {
   fit_samples(samples, full);
   ASSERT_FALSE(full.memory.empty());
   EXPECT_NEAR(full.memory[0].gbs / 700, 1, 0.01);
-  EXPECT_TRUE(full.missing.empty());
+  // Nothing about underfilled launches; a flat curve resolves none of the reported caches, and
+  // says so for each.
+  for (const std::string& why : full.missing) {
+    EXPECT_EQ(why.find("underfilled"), std::string::npos) << why;
+    EXPECT_NE(why.find("no access kernel's curve has a level of its own"), std::string::npos) << why;
+  }
+}
+
+TEST(FitSamples, ACacheNoCurveResolvesIsNamedUnderMissing) {
+  // L1 at 400, then one rate from the L2 to the L3 capacities (their rates within the noise),
+  // then DRAM: the fit has L1, L3 and DRAM, and L2 is named under missing, not dropped.
+  register_test_probes();
+  std::vector<Sample> samples;
+  for (double x : geometric_sizes(4 * KiB, 1 * GiB, 4))
+    for (int k = 0; k < 3; ++k) samples.push_back(bw_sample("read", x, x <= 64 * KiB ? 400 : x <= 32 * MiB ? 150 : 20, k));
+  Machine m = cpu_machine();
+  fit_samples(samples, m);
+  std::vector<std::string> names;
+  for (const MemoryLevel& l : m.memory) names.push_back(l.level);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "L2"), 0);
+  ASSERT_EQ(m.missing.size(), 1u) << ::testing::PrintToString(names);
+  EXPECT_NE(m.missing[0].find("memory level L2"), std::string::npos) << m.missing[0];
+  EXPECT_NE(m.missing[0].find("L3's covers its sizes"), std::string::npos) << m.missing[0];
 }
 
 TEST(FitSamples, ComputeCeilingsPerSeries) {
