@@ -719,7 +719,8 @@ TEST(FitSamples, ACacheNoCurveResolvesIsNamedUnderMissing) {
   register_test_probes();
   std::vector<Sample> samples;
   for (double x : geometric_sizes(4 * KiB, 1 * GiB, 4))
-    for (int k = 0; k < 3; ++k) samples.push_back(bw_sample("read", x, x <= 64 * KiB ? 400 : x <= 32 * MiB ? 150 : 20, k));
+    for (int k = 0; k < 3; ++k)
+      samples.push_back(bw_sample("read", x, x <= 64 * KiB ? 400 : x <= 32 * MiB ? 150 : 20, k));
   Machine m = cpu_machine();
   fit_samples(samples, m);
   std::vector<std::string> names;
