@@ -454,7 +454,13 @@ int validate_command(const std::string& machine_file, bool strict) {
                    (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
 }
 
-int list_command(const std::string& backend) {
+int list_command(const std::string& backend, bool feeds_yaml) {
+  if (feeds_yaml) {
+    if (backend != "all" && Registry::instance().backend(backend) == nullptr)
+      throw InputError("list --feeds: backend '" + backend + "' is not compiled in");
+    std::cout << feeds_to_yaml(registered_feeds(backend == "all" ? std::string() : backend));
+    return 0;
+  }
   if (!backend.empty() && backend != "cpu" && backend != "cuda" && backend != "all")
     throw InputError("--backend: '" + backend + "' is not one of cpu, cuda, all");
   std::string filter = backend == "all" ? "" : backend;

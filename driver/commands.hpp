@@ -56,7 +56,7 @@ struct PointsOptions {
 };
 int points_command(const PointsOptions& options);
 int validate_command(const std::string& machine_file, bool strict);
-int list_command(const std::string& backend);
+int list_command(const std::string& backend, bool feeds_yaml = false);
 
 struct ExportOptions {
   std::string machine_file;

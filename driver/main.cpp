@@ -129,6 +129,9 @@ int main(int argc, char** argv) {
   std::string list_backend = "all";
   CLI::App* list_cmd = app.add_subcommand("list", "List the probes, their axes and backends");
   list_cmd->add_option("--backend", list_backend, "cpu | cuda | all")->capture_default_str();
+  bool list_feeds = false;
+  list_cmd->add_flag("--feeds", list_feeds,
+                     "Print the probes' feeds as a feeds.yaml (what `run` writes beside sweep.csv; `fit` reads it)");
 
   roofprobe::ExportOptions export_options;
   CLI::App* export_cmd = app.add_subcommand("export", "Write a machine file in another tool's format");
@@ -196,7 +199,7 @@ int main(int argc, char** argv) {
     if (*points_cmd) return roofprobe::points_command(points_options);
     if (*validate_cmd) return roofprobe::validate_command(validate_file, validate_strict);
     if (*fleet_cmd) return roofprobe::fleet_command(fleet_dir, fleet_margin);
-    if (*list_cmd) return roofprobe::list_command(list_backend);
+    if (*list_cmd) return roofprobe::list_command(list_backend, list_feeds);
     if (*export_cmd) return roofprobe::export_command(export_options);
     if (*compare_cmd) return roofprobe::compare_command(compare_options);
   } catch (const roofprobe::InputError& e) {
