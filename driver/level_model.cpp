@@ -297,14 +297,12 @@ constexpr double kFirstLevelReach = 1.05;
 // it was guessed from the ramp's shape.
 constexpr double kRampedFirstLevelReach = 1.25;
 
-// A fit is physical when its levels fall with size, its knees are in order and inside the
-// sampled sizes, and every level lies within reach of the data.
 // How far (a factor) a knee may lie from the capacity it belongs to: exclusive caches add the
 // nearer levels' capacity, a shared cache seen by fewer cores holds less, replacement moves the
 // half-miss point; a factor of 2.5 holds all of these and still tells apart L2 from L3. The last
 // cache fades into memory more slowly (non-inclusive L3, prefetchers, a copy's two streams): a
 // Zen 4's copy curve falls from 26 to 270 MB with its half-miss point at 90 MB, 2.8x its 32 MiB
-// L3. Its knee may lie up to kBeyondLastCache (the factor past which fit.cpp names a knee memory).
+// L3. Its knee may lie up to 4x past it, the factor past which fit.cpp names a knee memory.
 const double kKneeReach = std::log(2.5);
 const double kLastKneeReach = std::log(4.0);
 
@@ -328,6 +326,8 @@ bool knees_at_capacities(const Data& d, const Candidate& c) {
   return true;
 }
 
+// A fit is physical when its levels fall with size, its knees are in order and inside the
+// sampled sizes, and every level lies within reach of the data.
 bool physical(const Data& d, const Candidate& c) {
   const Layout& lay = c.lay;
   if (!knees_at_capacities(d, c)) return false;
