@@ -7,9 +7,9 @@
 #include <iostream>
 #include <random>
 
-#include "driver/config.hpp"
-#include "driver/fit.hpp"
-#include "driver/plan.hpp"
+#include "driver/run/config.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/run/plan.hpp"
 
 namespace roofprobe {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <set>
 
-#include "driver/errors.hpp"
-#include "driver/export.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/report/export.hpp"
 
 namespace roofprobe {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/machine.hpp"
+#include "driver/model/machine.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {

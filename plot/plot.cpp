@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "driver/errors.hpp"
+#include "driver/model/errors.hpp"
 
 namespace roofprobe {
 

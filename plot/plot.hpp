@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "driver/machine.hpp"
-#include "driver/points.hpp"
-#include "driver/sweep.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/report/points.hpp"
+#include "driver/model/sweep.hpp"
 
 namespace roofprobe {
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "driver/errors.hpp"
+#include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "driver/errors.hpp"
+#include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {

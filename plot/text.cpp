@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "driver/units.hpp"
+#include "driver/model/units.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {

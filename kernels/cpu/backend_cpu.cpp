@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/uarch.hpp"

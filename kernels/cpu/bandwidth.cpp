@@ -17,7 +17,7 @@
 #include <sstream>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/stream_vec.hpp"
 

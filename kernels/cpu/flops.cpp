@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kernels/common/flop_chain.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 
 namespace roofprobe::cpu {

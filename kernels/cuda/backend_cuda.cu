@@ -12,7 +12,7 @@
 #include <string>
 
 #include "kernels/common/gpu_arch.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 
 namespace roofprobe::cuda {

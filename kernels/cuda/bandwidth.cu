@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/common/stream_pattern.hpp"
 #include "kernels/cuda/bandwidth_kernel.cuh"
 #include "kernels/cuda/cuda_support.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cuda/clock_kernel.cuh"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/probe_decl.hpp"

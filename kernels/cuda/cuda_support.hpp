@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe::cuda {
 
@@ -37,7 +37,7 @@ inline bool is_sticky(cudaError_t err) {
 
 // Throws, naming the failed call, the CUDA error and where it happened: DeviceOutOfMemory for an
 // allocation that does not fit, DeviceFault for a sticky error, std::runtime_error otherwise
-// (the driver treats each differently: kernels/common/probe.hpp).
+// (the driver treats each differently: kernels/contract/probe.hpp).
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err == cudaSuccess) return;
   const std::string what = std::string(call) + " failed: " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) +

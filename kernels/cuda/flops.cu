@@ -23,7 +23,7 @@
 #include "kernels/common/flop_chain.hpp"
 #include "kernels/common/flop_tiles.hpp"
 #include "kernels/common/gpu_arith_rates.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/flops_kernel.cuh"
 #include "kernels/cuda/probe_decl.hpp"

@@ -22,7 +22,7 @@
 #include "kernels/common/fma_mix_work.hpp"
 #include "kernels/common/gpu_arith_rates.hpp"
 #include "kernels/common/gpu_arch.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/fma_mix_kernel.cuh"
 #include "kernels/cuda/probe_decl.hpp"

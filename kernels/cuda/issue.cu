@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "kernels/common/issue_work.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/issue_kernel.cuh"
 #include "kernels/cuda/probe_decl.hpp"

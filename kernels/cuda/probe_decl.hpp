@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe::cuda {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/common/scaling_work.hpp"
 #include "kernels/common/stream_pattern.hpp"
 #include "kernels/cuda/cuda_support.hpp"

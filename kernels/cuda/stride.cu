@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/common/stride_pattern.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/probe_decl.hpp"

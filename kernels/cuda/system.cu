@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/common/system_work.hpp"
 #include "kernels/cuda/cuda_support.hpp"
 #include "kernels/cuda/probe_decl.hpp"

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "driver/config.hpp"
-#include "driver/errors.hpp"
+#include "driver/run/config.hpp"
+#include "driver/model/errors.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/errors.hpp"
-#include "driver/machine.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/machine.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe::gpu_test {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace roofprobe {

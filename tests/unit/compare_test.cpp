@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "driver/compare.hpp"
-#include "driver/errors.hpp"
+#include "driver/report/compare.hpp"
+#include "driver/model/errors.hpp"
 #include "plot/compare_overlay.hpp"
 
 namespace roofprobe {

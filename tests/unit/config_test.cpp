@@ -2,9 +2,9 @@
 // file, line and key.
 #include <gtest/gtest.h>
 
-#include "driver/config.hpp"
-#include "driver/errors.hpp"
-#include "driver/units.hpp"
+#include "driver/run/config.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/units.hpp"
 
 namespace roofprobe {
 namespace {

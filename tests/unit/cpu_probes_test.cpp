@@ -6,7 +6,7 @@
 
 #include "kernels/common/flop_chain.hpp"
 #include "kernels/common/partition.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe {
 namespace {

@@ -13,12 +13,12 @@
 
 #include "kernels/common/flop_tiles.hpp"
 #include "kernels/common/gpu_arch.hpp"
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/common/stream_pattern.hpp"
 #include "kernels/cuda/probe_decl.hpp"
-#include "driver/fit.hpp"
-#include "driver/machine.hpp"
-#include "driver/sweep.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
 
 namespace roofprobe {
 namespace {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "driver/engine.hpp"
-#include "driver/progress.hpp"
+#include "driver/run/engine.hpp"
+#include "driver/run/progress.hpp"
 
 namespace roofprobe {
 namespace {

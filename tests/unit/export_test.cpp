@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "driver/errors.hpp"
-#include "driver/export.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/report/export.hpp"
 
 namespace roofprobe {
 namespace {

@@ -1,7 +1,7 @@
-// Other tools' sweeps (driver/external_sweep.cpp) read and fitted as `fit --bandwidth-csv --from`
+// Other tools' sweeps (driver/fit/external_sweep.cpp) read and fitted as `fit --bandwidth-csv --from`
 // reads them. The fixtures are roofprobe's own measurements written in each tool's layout
 // (the H100 cg read of results/measured/h100-sxm) and a real likwid-bench sweep of the dev VM.
-#include "driver/external_sweep.hpp"
+#include "driver/fit/external_sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/errors.hpp"
-#include "driver/fit.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/fit/fit.hpp"
 #include "tests/unit/temp_file.hpp"
 
 namespace roofprobe {

@@ -1,17 +1,17 @@
-// feeds.yaml (driver/feeds_file.cpp): every registered probe's feeds survive the round trip, a
+// feeds.yaml (driver/fit/feeds_file.cpp): every registered probe's feeds survive the round trip, a
 // malformed file is an error with its line, and a recorded sweep is fitted from the file alone,
 // by a "build" that has none of the probes that measured it.
-#include "driver/feeds_file.hpp"
+#include "driver/fit/feeds_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "driver/errors.hpp"
-#include "driver/fit.hpp"
-#include "driver/machine.hpp"
-#include "driver/sweep.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
 #include "tests/unit/temp_file.hpp"
 
 namespace roofprobe {

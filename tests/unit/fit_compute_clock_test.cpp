@@ -2,7 +2,7 @@
 // a device without a theoretical figure says why under `missing`.
 #include <gtest/gtest.h>
 
-#include "driver/fit.hpp"
+#include "driver/fit/fit.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 
 namespace roofprobe {

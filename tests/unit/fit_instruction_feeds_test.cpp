@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/fit.hpp"
-#include "driver/machine.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/model/machine.hpp"
 
 namespace roofprobe {
 namespace {

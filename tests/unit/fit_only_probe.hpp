@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe::testing {
 

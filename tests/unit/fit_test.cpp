@@ -1,7 +1,7 @@
-// Unit tests of driver/fit.cpp on synthetic sweeps: plateau detection (noise, outliers, soft knees,
+// Unit tests of driver/fit/fit.cpp on synthetic sweeps: plateau detection (noise, outliers, soft knees,
 // launch ramp, short plateaus, against ERT's fixed rule), level naming, fit_samples on registered
 // test probes and the external bandwidth CSV reader. Fixed seeds: deterministic.
-#include "driver/fit.hpp"
+#include "driver/fit/fit.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 #include "tests/unit/temp_file.hpp"
 
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/errors.hpp"
+#include "driver/model/errors.hpp"
 
 namespace roofprobe {
 namespace {
@@ -49,7 +49,7 @@ struct TrueLevel {
   double gbs;
 };
 
-// The physics the level model assumes (driver/level_model.hpp): each level serves the accesses
+// The physics the level model assumes (driver/fit/level_model.hpp): each level serves the accesses
 // that miss the nearer levels and hit it, misses rise around each capacity as a logistic in
 // ln w of width `knee_width`, access times add, and a launch cost A/w slows the smallest sizes.
 struct SweepShape {

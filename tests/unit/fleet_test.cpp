@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "driver/errors.hpp"
-#include "driver/fleet.hpp"
-#include "driver/fleet_run.hpp"
-#include "driver/mpi.hpp"
-#include "driver/mpi_binding.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/fleet/fleet.hpp"
+#include "driver/fleet/fleet_run.hpp"
+#include "driver/fleet/mpi.hpp"
+#include "driver/fleet/mpi_binding.hpp"
 
 namespace fs = std::filesystem;
 using namespace roofprobe;

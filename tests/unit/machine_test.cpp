@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "driver/errors.hpp"
-#include "driver/machine.hpp"
-#include "driver/sweep.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
 
 namespace roofprobe {
 namespace {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "driver/errors.hpp"
+#include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {

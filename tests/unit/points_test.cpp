@@ -10,8 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "driver/errors.hpp"
-#include "driver/points.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/report/points.hpp"
 
 namespace roofprobe {
 namespace {

@@ -1,5 +1,5 @@
 // Every probe this build registers, checked against the contract the fitter and the configs rely
-// on (kernels/common/probe.hpp): its feeds name metrics sweep.csv has and axes the probe has (a
+// on (kernels/contract/probe.hpp): its feeds name metrics sweep.csv has and axes the probe has (a
 // typo there once surfaced only at fit time, as a ceiling that never appeared), its choice axes
 // have choices and defaults among them, and the embedded default config runs it (a probe left
 // out of the configs never runs).
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/config.hpp"
-#include "kernels/common/probe.hpp"
+#include "driver/run/config.hpp"
+#include "kernels/contract/probe.hpp"
 
 namespace roofprobe {
 namespace {

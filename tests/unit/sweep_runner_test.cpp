@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "driver/sweep_runner.hpp"
+#include "driver/run/sweep_runner.hpp"
 
 namespace roofprobe {
 namespace {

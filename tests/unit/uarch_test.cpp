@@ -2,7 +2,7 @@
 // FLOP/cycle, SKU-dependent and unknown parts give no value and a reason, rows do not overlap.
 #include <gtest/gtest.h>
 
-#include "kernels/common/probe.hpp"
+#include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
 #include "kernels/cpu/uarch.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "driver/errors.hpp"
-#include "driver/machine.hpp"
-#include "driver/verdict.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/report/verdict.hpp"
 
 namespace roofprobe {
 namespace {

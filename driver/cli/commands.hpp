@@ -1,0 +1,79 @@
+// The subcommands behind the CLI (main.cpp only parses arguments). Each returns the process exit
+// status and throws InputError / MeasurementError for one-line errors.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace roofprobe {
+
+struct RunOptions {
+  std::string config_path;  // empty: embedded default (or quick)
+  bool quick = false;
+  std::string backend = "all";  // cpu | cuda | all
+  std::string out_dir;          // empty: results/<host>/<device>/<UTC time>/
+  bool quiet = false;
+  int threads = -1;            // CPU threads override (-1: config)
+  bool oversubscribe = false;  // allow more CPU threads than cores
+  std::string resume_dir;      // continue the interrupted run in this directory
+  std::string command_line;
+  // Under an MPI launcher (driver/fleet/fleet_run.hpp): outliers are ranks more than this fraction
+  // below the fleet median; a rank waits at most mpi_timeout seconds for another's turn.
+  double outlier_margin = 0.05;
+  double mpi_timeout = 3600;
+  std::map<std::string, std::string> extra_provenance;  // added to the machine file's provenance
+};
+int run_command(const RunOptions& options);
+
+struct FitOptions {
+  std::string sweep_csv;       // roofprobe sweep.csv
+  std::string bandwidth_csv;   // an external sweep (driver/fit/external_sweep.hpp)
+  std::string from = "csv";    // its format: csv | ert | gpu-benches | likwid
+  std::string device = "cpu";  // cpu | gpu: the device kind and its memory's name (DRAM, HBM)
+  std::string levels;          // "L2,HBM": the levels' names, nearest first
+  std::string cache_sizes;     // "32KiB,1MiB,32MiB": the caches the sweep passes through
+  std::string out;
+};
+int fit_command(const FitOptions& options);
+
+struct PlotCommandOptions {
+  std::string machine_file;
+  std::string out_dir;         // empty: plots/ beside the machine file
+  std::string format = "png";  // png | svg | pdf
+  std::string kinds;           // comma-separated views; empty: every view with data
+  double fma_ratio = -1;       // FMA fraction for the FMA-mix ceilings; < 0: none
+  std::string points_file;     // application points CSV; empty: none
+};
+int plot_command(const PlotCommandOptions& options);
+
+struct PointsOptions {
+  std::string ncu_csv;  // Nsight Compute CSV export (ncu --csv --page raw)
+  std::string out;      // empty: stdout; otherwise written atomically
+  std::string dram_level = "HBM";
+  double tensor_flops_per_instruction = 512;
+  bool full_names = false;
+};
+int points_command(const PointsOptions& options);
+int validate_command(const std::string& machine_file, bool strict);
+int list_command(const std::string& backend, bool feeds_yaml = false);
+
+struct ExportOptions {
+  std::string machine_file;
+  std::string format;               // ert-json | nersc | rocprof-csv | json (driver/report/export.hpp)
+  std::string out;                  // empty: stdout; otherwise written atomically
+  std::string precision = "fp64";   // nersc
+  std::string points_file;          // nersc: kernel points (roofprobe points)
+  std::string names = "roofprobe";  // ert-json: roofprobe | ert
+};
+int export_command(const ExportOptions& options);
+
+struct CompareOptions {
+  std::vector<std::string> files;  // two or more; ratios are to the first
+  std::string format = "text";     // text | markdown | csv
+  std::string plot;                // overlay roofline image (.png | .svg | .pdf); empty: none
+  bool verdict = false;            // two files, measured then reference: driver/report/verdict.hpp
+};
+int compare_command(const CompareOptions& options);
+
+}  // namespace roofprobe

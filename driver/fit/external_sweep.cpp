@@ -1,0 +1,168 @@
+// Readers of other tools' bandwidth sweeps (external_sweep.hpp).
+#include "driver/fit/external_sweep.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "driver/model/atomic_file.hpp"
+#include "driver/model/errors.hpp"
+
+namespace roofprobe {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+[[noreturn]] void fail_at(const std::string& path, std::size_t line, const std::string& what) {
+  throw InputError(path + ":" + std::to_string(line) + ": " + what);
+}
+
+bool number(const std::string& token, double& out) {
+  char* end = nullptr;
+  out = std::strtod(token.c_str(), &end);
+  return end != token.c_str() && *end == '\0' && std::isfinite(out);
+}
+
+// ERT: rows of 5 (try.NNN) or 11 (max, sum) numbers. Lines that are not all numbers (an ERT
+// header or a note) are an error: a half-read file would publish a level from part of the sweep.
+std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text) {
+  std::map<double, double> best_of_try;  // working set -> best GB/s over its trials
+  std::vector<CurvePoint> rows;
+  std::size_t line_no = 0, columns = 0;
+  for (const std::string& line : lines_of(text)) {
+    ++line_no;
+    std::istringstream words(line);
+    std::vector<double> v;
+    std::string w;
+    while (words >> w) {
+      double x = 0;
+      if (!number(w, x)) fail_at(path, line_no, "'" + w + "' is not a number (ERT rows are numbers only)");
+      v.push_back(x);
+    }
+    if (v.empty()) continue;
+    if (v.size() != 5 && v.size() != 11)
+      fail_at(path, line_no,
+              "expected ERT's 5 columns (try files) or 11 (max/sum files), found " + std::to_string(v.size()));
+    if (columns != 0 && v.size() != columns) fail_at(path, line_no, "rows of 5 and 11 columns mixed");
+    columns = v.size();
+    if (!(v[0] > 0)) fail_at(path, line_no, "the working set is not positive");
+    if (columns == 5) {
+      // working set (bytes), trials, time (microseconds), bytes moved, FLOPs
+      if (!(v[2] > 0) || !(v[3] > 0)) continue;  // an empty trial measures nothing
+      const double gbs = v[3] / (v[2] * 1e3);
+      double& best = best_of_try[v[0]];
+      best = std::max(best, gbs);
+    } else {
+      const double gbs = std::max({v[5], v[6], v[7]});
+      if (gbs > 0) rows.push_back({v[0], gbs});
+    }
+  }
+  for (const auto& [ws, gbs] : best_of_try) rows.push_back({ws, gbs});
+  return rows;
+}
+
+// gpu-benches: "     2 kB         5ms       0.4%   13646.3 GB/s ..." (gpu-cache) and
+// "   128 kB       256 kB         1ms ..." (gpu-l2-cache: per-block and total data set).
+std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text) {
+  static const std::regex size_re(R"(([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
+  static const std::regex time_re(R"([0-9]+(\.[0-9]+)?\s*(ns|us|ms|s)\b)");
+  static const std::regex bw_re(R"(([0-9]+(\.[0-9]+)?)\s*GB/s)");
+  std::vector<CurvePoint> rows;
+  std::size_t line_no = 0;
+  for (const std::string& line : lines_of(text)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t") == std::string::npos || line.find("data set") != std::string::npos) continue;
+    std::smatch bw, time;
+    if (!std::regex_search(line, bw, bw_re))
+      fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
+    const std::size_t time_at = std::regex_search(line, time, time_re) ? static_cast<std::size_t>(time.position(0))
+                                                                       : static_cast<std::size_t>(bw.position(0));
+    // The data set: the last size before the time column.
+    double bytes = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), size_re); it != std::sregex_iterator(); ++it) {
+      if (static_cast<std::size_t>(it->position(0)) >= time_at) break;
+      const std::string unit = (*it)[3];
+      const double scale = unit == "B"                        ? 1
+                           : unit[0] == 'k' || unit[0] == 'K' ? 1024.0
+                           : unit[0] == 'M'                   ? 1048576.0
+                                                              : 1073741824.0;
+      bytes = std::strtod((*it)[1].str().c_str(), nullptr) * scale;
+    }
+    if (!(bytes > 0)) fail_at(path, line_no, "no data-set size ('<n> kB') before the time column");
+    const double gbs = std::strtod(bw[1].str().c_str(), nullptr);
+    if (gbs > 0) rows.push_back({bytes, gbs});
+  }
+  return rows;
+}
+
+// likwid-bench: each run prints "Size (Byte):" and "MByte/s:" (1e6 bytes/s) once.
+std::vector<CurvePoint> read_likwid(const std::string& path, const std::string& text) {
+  std::vector<CurvePoint> rows;
+  double size = 0;
+  std::size_t line_no = 0, size_line = 0;
+  const auto value_after = [&](const std::string& line, const std::string& key, double& out) {
+    if (line.rfind(key, 0) != 0) return false;
+    std::istringstream rest(line.substr(key.size()));
+    std::string w;
+    if (!(rest >> w) || !number(w, out)) fail_at(path, line_no, "'" + key + "' without a number");
+    return true;
+  };
+  for (const std::string& line : lines_of(text)) {
+    ++line_no;
+    double v = 0;
+    if (value_after(line, "Size (Byte):", v)) {
+      if (size > 0) fail_at(path, size_line, "a run's 'Size (Byte):' without its 'MByte/s:'");
+      size = v, size_line = line_no;
+    } else if (value_after(line, "MByte/s:", v)) {
+      if (!(size > 0)) fail_at(path, line_no, "'MByte/s:' before its run's 'Size (Byte):'");
+      if (v > 0) rows.push_back({size, v / 1e3});
+      size = 0;
+    }
+  }
+  if (size > 0) fail_at(path, size_line, "the last run has 'Size (Byte):' but no 'MByte/s:' (cut short?)");
+  return rows;
+}
+
+}  // namespace
+
+SweepFormat parse_sweep_format(const std::string& name) {
+  if (name == "csv") return SweepFormat::Csv;
+  if (name == "ert") return SweepFormat::Ert;
+  if (name == "gpu-benches") return SweepFormat::GpuBenches;
+  if (name == "likwid") return SweepFormat::Likwid;
+  throw InputError("fit --from: unknown format '" + name + "' (use csv, ert, gpu-benches or likwid)");
+}
+
+std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format) {
+  const std::string text = read_input_file(path, kMaxCsvInputBytes, "a bandwidth sweep");
+  std::vector<CurvePoint> rows;
+  const char* name = "csv";
+  switch (format) {
+    case SweepFormat::Ert:
+      rows = read_ert(path, text), name = "ERT";
+      break;
+    case SweepFormat::GpuBenches:
+      rows = read_gpu_benches(path, text), name = "gpu-benches";
+      break;
+    case SweepFormat::Likwid:
+      rows = read_likwid(path, text), name = "likwid-bench";
+      break;
+    case SweepFormat::Csv:
+      throw InputError("read_external_sweep: the csv format is fit's own reader");
+  }
+  if (rows.empty()) throw InputError(path + ": no " + std::string(name) + " bandwidth sample in the file");
+  return rows;
+}
+
+}  // namespace roofprobe

@@ -1,0 +1,31 @@
+// Bandwidth sweeps written by other tools, read for `roofprobe fit --bandwidth-csv FILE --from ...`
+// so that a sweep from ERT, gpu-benches or likwid-bench reaches `compare` without hand conversion.
+//
+//   csv          working_set_bytes,gbs (roofprobe's own external format; fit.cpp reads it)
+//   ert          ERT's raw driver output: the `try.NNN` files (working set bytes, trials,
+//                microseconds, bytes, FLOPs per row; the best trial of each working set, as ERT's
+//                own scripts take it) or the reduced `max`/`sum` files (working set, trials, three
+//                times, three GB/s, three GFLOP/s; the highest GB/s of the row)
+//   gpu-benches  the tables of gpu-benches' gpu-cache and gpu-l2-cache ("<n> kB ... <x> GB/s"; the
+//                last size column before the time is the data set, the first GB/s the bandwidth)
+//   likwid       likwid-bench output, one or many runs concatenated (each run's "Size (Byte):" and
+//                "MByte/s:")
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/fit/level_model.hpp"
+
+namespace roofprobe {
+
+enum class SweepFormat { Csv, Ert, GpuBenches, Likwid };
+
+// Throws InputError naming the formats for an unknown name.
+SweepFormat parse_sweep_format(const std::string& name);
+
+// Samples (working set bytes, GB/s) of a sweep in one of the other tools' formats (not Csv).
+// Throws InputError "FILE:LINE: ..." for a line that is not the format's, or when no sample is found.
+std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format);
+
+}  // namespace roofprobe

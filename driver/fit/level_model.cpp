@@ -1,0 +1,616 @@
+// Fitting the harmonic-blend level model (level_model.hpp) with Ceres Solver.
+//
+// Search. For each number of levels L (1..max) and with and without a launch ramp, starts are
+// built greedily: the knees of the best (L-1)-level fit plus one new knee at every point of a
+// grid (a third of an octave apart over the sampled sizes), and the knees the topology reports.
+// Given the knees, the model is linear in the inverse bandwidths (1/B_i, A), so each start is
+// scored by a linear least-squares solve on the per-size medians; the best few are refined by
+// the full robust fit. The criterion then picks (L, ramp). Fits whose levels do not fall with size,
+// whose knees are out of order or outside the sampled sizes, are not physical and are skipped.
+#include "driver/fit/level_model.hpp"
+
+#include <ceres/ceres.h>
+#include <glog/logging.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace roofprobe {
+namespace {
+
+constexpr double kMinWidth = 0.03, kMaxWidth = 1.0;  // knee widths s (ln w units): sharp .. ~6 octaves 10-90%
+constexpr double kCauchyScale = 2.0;                 // residuals beyond ~2 sigma are down-weighted
+constexpr double kNoiseFloor = 0.003;                // 0.3%: noise-free data still gets a sane scale
+constexpr double kGridStep = 0.2310490601866484;     // ln(2) / 3: a third of an octave
+constexpr int kRefinedStarts = 2;                    // screened starts refined per model
+constexpr double kMinLevelRatio = 1.02;              // adjacent levels differ by more than 2%
+constexpr std::size_t kMaxSizes = 400;               // distinct sizes fitted; denser sweeps are pooled
+constexpr std::size_t kMaxSamplesPerSize = 15;       // samples of one size the fit sees (quantiles)
+// A fit describes its curve when the median size lies within 4 noise widths of it (a good fit:
+// ~0.7) or within 5%, whichever is larger (a shape the logistic knee follows only roughly).
+constexpr double kMaxTypicalMisfitSigmas = 4.0;
+constexpr double kMaxTypicalMisfit = 0.05;
+// ... and misses at most a tenth of the sizes by more than a factor 1.25 (and 4 noise widths).
+constexpr double kGrossMisfit = 1.25;
+constexpr double kMaxGrossMissFraction = 0.1;
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+}
+
+// The samples of one distinct size.
+struct Size {
+  double lw = 0;             // ln working set
+  double x = 0, x_last = 0;  // the sizes as given (a pooled group spans x .. x_last)
+  std::vector<double> z;     // ln rate of each sample the fit sees
+  std::vector<double> y;     // every sample's rate, as given (for the statistics)
+  double median_z = 0;
+};
+
+std::vector<Size> group_sizes(const std::vector<CurvePoint>& points) {
+  std::vector<CurvePoint> valid;
+  for (const CurvePoint& p : points)
+    if (std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0) valid.push_back(p);
+  std::sort(valid.begin(), valid.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
+  std::vector<Size> sizes;
+  double last_x = 0;
+  for (const CurvePoint& p : valid) {
+    // Sizes written as text and read back can differ in the last bit: one size.
+    if (sizes.empty() || p.x > last_x * (1 + 1e-9)) sizes.push_back({std::log(p.x), p.x, p.x, {}, {}, 0}), last_x = p.x;
+    sizes.back().z.push_back(std::log(p.y));
+    sizes.back().y.push_back(p.y);
+  }
+  // A dense external sweep (every 4 KiB up to 1 GiB) would make every start cost thousands of
+  // rows: neighbouring sizes closer than 1/200 of the sweep's log range are pooled.
+  if (sizes.size() > kMaxSizes) {
+    const double min_step = (sizes.back().lw - sizes.front().lw) / (kMaxSizes / 2);
+    std::vector<Size> pooled;
+    double first_lw = 0;
+    int members = 0;
+    for (Size& s : sizes) {
+      if (pooled.empty() || s.lw - first_lw >= min_step) {
+        if (!pooled.empty()) pooled.back().lw /= members;
+        first_lw = s.lw, members = 0;
+        pooled.push_back({0, s.x, s.x, {}, {}, 0});
+      }
+      pooled.back().lw += s.lw;
+      pooled.back().x_last = s.x_last;
+      ++members;
+      pooled.back().z.insert(pooled.back().z.end(), s.z.begin(), s.z.end());
+      pooled.back().y.insert(pooled.back().y.end(), s.y.begin(), s.y.end());
+    }
+    pooled.back().lw /= members;
+    sizes = std::move(pooled);
+  }
+  for (Size& s : sizes) {
+    s.median_z = median_of(s.z);
+    // A point measured until its noise settled can hold thousands of samples: evenly spaced order
+    // statistics keep its distribution (median, spread, outliers) at a bounded cost per fit.
+    if (s.z.size() > kMaxSamplesPerSize) {
+      std::sort(s.z.begin(), s.z.end());
+      std::vector<double> kept;
+      for (std::size_t k = 0; k < kMaxSamplesPerSize; ++k)
+        kept.push_back(s.z[(2 * k + 1) * s.z.size() / (2 * kMaxSamplesPerSize)]);
+      s.z = std::move(kept);
+    }
+  }
+  return sizes;
+}
+
+// Noise of one sample's log rate: from the repetitions at each size (MAD of the deviations from
+// the size's median, corrected for the median's own freedom), or, with one sample per size, from
+// successive differences of the sizes (variance 2 sigma^2; the few level steps do not move the
+// median).
+double noise_sigma(const std::vector<Size>& sizes) {
+  std::vector<double> dev;
+  double reps = 0;
+  for (const Size& s : sizes)
+    if (s.z.size() > 1) {
+      for (double z : s.z) dev.push_back(std::fabs(z - s.median_z));
+      reps += static_cast<double>(s.z.size());
+    }
+  if (dev.size() >= 6) {
+    const double per_size = reps / static_cast<double>(std::count_if(sizes.begin(), sizes.end(),
+                                                                     [](const Size& s) { return s.z.size() > 1; }));
+    const double sigma = 1.4826 * median_of(dev) * std::sqrt(per_size / (per_size - 1));
+    return std::max(sigma, kNoiseFloor);
+  }
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < sizes.size(); ++i) diffs.push_back(std::fabs(sizes[i].median_z - sizes[i - 1].median_z));
+  return std::max(1.4826 * median_of(diffs) / std::sqrt(2.0), kNoiseFloor);
+}
+
+// Parameter layout: ln B_0..L-1, ln C_0..L-2, ln s_0..L-2 (or one ln s shared by every knee),
+// [ln A]. A shared width is the simpler model (one sweep kernel, one replacement behaviour at
+// every level); the criterion decides whether the knees need widths of their own.
+struct Layout {
+  int levels = 1;
+  bool ramp = false;
+  bool shared_width = false;
+  int widths() const { return levels == 1 ? 0 : shared_width ? 1 : levels - 1; }
+  int b(int i) const { return i; }
+  int c(int i) const { return levels + i; }
+  int s(int i) const { return 2 * levels - 1 + (shared_width ? 0 : i); }
+  int a() const { return 2 * levels - 1 + widths(); }
+  int size() const { return a() + (ramp ? 1 : 0); }
+};
+
+// Fraction of the accesses at ln size lw that each level serves (the product form of the header).
+template <typename T>
+void served_fractions(const Layout& lay, const T* p, double lw, T* served) {
+  T reach = T(1);
+  for (int i = 0; i + 1 < lay.levels; ++i) {
+    const T miss = T(1) / (T(1) + exp(-(T(lw) - p[lay.c(i)]) / exp(p[lay.s(i)])));
+    served[i] = reach * (T(1) - miss);
+    reach = reach * miss;
+  }
+  served[lay.levels - 1] = reach;
+}
+
+// ln rate of the model at ln size lw.
+template <typename T>
+T model_log_rate(const Layout& lay, const T* p, double lw) {
+  T served[16];
+  served_fractions(lay, p, lw, served);
+  T time = T(0);
+  for (int i = 0; i < lay.levels; ++i) time += served[i] * exp(-p[lay.b(i)]);
+  if (lay.ramp) time += exp(p[lay.a()] - T(lw));
+  return -log(time);
+}
+
+struct SampleResidual {
+  Layout lay;
+  double lw, z, inv_sigma;
+  template <typename T>
+  bool operator()(T const* const* params, T* residual) const {
+    residual[0] = (model_log_rate(lay, params[0], lw) - T(z)) * T(inv_sigma);
+    return true;
+  }
+};
+
+// One candidate fit.
+struct Candidate {
+  Layout lay;
+  std::vector<double> p;
+  double cost = std::numeric_limits<double>::infinity();  // 1/2 sum rho(r^2)
+  double bic = std::numeric_limits<double>::infinity();
+};
+
+// The data of one fit: every sample, the distinct sizes and the bounds of the search.
+struct Data {
+  std::vector<Size> sizes;
+  std::vector<std::pair<double, double>> samples;  // (ln w, ln rate)
+  double sigma = kNoiseFloor;
+  double lw_min = 0, lw_max = 0, z_min = 0, z_max = 0;
+  std::vector<double> bound_capacities;  // ln bytes, ascending: knees must each sit at one (options)
+};
+
+// Starting point for the given knees: the inverse bandwidths (and ramp) by linear least squares
+// of the relative time residuals on the per-size medians. Returns the squared residual norm.
+double linear_start(const Data& d, const Layout& lay, const std::vector<double>& knees,
+                    const std::vector<double>& widths, std::vector<double>& p) {
+  if (static_cast<int>(knees.size()) != lay.levels - 1 || widths.size() != knees.size())
+    throw std::logic_error("level model: a start has " + std::to_string(knees.size()) + " knees for " +
+                           std::to_string(lay.levels) + " levels");
+  p.assign(lay.size(), 0.0);
+  double log_width_sum = 0;
+  for (int i = 0; i + 1 < lay.levels; ++i) p[lay.c(i)] = knees[i], log_width_sum += std::log(widths[i]);
+  for (int i = 0; i + 1 < lay.levels; ++i)
+    p[lay.s(i)] = lay.shared_width ? log_width_sum / (lay.levels - 1) : std::log(widths[i]);
+  const int cols = lay.levels + (lay.ramp ? 1 : 0);
+  Eigen::MatrixXd a(d.sizes.size(), cols);
+  for (std::size_t r = 0; r < d.sizes.size(); ++r) {
+    double served[16];
+    served_fractions(lay, p.data(), d.sizes[r].lw, served);
+    const double rate = std::exp(d.sizes[r].median_z);  // row scaled by 1/t_observed
+    for (int i = 0; i < lay.levels; ++i) a(r, i) = served[i] * rate;
+    if (lay.ramp) a(r, lay.levels) = std::exp(-d.sizes[r].lw) * rate;
+  }
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(d.sizes.size()));
+  const Eigen::VectorXd u = a.colPivHouseholderQr().solve(ones);
+  const double biggest = std::max(u.head(lay.levels).maxCoeff(), 1e-300);
+  for (int i = 0; i < lay.levels; ++i) p[lay.b(i)] = -std::log(std::max(u(i), 1e-6 * biggest));
+  if (lay.ramp) p[lay.a()] = std::log(std::max(lay.ramp ? u(lay.levels) : 0.0, 1e-12 * biggest * std::exp(d.lw_min)));
+  // Evaluate the clamped start, not the unconstrained solve.
+  double sse = 0;
+  for (const Size& s : d.sizes) {
+    const double r = model_log_rate(lay, p.data(), s.lw) - s.median_z;
+    sse += r * r;
+  }
+  return std::isfinite(sse) ? sse : std::numeric_limits<double>::infinity();
+}
+
+void set_bounds(ceres::Problem& problem, const Data& d, const Layout& lay, double* p) {
+  for (int i = 0; i < lay.levels; ++i) {
+    problem.SetParameterLowerBound(p, lay.b(i), d.z_min - 3);
+    problem.SetParameterUpperBound(p, lay.b(i), d.z_max + 3);
+  }
+  for (int i = 0; i + 1 < lay.levels; ++i) {
+    problem.SetParameterLowerBound(p, lay.c(i), d.lw_min - 1);
+    problem.SetParameterUpperBound(p, lay.c(i), d.lw_max + 1);
+    problem.SetParameterLowerBound(p, lay.s(i), std::log(kMinWidth));
+    problem.SetParameterUpperBound(p, lay.s(i), std::log(kMaxWidth));
+  }
+  if (lay.ramp) {
+    problem.SetParameterLowerBound(p, lay.a(), -d.z_max + d.lw_min - 40);
+    problem.SetParameterUpperBound(p, lay.a(), -d.z_min + d.lw_max + 5);
+  }
+}
+
+void build_problem(ceres::Problem& problem, const Data& d, const Layout& lay, double* p) {
+  for (const auto& [lw, z] : d.samples) {
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<SampleResidual, 8>(new SampleResidual{lay, lw, z, 1 / d.sigma});
+    cost->AddParameterBlock(lay.size());
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::CauchyLoss(kCauchyScale), p);
+  }
+  set_bounds(problem, d, lay, p);
+}
+
+// Clamps a start into the bounds (Ceres requires a feasible start).
+void clamp_start(const Data& d, const Layout& lay, std::vector<double>& p) {
+  for (int i = 0; i < lay.levels; ++i) p[lay.b(i)] = std::clamp(p[lay.b(i)], d.z_min - 2.9, d.z_max + 2.9);
+  for (int i = 0; i + 1 < lay.levels; ++i) {
+    p[lay.c(i)] = std::clamp(p[lay.c(i)], d.lw_min - 0.9, d.lw_max + 0.9);
+    p[lay.s(i)] = std::clamp(p[lay.s(i)], std::log(kMinWidth) + 1e-6, std::log(kMaxWidth) - 1e-6);
+  }
+  if (lay.ramp) p[lay.a()] = std::clamp(p[lay.a()], -d.z_max + d.lw_min - 39.9, -d.z_min + d.lw_max + 4.9);
+}
+
+Candidate refine(const Data& d, const Layout& lay, std::vector<double> p) {
+  clamp_start(d, lay, p);
+  ceres::Problem problem;
+  build_problem(problem, d, lay, p.data());
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.max_num_iterations = 200;
+  options.logging_type = ceres::SILENT;
+  options.num_threads = 1;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  Candidate c;
+  c.lay = lay;
+  c.p = std::move(p);
+  if (summary.IsSolutionUsable() && std::isfinite(summary.final_cost)) {
+    c.cost = summary.final_cost;
+    c.bic = 2 * c.cost + lay.size() * std::log(static_cast<double>(d.samples.size()));
+  }
+  return c;
+}
+
+// How far above the fastest per-size median an observed first level may lie: noise and the blend
+// of a soft knee, not a level of its own.
+constexpr double kFirstLevelReach = 1.05;
+// How far above the fastest size a first level hidden by a launch ramp may be published: the ramp
+// may cost the fastest size at most a fifth of its time. Beyond that the level was not measured,
+// it was guessed from the ramp's shape.
+constexpr double kRampedFirstLevelReach = 1.25;
+
+// How far (a factor) a knee may lie from the capacity it belongs to: exclusive caches add the
+// nearer levels' capacity, a shared cache seen by fewer cores holds less, replacement moves the
+// half-miss point; a factor of 2.5 holds all of these and still tells apart L2 from L3. The last
+// cache fades into memory more slowly (non-inclusive L3, prefetchers, a copy's two streams): a
+// Zen 4's copy curve falls from 26 to 270 MB with its half-miss point at 90 MB, 2.8x its 32 MiB
+// L3. Its knee may lie up to 4x past it, the factor past which fit.cpp names a knee memory.
+const double kKneeReach = std::log(2.5);
+const double kLastKneeReach = std::log(4.0);
+
+// With bound capacities, each knee belongs to the nearest one, within its reach, and no two
+// knees to the same.
+bool knees_at_capacities(const Data& d, const Candidate& c) {
+  if (d.bound_capacities.empty()) return true;
+  std::vector<std::size_t> used;
+  for (int i = 0; i + 1 < c.lay.levels; ++i) {
+    const double knee = c.p[c.lay.c(i)];
+    std::size_t nearest = 0;
+    for (std::size_t h = 1; h < d.bound_capacities.size(); ++h)
+      if (std::fabs(d.bound_capacities[h] - knee) < std::fabs(d.bound_capacities[nearest] - knee)) nearest = h;
+    const bool last = nearest + 1 == d.bound_capacities.size();
+    if (std::fabs(d.bound_capacities[nearest] - knee) >
+        (last && knee > d.bound_capacities[nearest] ? kLastKneeReach : kKneeReach))
+      return false;
+    if (std::find(used.begin(), used.end(), nearest) != used.end()) return false;
+    used.push_back(nearest);
+  }
+  return true;
+}
+
+// A fit is physical when its levels fall with size, its knees are in order and inside the
+// sampled sizes, and every level lies within reach of the data.
+bool physical(const Data& d, const Candidate& c) {
+  const Layout& lay = c.lay;
+  if (!knees_at_capacities(d, c)) return false;
+  for (int i = 0; i + 1 < lay.levels; ++i) {
+    if (c.p[lay.b(i)] - c.p[lay.b(i + 1)] < std::log(kMinLevelRatio)) return false;
+    if (c.p[lay.c(i)] < d.lw_min - 0.7 || c.p[lay.c(i)] > d.lw_max + 0.7) return false;
+    if (i > 0 && c.p[lay.c(i)] <= c.p[lay.c(i - 1)]) return false;
+  }
+  // A level is a rate that was observed. Without a ramp the nearest level may not lie above the
+  // fastest size: a two-size "level" 20% above every sample of an H100's copy curve was the
+  // blend's way to bend into the next knee. With a ramp it is extrapolated through the ramp, but
+  // only as far as kRampedFirstLevelReach: A / w once let a Zen 4 read curve claim an 839 GB/s L1
+  // above every sample (<= 450) and above the cores' 473 GB/s load peak.
+  const bool first_seen = !lay.ramp && (lay.levels == 1 || c.p[lay.c(0)] > d.lw_min);
+  if (first_seen && c.p[lay.b(0)] > d.z_max + std::log(kFirstLevelReach)) return false;
+  if (c.p[lay.b(0)] > d.z_max + std::log(kRampedFirstLevelReach)) return false;
+  return c.p[lay.b(lay.levels - 1)] >= d.z_min - std::log(2.0);
+}
+
+struct Start {
+  std::vector<double> knees, widths;
+};
+
+// Starts for L levels: the previous best knees plus one grid knee; the topology's capacities.
+std::vector<Start> starts_for(const Data& d, int levels, const Candidate* previous, const std::vector<double>& hints) {
+  std::vector<Start> starts;
+  if (levels == 1) return {Start{}};
+  std::vector<double> base_knees, base_widths;
+  if (previous != nullptr)
+    for (int i = 0; i + 1 < previous->lay.levels; ++i)
+      base_knees.push_back(previous->p[previous->lay.c(i)]),
+          base_widths.push_back(std::exp(previous->p[previous->lay.s(i)]));
+  // The previous fit may have fewer levels than one less (a count with no physical fit was
+  // skipped): its knees are completed in the middle of the widest gaps.
+  while (static_cast<int>(base_knees.size()) < levels - 2) {
+    double widest = -1, at = 0;
+    for (std::size_t k = 0; k <= base_knees.size(); ++k) {
+      const double lo = k == 0 ? d.lw_min : base_knees[k - 1];
+      const double hi = k == base_knees.size() ? d.lw_max : base_knees[k];
+      if (hi - lo > widest) widest = hi - lo, at = (lo + hi) / 2;
+    }
+    const auto pos = std::lower_bound(base_knees.begin(), base_knees.end(), at) - base_knees.begin();
+    base_knees.insert(base_knees.begin() + pos, at);
+    base_widths.insert(base_widths.begin() + pos, 0.25);
+  }
+  for (double g = d.lw_min + 0.2; g < d.lw_max - 0.1; g += kGridStep) {
+    if (std::any_of(base_knees.begin(), base_knees.end(), [&](double k) { return std::fabs(k - g) < 0.15; })) continue;
+    for (double width : {0.15, 0.4}) {
+      Start s{base_knees, base_widths};
+      const auto at = std::lower_bound(s.knees.begin(), s.knees.end(), g) - s.knees.begin();
+      s.knees.insert(s.knees.begin() + at, g);
+      s.widths.insert(s.widths.begin() + at, width);
+      starts.push_back(std::move(s));
+    }
+  }
+  std::vector<double> inside;
+  for (double h : hints)
+    if (h > 0 && std::log(h) > d.lw_min - 0.5 && std::log(h) < d.lw_max + 0.5) inside.push_back(std::log(h));
+  if (static_cast<int>(inside.size()) == levels - 1)
+    starts.push_back({inside, std::vector<double>(inside.size(), 0.25)});
+  return starts;
+}
+
+// Improves a start's knees one at a time over the grid (positions and a few widths), scored by the
+// linear solve: greedy starts inherit the knees of a fit with fewer levels, which a soft knee
+// standing in for two levels has pulled out of place.
+Start descend(const Data& d, const Layout& lay, Start start, double& score) {
+  std::vector<double> p;
+  score = linear_start(d, lay, start.knees, start.widths, p);
+  for (int round = 0; round < 2; ++round) {
+    bool moved = false;
+    for (std::size_t k = 0; k < start.knees.size(); ++k) {
+      const double lo = k > 0 ? start.knees[k - 1] + 0.1 : d.lw_min - 0.5;
+      const double hi = k + 1 < start.knees.size() ? start.knees[k + 1] - 0.1 : d.lw_max + 0.5;
+      for (double g = d.lw_min - 0.5; g <= d.lw_max + 0.5; g += kGridStep / 2) {
+        if (g <= lo || g >= hi) continue;
+        for (double width : {0.08, 0.2, 0.4}) {
+          Start trial = start;
+          trial.knees[k] = g;
+          trial.widths[k] = width;
+          const double sse = linear_start(d, lay, trial.knees, trial.widths, p);
+          if (sse < score * (1 - 1e-9)) score = sse, start = std::move(trial), moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+  return start;
+}
+
+Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, const std::vector<double>& hints) {
+  std::vector<std::pair<double, Start>> screened;
+  for (Start& s : starts_for(d, lay.levels, previous, hints)) {
+    std::vector<double> p;
+    const double sse = linear_start(d, lay, s.knees, s.widths, p);
+    screened.emplace_back(sse, std::move(s));
+  }
+  std::sort(screened.begin(), screened.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Refined: the best screened starts, each also after descending its knees over the grid, and
+  // the topology's start (the last one starts_for makes) however it screens.
+  std::vector<Start> refined;
+  for (std::size_t k = 0; k < screened.size() && k < static_cast<std::size_t>(kRefinedStarts); ++k)
+    refined.push_back(screened[k].second);
+  double score = 0;
+  if (lay.levels > 1 && !screened.empty()) refined.push_back(descend(d, lay, screened.front().second, score));
+  if (!hints.empty() && lay.levels > 1) {
+    const std::vector<Start> all = starts_for(d, lay.levels, previous, hints);
+    if (!all.empty() && all.back().knees.size() + 1 == static_cast<std::size_t>(lay.levels))
+      refined.push_back(all.back());
+  }
+  Candidate best;
+  best.lay = lay;
+  for (const Start& s : refined) {
+    std::vector<double> p;
+    linear_start(d, lay, s.knees, s.widths, p);
+    Candidate c = refine(d, lay, p);
+    if (std::isfinite(c.cost) && physical(d, c) && c.cost < best.cost) best = std::move(c);
+  }
+  return best;
+}
+
+// 95% intervals of exp(parameter) from the covariance of the fit; unknown when it is singular.
+std::vector<Interval> intervals(const Data& d, const Candidate& c) {
+  std::vector<double> p = c.p;
+  ceres::Problem problem;
+  build_problem(problem, d, c.lay, p.data());
+  ceres::Covariance::Options options;
+  options.algorithm_type = ceres::DENSE_SVD;
+  ceres::Covariance covariance(options);
+  std::vector<Interval> out(p.size());
+  const std::vector<std::pair<const double*, const double*>> blocks = {{p.data(), p.data()}};
+  if (!covariance.Compute(blocks, &problem)) return out;
+  const int n = c.lay.size();
+  std::vector<double> cov(static_cast<std::size_t>(n) * n);
+  if (!covariance.GetCovarianceBlock(p.data(), p.data(), cov.data())) return out;
+  // The residuals are scaled by the noise sigma measured from the repetitions, so the covariance
+  // is already in parameter units; inflate it when the fit's own scatter is larger.
+  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - n);
+  const double scale = std::max(1.0, 2 * c.cost / dof);
+  for (int i = 0; i < n; ++i) {
+    const double sd = std::sqrt(std::max(0.0, cov[static_cast<std::size_t>(i) * n + i] * scale));
+    const Interval ci{std::exp(p[i] - 1.96 * sd), std::exp(p[i] + 1.96 * sd)};
+    // A parameter the data barely constrains gives an interval beyond any number: unknown.
+    if (std::isfinite(ci.lo) && std::isfinite(ci.hi) && ci.lo > 0) out[i] = ci;
+  }
+  return out;
+}
+
+LevelModelFit describe(const Data& d, const Candidate& c) {
+  const Layout& lay = c.lay;
+  LevelModelFit fit;
+  fit.ramp = lay.ramp;
+  fit.noise_sigma = d.sigma;
+  fit.bic = c.bic;
+  fit.samples = static_cast<int>(d.samples.size());
+  const std::vector<Interval> ci = intervals(d, c);
+  fit.levels.resize(lay.levels);
+  for (int i = 0; i < lay.levels; ++i) {
+    FittedLevel& level = fit.levels[i];
+    level.rate = std::exp(c.p[lay.b(i)]);
+    // B = exp(ln B): the interval of ln B maps directly.
+    level.rate_ci95 = ci[lay.b(i)];
+    if (i + 1 < lay.levels) level.capacity = std::exp(c.p[lay.c(i)]), level.capacity_ci95 = ci[lay.c(i)];
+  }
+  // Each sampled size belongs to the level that serves most of its accesses.
+  std::vector<int> owner(d.sizes.size());
+  for (std::size_t k = 0; k < d.sizes.size(); ++k) {
+    double served[16];
+    served_fractions(lay, c.p.data(), d.sizes[k].lw, served);
+    owner[k] = static_cast<int>(std::max_element(served, served + lay.levels) - served);
+  }
+  for (int i = 0; i < lay.levels; ++i) {
+    FittedLevel& level = fit.levels[i];
+    for (std::size_t k = 0; k < d.sizes.size(); ++k) {
+      if (owner[k] != i) continue;
+      if (level.sizes == 0) level.x_lo = d.sizes[k].x;
+      level.x_hi = d.sizes[k].x_last;
+      ++level.sizes;
+      level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
+    }
+    if (level.sizes == 0) {
+      // A level that never serves most accesses (a short one between soft knees): its span is
+      // between its knees.
+      const double lo = i > 0 ? fit.levels[i - 1].capacity : d.sizes.front().x;
+      const double hi = level.capacity > 0 ? level.capacity : d.sizes.back().x_last;
+      level.x_lo = std::min(lo, hi);
+      level.x_hi = std::max(lo, hi);
+    }
+  }
+  std::ostringstream text;
+  text << "harmonic blend of " << lay.levels << " level" << (lay.levels == 1 ? "" : "s")
+       << (lay.ramp ? " with a launch ramp" : "") << ", robust (Cauchy) least squares in log rate, levels by BIC";
+  fit.model = text.str();
+  return fit;
+}
+
+}  // namespace
+
+LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
+  // Ceres reports through glog: a singular covariance (a level the data cannot pin down) is an
+  // expected outcome here, reported as an unknown interval, not as an error line on stderr.
+  static const bool quiet_glog = [] {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    return true;
+  }();
+  (void)quiet_glog;
+  Data d;
+  d.sizes = group_sizes(points);
+  if (d.sizes.size() < 3) return {};
+  for (const Size& s : d.sizes)
+    for (double z : s.z) d.samples.emplace_back(s.lw, z);
+  d.sigma = noise_sigma(d.sizes);
+  d.lw_min = d.sizes.front().lw;
+  d.lw_max = d.sizes.back().lw;
+  d.z_min = d.z_max = d.sizes.front().median_z;
+  for (const Size& s : d.sizes) d.z_min = std::min(d.z_min, s.median_z), d.z_max = std::max(d.z_max, s.median_z);
+
+  int most_levels = std::min(options.max_levels, 15);
+  if (options.knees_at_capacities && !options.capacity_hints.empty()) {
+    for (double h : options.capacity_hints)
+      if (h > 0) d.bound_capacities.push_back(std::log(h));
+    std::sort(d.bound_capacities.begin(), d.bound_capacities.end());
+    most_levels = std::min(most_levels, static_cast<int>(d.bound_capacities.size()) + 1);
+  }
+  // At least two sizes per level on average: a level needs a rate, a knee and a width.
+  const int max_levels = std::clamp(static_cast<int>(d.sizes.size()) / 2, 1, most_levels);
+  Candidate chosen;
+  Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
+  for (int variant : {2, 3, 0, 1}) {
+    const bool ramp = variant & 1, shared_width = variant & 2;
+    if (ramp && !options.allow_ramp) continue;
+    Candidate previous;
+    double best_bic = std::numeric_limits<double>::infinity();
+    int since_best = 0;
+    // Levels are added until two more in a row do not improve the criterion.
+    for (int levels = 1; levels <= max_levels && since_best < 2; ++levels) {
+      Layout lay{levels, ramp, shared_width};
+      // With one knee a shared width is the same model: fitted once.
+      if (!shared_width && levels <= 2) continue;
+      if (lay.size() >= static_cast<int>(d.samples.size())) break;
+      const Candidate* seed = std::isfinite(previous.cost) ? &previous : nullptr;
+      if (!shared_width && levels == 3 && std::isfinite(chosen_shared_2.cost)) seed = &chosen_shared_2;
+      Candidate c = best_fit(d, lay, seed, options.capacity_hints);
+      ++since_best;
+      if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
+      if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
+      if (shared_width && levels == 2) chosen_shared_2 = c;
+      if (c.bic < chosen.bic) chosen = c;
+      previous = std::move(c);
+    }
+  }
+  if (!std::isfinite(chosen.cost)) return {};
+  // The chosen model must describe the curve: a fit whose typical size sits many noise widths off,
+  // or a single level that misses a tenth of the sizes by more than a quarter (one "level" across
+  // a curve that falls 9x once every capacity-bound knee was non-physical: the robust loss takes
+  // the sizes past the knee for outliers), would publish a rate no kernel ran at. Such a curve
+  // gets no levels, and says so.
+  std::vector<double> misfit;
+  int gross = 0;
+  for (const Size& sz : d.sizes) {
+    misfit.push_back(std::fabs(model_log_rate(chosen.lay, chosen.p.data(), sz.lw) - sz.median_z));
+    if (misfit.back() > std::max(kMaxTypicalMisfitSigmas * d.sigma, std::log(kGrossMisfit))) ++gross;
+  }
+  const double typical = median_of(misfit);
+  const bool off = typical > std::max(kMaxTypicalMisfitSigmas * d.sigma, kMaxTypicalMisfit);
+  // Gross misses disqualify one level only: with several, a stretch the model misses is the data's
+  // (a VM's rmw curve at 62 GB/s from 85 to 106 MB and 100-113 GB/s from 134 to 430 MB), and the
+  // levels the fit did find are still measured.
+  const bool gross_misses =
+      chosen.lay.levels == 1 && gross >= 2 && gross > kMaxGrossMissFraction * static_cast<double>(d.sizes.size());
+  if (off || gross_misses) {
+    LevelModelFit none;
+    char why[240];
+    std::snprintf(why, sizeof why,
+                  "no level model describes the curve: the best (%d level%s) misses the typical size by %.0f%% and "
+                  "%d of %zu sizes by more than %.0f%% (noise %.1f%%)",
+                  chosen.lay.levels, chosen.lay.levels == 1 ? "" : "s", 100 * (std::exp(typical) - 1), gross,
+                  d.sizes.size(), 100 * (kGrossMisfit - 1), 100 * d.sigma);
+    none.model = why;
+    none.rejected = true;
+    return none;
+  }
+  return describe(d, chosen);
+}
+
+}  // namespace roofprobe

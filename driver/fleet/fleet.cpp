@@ -1,0 +1,327 @@
+#include "driver/fleet/fleet.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "driver/model/atomic_file.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/run/run_identity.hpp"
+#include "driver/model/units.hpp"
+
+namespace fs = std::filesystem;
+
+namespace roofprobe {
+
+namespace {
+
+int int_or(const std::map<std::string, std::string>& m, const std::string& key, int fallback) {
+  auto it = m.find(key);
+  if (it == m.end()) return fallback;
+  try {
+    return std::stoi(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+std::string text_or(const std::map<std::string, std::string>& m, const std::string& key, const std::string& fallback) {
+  auto it = m.find(key);
+  return it == m.end() || it->second.empty() ? fallback : it->second;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (n == 0) return 0;
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void emit_rates(YAML::Emitter& out, const std::map<std::string, double>& rates) {
+  out << YAML::Flow << YAML::BeginMap;
+  for (const auto& [k, v] : rates) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+}
+
+std::map<std::string, double> read_rates(const YAML::Node& node) {
+  std::map<std::string, double> out;
+  if (!node || !node.IsMap()) return out;
+  for (const auto& kv : node) out[kv.first.as<std::string>()] = kv.second.as<double>();
+  return out;
+}
+
+}  // namespace
+
+FleetRank fleet_rank_from_machine(const Machine& m, int rank, const std::string& machine_path) {
+  FleetRank r;
+  r.rank = rank;
+  r.host = text_or(m.provenance, "host", "unknown-host");
+  r.device = m.device.name;
+  r.local_rank = int_or(m.provenance, "mpi_local_rank", 0);
+  r.machine = machine_path;
+  r.complete = m.complete;
+  for (const MemoryLevel& level : m.memory)
+    if (level.source == "empirical" && level.gbs > 0) r.ceilings[level.level] = level.gbs;
+  for (const ComputeCeiling& c : m.compute)
+    if (c.source == "empirical" && c.gflops > 0) {
+      r.ceilings[c.name] = c.gflops;
+      r.compute.insert(c.name);
+    }
+  return r;
+}
+
+std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, double margin) {
+  // Memory levels (L1, L2.b, DRAM, HBM, ...) first, then compute ceilings; by name within each.
+  std::vector<std::string> names;
+  std::set<std::string> seen, compute;
+  for (const FleetRank& r : ranks) {
+    compute.insert(r.compute.begin(), r.compute.end());
+    for (const auto& [name, value] : r.ceilings)
+      if (seen.insert(name).second) names.push_back(name);
+  }
+  auto is_compute = [&](const std::string& n) { return compute.count(n) > 0; };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    if (is_compute(a) != is_compute(b)) return !is_compute(a);
+    return a < b;
+  });
+  std::vector<FleetCeiling> out;
+  for (const std::string& name : names) {
+    FleetCeiling c;
+    c.name = name;
+    c.unit = is_compute(name) ? "GFLOP/s" : "GB/s";
+    std::vector<double> values;
+    for (const FleetRank& r : ranks) {
+      auto it = r.ceilings.find(name);
+      if (it != r.ceilings.end()) values.push_back(it->second);
+    }
+    c.ranks = static_cast<int>(values.size());
+    c.median = median_of(values);
+    c.min = *std::min_element(values.begin(), values.end());
+    c.max = *std::max_element(values.begin(), values.end());
+    for (const FleetRank& r : ranks) {
+      auto it = r.ceilings.find(name);
+      if (it == r.ceilings.end() || c.median <= 0) continue;
+      if (it->second < c.median * (1 - margin)) {
+        c.outliers.push_back({r.rank, r.host, r.device, it->second, 1 - it->second / c.median});
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+Fleet collect_fleet(const std::string& dir, double margin) {
+  if (!(margin >= 0 && margin < 1))
+    throw InputError("--outlier-margin: " + std::to_string(margin) + " is not in [0, 1)");
+  if (!fs::is_directory(dir)) throw InputError(dir + ": not a directory");
+  Fleet fleet;
+  fleet.margin = margin;
+  std::map<int, std::string> found;  // rank -> machine path relative to dir
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.rfind("rank-", 0) != 0) continue;
+    const std::string number = name.substr(5);
+    if (number.empty() || number.size() > 9 || !std::all_of(number.begin(), number.end(), ::isdigit)) {
+      fleet.missing.push_back(name + ": not a rank directory (rank-<0..999999999>)");
+      continue;
+    }
+    const int rank = std::stoi(number);
+    if (fs::exists(entry.path() / "machine.yaml"))
+      found[rank] = name + "/machine.yaml";
+    else
+      fleet.missing.push_back("rank " + number + ": no " + name + "/machine.yaml");
+  }
+  if (found.empty() && fs::exists(fs::path(dir) / "machine.yaml")) found[0] = "machine.yaml";
+  if (found.empty()) throw InputError(dir + ": no machine files (neither rank-<r>/machine.yaml nor machine.yaml)");
+  for (const auto& [rank, path] : found) {
+    try {
+      Machine m = read_machine_file((fs::path(dir) / path).string());
+      fleet.ranks.push_back(fleet_rank_from_machine(m, rank, path));
+      fleet.expected_ranks = std::max(fleet.expected_ranks, int_or(m.provenance, "mpi_ranks", 1));
+    } catch (const InputError& e) {
+      fleet.missing.push_back("rank " + std::to_string(rank) + ": " + e.what());
+    }
+  }
+  for (int r = 0; r < fleet.expected_ranks; ++r) {
+    if (found.count(r)) continue;
+    const std::string prefix = "rank " + std::to_string(r) + ":";
+    bool listed = std::any_of(fleet.missing.begin(), fleet.missing.end(),
+                              [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+    if (!listed) fleet.missing.push_back(prefix + " no rank-" + std::to_string(r) + "/machine.yaml");
+  }
+  std::sort(fleet.missing.begin(), fleet.missing.end());
+  const fs::path aggregates = fs::path(dir) / "aggregates.yaml";
+  if (fs::exists(aggregates)) {
+    try {
+      fleet.aggregates = read_aggregates_file(aggregates.string());
+    } catch (const InputError& e) {
+      fleet.missing.push_back(std::string("aggregates: ") + e.what());
+    }
+  }
+  fleet.ceilings = fleet_ceilings(fleet.ranks, margin);
+  return fleet;
+}
+
+std::string aggregates_to_yaml(const FleetAggregates& a) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(6);
+  out << YAML::BeginMap;
+  out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
+  for (const auto& [host, rates] : a.node) {
+    out << YAML::Key << host << YAML::Value;
+    emit_rates(out, rates);
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "job" << YAML::Value;
+  emit_rates(out, a.job);
+  out << YAML::Key << "points" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : a.points) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+  out << YAML::Key << "timing_seconds" << YAML::Value;
+  emit_rates(out, a.timing);
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+FleetAggregates read_aggregates_file(const std::string& path) {
+  FleetAggregates a;
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (root["node"] && root["node"].IsMap())
+      for (const auto& kv : root["node"]) a.node[kv.first.as<std::string>()] = read_rates(kv.second);
+    a.job = read_rates(root["job"]);
+    if (root["points"] && root["points"].IsMap())
+      for (const auto& kv : root["points"]) a.points[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    a.timing = read_rates(root["timing_seconds"]);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return a;
+}
+
+std::string fleet_to_yaml(const Fleet& f) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(6);
+  out << YAML::BeginMap;
+  out << YAML::Key << "schema" << YAML::Value << kFleetSchema;
+  out << YAML::Key << "generated" << YAML::Value << utc_now();
+  out << YAML::Key << "outlier_margin" << YAML::Value << f.margin;
+  out << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "memory" << YAML::Value
+      << "GB/s (1e9 bytes/s)" << YAML::Key << "compute" << YAML::Value << "GFLOP/s (1e9 FLOP/s)" << YAML::EndMap;
+  out << YAML::Key << "expected_ranks" << YAML::Value << std::max<int>(f.expected_ranks, f.ranks.size());
+  out << YAML::Key << "ranks" << YAML::Value << YAML::BeginSeq;
+  for (const FleetRank& r : f.ranks) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "rank" << YAML::Value << r.rank;
+    out << YAML::Key << "host" << YAML::Value << r.host;
+    out << YAML::Key << "device" << YAML::Value << r.device;
+    out << YAML::Key << "local_rank" << YAML::Value << r.local_rank;
+    out << YAML::Key << "machine" << YAML::Value << r.machine;
+    out << YAML::Key << "complete" << YAML::Value << r.complete;
+    out << YAML::Key << "ceilings" << YAML::Value;
+    emit_rates(out, r.ceilings);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "missing" << YAML::Value << YAML::BeginSeq;
+  for (const auto& m : f.missing) out << m;
+  out << YAML::EndSeq;
+  out << YAML::Key << "aggregates" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
+  for (const auto& [host, rates] : f.aggregates.node) {
+    out << YAML::Key << host << YAML::Value;
+    emit_rates(out, rates);
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "job" << YAML::Value;
+  emit_rates(out, f.aggregates.job);
+  out << YAML::Key << "points" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : f.aggregates.points) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+  out << YAML::EndMap;
+  if (!f.aggregates.timing.empty()) {
+    out << YAML::Key << "timing_seconds" << YAML::Value;
+    emit_rates(out, f.aggregates.timing);
+  }
+  out << YAML::Key << "ceilings" << YAML::Value << YAML::BeginMap;
+  int outliers = 0;
+  for (const FleetCeiling& c : f.ceilings) {
+    out << YAML::Key << c.name << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "unit" << YAML::Value << c.unit;
+    out << YAML::Key << "ranks" << YAML::Value << c.ranks;
+    out << YAML::Key << "median" << YAML::Value << c.median;
+    out << YAML::Key << "min" << YAML::Value << c.min;
+    out << YAML::Key << "max" << YAML::Value << c.max;
+    out << YAML::Key << "outliers" << YAML::Value << YAML::BeginSeq;
+    for (const FleetOutlier& o : c.outliers) {
+      ++outliers;
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "rank" << YAML::Value << o.rank << YAML::Key << "host"
+          << YAML::Value << o.host << YAML::Key << "device" << YAML::Value << o.device << YAML::Key << "value"
+          << YAML::Value << o.value << YAML::Key << "below_median" << YAML::Value << o.below_median << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "outliers" << YAML::Value << outliers;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+void print_fleet_summary(std::ostream& out, const Fleet& f, const std::string& where) {
+  std::set<std::string> hosts;
+  for (const FleetRank& r : f.ranks) hosts.insert(r.host);
+  out << "fleet: " << f.ranks.size() << " rank(s) on " << hosts.size() << " host(s)";
+  if (!f.missing.empty()) out << ", " << f.missing.size() << " missing";
+  out << " -> " << where << "\n";
+  for (const auto& m : f.missing) out << "  missing: " << m << "\n";
+  auto rate = [](double v, const std::string& unit) { return format_rate_g(v, unit == "GB/s" ? "B/s" : "FLOP/s"); };
+  if (!f.aggregates.job.empty()) {
+    out << "aggregates (all ranks at once):\n";
+    for (const auto& [name, v] : f.aggregates.job)
+      out << "  job   " << std::left << std::setw(10) << name << " "
+          << rate(v, name.find('.') == std::string::npos ? "GB/s" : "GFLOP/s") << "\n";
+    for (const auto& [host, rates] : f.aggregates.node)
+      for (const auto& [name, v] : rates)
+        out << "  node " << host << " " << std::left << std::setw(10) << name << " "
+            << rate(v, name.find('.') == std::string::npos ? "GB/s" : "GFLOP/s") << "\n";
+  }
+  out << "per-device ceilings (fleet median, min, max):\n";
+  for (const FleetCeiling& c : f.ceilings)
+    out << "  " << std::left << std::setw(10) << c.name << " median " << std::setw(13) << rate(c.median, c.unit)
+        << " min " << std::setw(13) << rate(c.min, c.unit) << " max " << rate(c.max, c.unit) << "\n";
+  int n = 0;
+  for (const FleetCeiling& c : f.ceilings) n += static_cast<int>(c.outliers.size());
+  const int pct = static_cast<int>(std::lround(f.margin * 100));
+  if (n == 0) {
+    out << "outliers: none (no rank more than " << pct << "% below the fleet median)\n";
+    return;
+  }
+  out << "outliers (more than " << pct << "% below the fleet median):\n";
+  out << "  rank  host             device                          ceiling    value          below\n";
+  for (const FleetCeiling& c : f.ceilings)
+    for (const FleetOutlier& o : c.outliers) {
+      std::ostringstream below;
+      below << std::fixed << std::setprecision(1) << o.below_median * 100 << "%";
+      out << "  " << std::left << std::setw(5) << o.rank << " " << std::setw(16) << o.host << " " << std::setw(31)
+          << o.device.substr(0, 31) << " " << std::setw(10) << c.name << " " << std::setw(14) << rate(o.value, c.unit)
+          << " " << below.str() << "\n";
+    }
+}
+
+int fleet_command(const std::string& dir, double margin) {
+  Fleet fleet = collect_fleet(dir, margin);
+  const std::string path = (fs::path(dir) / "fleet.yaml").string();
+  write_file_atomically(path, fleet_to_yaml(fleet));
+  print_fleet_summary(std::cout, fleet, path);
+  return 0;  // missing ranks are listed in the report and on stdout
+}
+
+}  // namespace roofprobe

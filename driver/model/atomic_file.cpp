@@ -1,0 +1,169 @@
+#include "driver/model/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "driver/model/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace roofprobe {
+
+namespace {
+
+std::string kib(std::size_t bytes) {
+  return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+}
+
+// Reads from fd until EOF or max_bytes + 1 bytes.
+std::string read_bounded(int fd, const std::string& path, std::size_t max_bytes, const std::string& what) {
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path + ": cannot read: " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes)
+      throw InputError(path + ": too large for " + what + " (the limit is " + kib(max_bytes) + ")");
+  }
+  return text;
+}
+
+// Writes all of content to fd; false with errno set on failure.
+bool write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A device or FIFO is written in place: replacing it would destroy it for everyone else.
+void write_in_place(const std::string& path, const std::string& target, const std::string& content) {
+  // O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of hanging.
+  const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(path + ": cannot write: " + (err == ENXIO ? "no process reads this FIFO" : std::strerror(err)));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const bool ok = write_all(fd, content);
+  const int err = errno;
+  if (::close(fd) != 0 || !ok) throw InputError(path + ": write failed: " + std::strerror(ok ? errno : err));
+}
+
+}  // namespace
+
+void check_input_file(const std::string& path, const std::string& what) {
+  if (path == "-") return;
+  if (path.empty()) throw InputError("an input path is empty, expected " + what);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": " + (errno == ENOENT ? std::string("no such file") : std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected " + what);
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": not a regular file (a FIFO, device or socket), expected " + what);
+}
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  if (path == "-") return read_bounded(STDIN_FILENO, "(standard input)", max_bytes, what);
+  check_input_file(path, what);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  // Checked again on the open file: the path may have been swapped for a FIFO in between.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path + ": not a regular file, expected " + what);
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw InputError(path + ": too large for " + what + " (the limit is " + kib(max_bytes) + ")");
+  }
+  try {
+    std::string text = read_bounded(fd, path, max_bytes, what);
+    ::close(fd);
+    return text;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+void check_output_path(const std::string& path) {
+  if (path.empty()) throw InputError("an output path is empty (use - for standard output)");
+  if (path == "-") return;
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(fs::path(path), ec);
+  if (ec) throw InputError(path + ": cannot resolve the output path: " + ec.message());
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw InputError(path + ": is a directory, expected a file to write");
+  if (fs::is_socket(st)) throw InputError(path + ": is a socket, expected a file to write");
+  if (!fs::is_directory(target.parent_path().empty() ? fs::path(".") : target.parent_path()))
+    throw InputError(path + ": the directory " + target.parent_path().string() + " does not exist");
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  if (path == "-") {
+    std::cout << content << std::flush;
+    if (!std::cout) throw InputError("(standard output): write failed");
+    return;
+  }
+  check_output_path(path);
+  // A link stays a link: the file it names is what gets replaced.
+  std::error_code ec;
+  const std::string target = fs::weakly_canonical(fs::path(path), ec).string();
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, target, content);
+
+  const std::string tmp = target + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0644);
+  if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  if (!write_all(fd, content) || ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": write failed: " + std::strerror(err));
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": write failed: " + std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": cannot replace: " + std::strerror(err));
+  }
+}
+
+void ensure_writable_directory(const std::string& dir) {
+  if (dir.empty()) throw InputError("--out: the output directory is empty");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir + ": cannot create output directory: " + ec.message());
+  if (!std::filesystem::is_directory(dir)) throw InputError(dir + ": output path is not a directory");
+  std::string probe = dir + "/.roofprobe-write-test." + std::to_string(getpid());
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw InputError(dir + ": output directory is not writable: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace roofprobe

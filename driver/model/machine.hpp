@@ -1,0 +1,167 @@
+// The machine file (schema roofprobe.machine/1): the fitted ceilings with their statistics and
+// provenance. results/README.md is the reference for the format; this is its in-memory form.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/model/document.hpp"
+#include "driver/fit/level_model.hpp"
+#include "kernels/contract/probe.hpp"
+
+namespace roofprobe {
+
+inline constexpr const char* kMachineSchema = "roofprobe.machine/1";
+
+// Statistics of the samples behind one ceiling.
+struct Stats {
+  double best = 0;    // the best sample (max rate)
+  double median = 0;  // median over the samples
+  double spread = 0;  // (max - min) / median over the samples, a fraction
+  int samples = 0;
+};
+
+struct MemoryLevel {
+  std::string level;                  // L1, L2, L3, DRAM, HBM, L2.b ...
+  std::string source = "empirical";   // empirical | spec | published
+  double gbs = 0;                     // GB/s, 1e9 bytes
+  double gtxn_s = 0;                  // 32-byte transactions per second, 1e9
+  double bytes_per_clk_per_unit = 0;  // bytes/clock/core (CPU) or /SM (GPU); 0 if no clock
+  double working_set_lo = 0;          // bytes: the plateau's first and last sizes
+  double working_set_hi = 0;
+  Interval gbs_ci95;          // 95% interval of gbs from the level model (unknown: 0, 0)
+  double capacity_bytes = 0;  // the knee to the next level (level model); 0: last level or none
+  Interval capacity_ci95;
+  bool noisy = false;  // resting on samples flagged noisy only (see stats.spread)
+  Stats stats;
+  std::string probe;                        // "bandwidth"
+  Params params;                            // the headline series' fixed parameters
+  std::string headline_series;              // the series (access kernel) gbs comes from: "mode=rmw"
+  std::map<std::string, double> by_series;  // every series at this level: "mode=copy" -> GB/s
+  std::string citation;                     // reference files: where a published/spec value comes from
+};
+
+// Bytes of one transaction at a level: shared memory moves 128-byte wavefronts, every other
+// level 32-byte sectors (ARCHITECTURE.md, definitions).
+inline int transaction_bytes(const MemoryLevel& level) { return level.level == "shared" ? 128 : 32; }
+
+struct ComputeCeiling {
+  std::string name;  // FP64.FMA, FP32.noFMA, ...
+  std::string source = "empirical";
+  double gflops = 0;
+  double theoretical_gflops = 0;  // 0 when it cannot be derived
+  double fraction_of_theoretical = 0;
+  double clock_mhz = 0;  // the clock the theoretical figure uses
+  bool noisy = false;    // resting on samples flagged noisy only (see stats.spread)
+  // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
+  // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
+  double instructions_gips = 0;
+  double flops_per_instruction = 0;
+  Stats stats;
+  std::string probe;
+  Params params;  // parameters of the point that gave the ceiling
+  std::string citation;
+};
+
+// Peak warp-instruction throughput (GIPS = 1e9 warp instructions/s).
+struct InstructionCeiling {
+  double measured_gips = 0;
+  double theoretical_gips = 0;  // SMs x schedulers x 1 x clock
+  double clock_mhz = 0;
+  Stats stats;
+  std::string probe;
+  std::string source = "empirical";
+  std::string citation;
+};
+
+// Thread predication: warp GIPS vs thread GIPS (thread instructions / 32 per second).
+struct PredicationPoint {
+  int active_lanes = 32;
+  double warp_gips = 0;
+  double thread_gips = 0;
+};
+
+// An instruction-roofline wall: a vertical line at a fixed instruction intensity (warp
+// instructions per transaction) set by the access pattern.
+struct Wall {
+  std::string pattern;               // global: "stride-0", "stride-1", "stride-8"; shared: "conflict-4"
+  int word_bytes = 4;                // global walls
+  int conflict_degree = 0;           // shared walls (1 = none, 32 = 32-way)
+  double instruction_intensity = 0;  // theoretical: 1, 1/4, 1/8, 1/32 ...
+  double measured_intensity = 0;     // 0 when not measured
+  double gtxn_s = 0;                 // transaction rate measured at this pattern (0 if none)
+  double warp_gips = 0;              // warp-instruction rate measured at this pattern (0 if none)
+};
+
+// The SM (core) clock measured by a clock probe under one load ("idle", "fp32_fma").
+struct ClockReading {
+  std::string load;
+  double median_mhz = 0;
+  double min_mhz = 0;
+  double max_mhz = 0;
+  int samples = 0;
+  std::string probe;
+};
+
+// Ceilings measured with the grid (or the threads) restricted to `units` SMs (cores).
+struct ScalingPoint {
+  int units = 0;
+  std::map<std::string, double> ceilings;  // "HBM" -> GB/s, "FP64.FMA" -> GFLOP/s
+};
+
+struct Machine {
+  std::string schema = kMachineSchema;
+  bool complete = true;
+  std::vector<std::string> missing;               // probes/ceilings not measured, with why
+  std::map<std::string, std::string> provenance;  // tool, version, git, command, config, started, finished, host
+  DeviceInfo device;
+  // The file's `units:` as read (validate compares them with machine_units()); the writer
+  // always writes machine_units().
+  std::map<std::string, std::string> units_as_read;
+  std::vector<MemoryLevel> memory;  // nearest level first
+  std::vector<ComputeCeiling> compute;
+  std::optional<InstructionCeiling> warp_gips;  // instructions.warp_gips
+  std::vector<PredicationPoint> predication;    // instructions.predication
+  std::vector<Wall> global_walls;               // walls.global
+  std::vector<Wall> shared_walls;               // walls.shared
+  std::vector<ScalingPoint> scaling;
+  std::vector<ClockReading> clocks;
+};
+
+// The `units:` block every machine file carries (decimal prefixes).
+const std::map<std::string, std::string>& machine_units();
+
+// Serialises to YAML text (deterministic key order).
+// The machine file as one ordered document tree: machine.yaml and `export --format json` are both
+// printed from it.
+doc::Value machine_document(const Machine& m);
+std::string machine_to_yaml(const Machine& m);
+// Writes atomically: a temp file in the same directory, fsync, rename. Throws on failure and
+// leaves no partial file.
+void write_machine_file(const Machine& m, const std::string& path);
+// Reads a machine file; throws roofprobe::InputError ("file:line: ...") on malformed input.
+Machine read_machine_file(const std::string& path);
+// The same on text already in memory; `name` stands for the file in messages. InputError is
+// the only exception it throws (tests/fuzz/machine_fuzz.cpp holds it to that).
+Machine read_machine_text(const std::string& text, const std::string& name);
+// Machine files larger than this are refused unread (generated ones are a few KiB; yaml-cpp
+// takes about 0.3 s for 256 KiB of the densest YAML).
+inline constexpr std::size_t kMaxMachineFileBytes = 256u << 10;
+
+// read_machine_file for consumers (export, compare, plot): a file `validate` rejects is refused
+// with its first problem, so nothing is computed from a file the schema does not hold.
+Machine read_valid_machine_file(const std::string& path);
+
+// Schema/type/finiteness checks. Returns human-readable problems (empty = valid).
+std::vector<std::string> validate_machine_file(const std::string& path);
+
+// Physical consistency of a readable machine file, as warnings with the key path: a nearer
+// memory level slower than a farther one, a ceiling above its theoretical peak, units missing
+// or different from this schema's. `roofprobe validate --strict` treats them as errors.
+std::vector<std::string> physical_warnings(const std::string& path, const Machine& m);
+std::vector<std::string> validate_machine_text(const std::string& text, const std::string& name);
+
+}  // namespace roofprobe

@@ -1,0 +1,258 @@
+#include "driver/model/sweep.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "driver/model/atomic_file.hpp"
+#include "driver/model/errors.hpp"
+
+namespace roofprobe {
+
+namespace {
+// Column order of sweep.csv; Col names their indexes so reader and writer cannot drift apart.
+const char* const kColumns[] = {"rank",
+                                "backend",
+                                "probe",
+                                "point",
+                                "sample",
+                                "params",
+                                "working_set_bytes",
+                                "seconds",
+                                "bytes",
+                                "flops",
+                                "transactions",
+                                "warp_instructions",
+                                "shared_wavefronts",
+                                "gbs",
+                                "gflops",
+                                "gtxn_s",
+                                "gips",
+                                "shared_gtxn_s",
+                                "clock_mhz",
+                                "point_samples",
+                                "flags"};
+enum Col {
+  kRank,
+  kBackend,
+  kProbe,
+  kPoint,
+  kSample,
+  kParams,
+  kWorkingSet,
+  kSeconds,
+  kBytes,
+  kFlops,
+  kTransactions,
+  kWarpInstructions,
+  kSharedWavefronts,
+  kGbs,
+  kGflops,
+  kGtxnS,
+  kGips,
+  kSharedGtxnS,
+  kClockMhz,
+  kPointSamples,
+  kFlags,
+  kColumnCount
+};
+static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, sep)) out.push_back(field);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+}  // namespace
+
+double Sample::metric(const std::string& name) const {
+  if (name == "gbs") return gbs;
+  if (name == "gflops") return gflops;
+  if (name == "gtxn_s") return gtxn_s;
+  if (name == "gips") return gips;
+  if (name == "shared_gtxn_s") return shared_gtxn_s;
+  if (name == "clock_mhz") return clock_mhz;
+  if (name == "seconds") return seconds;
+  throw std::invalid_argument("unknown metric '" + name + "'");
+}
+
+const std::string& sweep_csv_header() {
+  static const std::string header = [] {
+    std::string h;
+    for (int i = 0; i < kColumnCount; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+    return h;
+  }();
+  return header;
+}
+
+namespace {
+bool has_flag(const std::string& flags, const std::string& flag) {
+  for (std::size_t start = 0; start <= flags.size();) {
+    const std::size_t bar = std::min(flags.find('|', start), flags.size());
+    if (flags.compare(start, bar - start, flag) == 0 && bar - start == flag.size()) return true;
+    start = bar + 1;
+  }
+  return false;
+}
+}  // namespace
+
+bool is_noisy(const Sample& s) { return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag"); }
+bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
+
+std::string sweep_csv_row(const Sample& s) {
+  std::ostringstream out;
+  out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
+      << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds) << ','
+      << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
+      << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
+      << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
+      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
+  return out.str();
+}
+
+SweepWriter::SweepWriter(const std::string& path) : path_(path) {
+  struct stat st {};
+  bool exists = stat(path.c_str(), &st) == 0 && st.st_size > 0;
+  file_ = std::fopen(path.c_str(), "a");
+  if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  if (!exists) {
+    std::fprintf(file_, "%s\n", sweep_csv_header().c_str());
+    std::fflush(file_);
+  }
+}
+
+SweepWriter::~SweepWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void SweepWriter::append_point(const std::vector<Sample>& samples) {
+  for (const Sample& s : samples) std::fprintf(file_, "%s\n", sweep_csv_row(s).c_str());
+  // The record survives a crash of the process (fflush) and of the machine (fsync).
+  if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+}
+
+std::vector<Sample> read_sweep_csv(const std::string& path) {
+  // A regular file only (its size bounds the read); a FIFO or /dev/zero would never end.
+  check_input_file(path, "a sweep.csv");
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot read");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
+  if (line != sweep_csv_header())
+    throw InputError(path + ":1: not a roofprobe sweep.csv header (for other tools' data use fit --bandwidth-csv)");
+  std::vector<Sample> samples;
+  int line_no = 1;
+  std::string pending;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto fields = split(line, ',');
+    // A torn last line (the process died mid-write) is dropped; a bad line elsewhere is an error.
+    bool last = in.peek() == std::char_traits<char>::eof();
+    auto bad = [&](const std::string& why) -> std::vector<Sample>& {
+      if (last) return samples;
+      throw InputError(path + ":" + std::to_string(line_no) + ": " + why);
+    };
+    if (static_cast<int>(fields.size()) != kColumnCount) {
+      bad("expected " + std::to_string(kColumnCount) + " fields, got " + std::to_string(fields.size()));
+      break;
+    }
+    Sample s;
+    try {
+      std::size_t pos = 0;
+      auto num = [&](const std::string& f) {
+        double v = std::stod(f, &pos);
+        if (pos != f.size() || !std::isfinite(v)) throw std::invalid_argument(f);
+        return v;
+      };
+      s.rank = static_cast<int>(num(fields[kRank]));
+      s.backend = fields[kBackend];
+      s.probe = fields[kProbe];
+      s.point = static_cast<int>(num(fields[kPoint]));
+      s.sample = static_cast<int>(num(fields[kSample]));
+      s.params = params_from_string(fields[kParams]);
+      s.working_set_bytes = num(fields[kWorkingSet]);
+      s.seconds = num(fields[kSeconds]);
+      s.bytes = num(fields[kBytes]);
+      s.flops = num(fields[kFlops]);
+      s.transactions = num(fields[kTransactions]);
+      s.warp_instructions = num(fields[kWarpInstructions]);
+      s.shared_wavefronts = num(fields[kSharedWavefronts]);
+      s.gbs = num(fields[kGbs]);
+      s.gflops = num(fields[kGflops]);
+      s.gtxn_s = num(fields[kGtxnS]);
+      s.gips = num(fields[kGips]);
+      s.shared_gtxn_s = num(fields[kSharedGtxnS]);
+      s.clock_mhz = num(fields[kClockMhz]);
+      s.point_samples = static_cast<int>(num(fields[kPointSamples]));
+      s.flags = fields[kFlags];
+    } catch (const std::exception& e) {
+      bad(std::string("malformed field: ") + e.what());
+      break;
+    }
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
+  std::string text;
+  {
+    check_input_file(path, "a sweep.csv to resume");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot read the sweep to resume");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    text = buf.str();
+  }
+  // Another tool's or another version's file is refused before anything is cut from it.
+  if (!text.empty() && text.compare(0, sweep_csv_header().size() + 1, sweep_csv_header() + "\n") != 0)
+    throw InputError(path + ":1: cannot resume: not this roofprobe version's sweep.csv header");
+  // Offsets where each complete line starts; a torn last line (no newline) is left out.
+  std::vector<std::size_t> starts;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;
+    starts.push_back(pos);
+    pos = nl + 1;
+  }
+  std::size_t keep = starts.empty() ? 0 : text.rfind('\n') + 1;
+  auto point_of = [&](std::size_t i) {
+    auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
+    return fields.size() > kPoint ? fields[kPoint] : std::string();
+  };
+  // Rows 1.. are samples (row 0 is the header). The last point is whole when it has as many
+  // rows as its point_samples field says; otherwise cut back over its rows.
+  if (starts.size() > 1) {
+    std::string last = point_of(starts.size() - 1);
+    std::size_t i = starts.size() - 1;
+    while (i > 1 && point_of(i - 1) == last) --i;
+    auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
+    std::size_t rows = starts.size() - i;
+    bool whole = fields.size() == static_cast<std::size_t>(kColumnCount) &&
+                 std::atoi(fields[kPointSamples].c_str()) == static_cast<int>(rows);
+    if (!whole) keep = starts[i];
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+    throw InputError(path + ": cannot truncate for resume: " + std::strerror(errno));
+  if (keep == 0) return {};  // not even the header survived: start the sweep over
+  return read_sweep_csv(path);
+}
+
+}  // namespace roofprobe

@@ -1,0 +1,81 @@
+// sweep.csv: every raw sample, one row each, appended and flushed per point. It is the record a
+// run leaves behind; `roofprobe fit` rebuilds the machine file from it.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernels/contract/probe.hpp"
+
+namespace roofprobe {
+
+inline constexpr const char* kUnderfilledFlag = "underfilled";
+
+struct Sample {
+  int rank = 0;
+  std::string backend;
+  std::string probe;
+  int point = 0;   // index of the point in the plan
+  int sample = 0;  // index of the sample within the point
+  Params params;
+  double working_set_bytes = 0;
+  double seconds = 0;
+  double bytes = 0;
+  double flops = 0;
+  double transactions = 0;       // 32-byte sectors
+  double warp_instructions = 0;  // GPU warp instructions the probe counts (0: not counted)
+  double shared_wavefronts = 0;  // 128-byte shared-memory wavefronts
+  double gbs = 0;                // derived: bytes / seconds / 1e9
+  double gflops = 0;             // derived: flops / seconds / 1e9
+  double gtxn_s = 0;             // derived: transactions / seconds / 1e9
+  double gips = 0;               // derived: warp_instructions / seconds / 1e9
+  double shared_gtxn_s = 0;      // derived: shared_wavefronts / seconds / 1e9
+  // The SM/core clock: for a probe that declares Work::clock_cycles, cycles / seconds of this
+  // sample; else measured during this launch where the backend did (CPU compute probes); else
+  // measured by the backend right after the point (0: unknown).
+  double clock_mhz = 0;
+  int point_samples = 0;  // rows its point has: a resumed run knows the point is whole
+  // "|"-separated: "noisy" (stopped by the timeout, not the noise bound), "clock-sag" (clock
+  // below 90% of the run's), "underfilled" (fewer work items than threads: Work::underfilled);
+  // empty when none applies. Only noisy and clock-sag make a sample unreliable (is_noisy).
+  std::string flags;
+
+  // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
+  double metric(const std::string& name) const;
+};
+
+// True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag); an
+// underfilled sample is a reliable measurement of something else (see Sample::flags).
+bool is_noisy(const Sample& s);
+// True when the sample is flagged underfilled.
+bool is_underfilled(const Sample& s);
+
+// The header line, without newline.
+const std::string& sweep_csv_header();
+std::string sweep_csv_row(const Sample& s);
+
+// Appends rows, flushing (fflush + fsync) after each point so a crash loses at most the point
+// being measured.
+class SweepWriter {
+ public:
+  explicit SweepWriter(const std::string& path);  // creates with header, or appends if it exists
+  ~SweepWriter();
+  SweepWriter(const SweepWriter&) = delete;
+  SweepWriter& operator=(const SweepWriter&) = delete;
+  void append_point(const std::vector<Sample>& samples);
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string path_;
+};
+
+// Reads a sweep.csv; throws InputError naming file and line on malformed rows.
+std::vector<Sample> read_sweep_csv(const std::string& path);
+
+// Readies an interrupted run's sweep.csv for appending: cuts a torn last line (killed
+// mid-write) and the rows of the last point if it has fewer rows than its point_samples (only
+// the last point can be partial: points are appended in order). Returns the samples kept.
+std::vector<Sample> prepare_sweep_for_resume(const std::string& path);
+
+}  // namespace roofprobe

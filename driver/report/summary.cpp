@@ -1,0 +1,140 @@
+#include "driver/report/summary.hpp"
+
+#include <algorithm>
+
+#include <cstdio>
+
+#include "driver/model/units.hpp"
+
+namespace roofprobe {
+
+namespace {
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+const char* axis_type_name(AxisType t) {
+  switch (t) {
+    case AxisType::Integer:
+      return "integer";
+    case AxisType::Bytes:
+      return "bytes";
+    case AxisType::Choice:
+      return "choice";
+  }
+  return "?";
+}
+// The instruction roofline in a few lines: warp GIPS, predication, walls, clocks, scaling ends.
+void print_instruction_summary(std::ostream& out, const Machine& m) {
+  bool any = false;
+  if (m.warp_gips) {
+    const auto& w = *m.warp_gips;
+    out << "  warp GIPS   " << fmt("%.1f", w.measured_gips);
+    if (w.theoretical_gips > 0)
+      out << " of " << fmt("%.1f", w.theoretical_gips) << " ("
+          << fmt("%.1f%%", 100 * w.measured_gips / w.theoretical_gips) << ")";
+    out << "\n";
+    any = true;
+  }
+  if (!m.predication.empty()) {
+    out << "  predication";
+    for (const auto& p : m.predication)
+      out << "  " << p.active_lanes << " lanes: " << fmt("%.1f", p.warp_gips) << " warp / "
+          << fmt("%.1f", p.thread_gips) << " thread GIPS";
+    out << "\n";
+    any = true;
+  }
+  for (const auto* walls : {&m.global_walls, &m.shared_walls}) {
+    if (walls->empty()) continue;
+    out << (walls == &m.global_walls ? "  global walls" : "  shared walls");
+    for (const auto& w : *walls)
+      out << "  " << w.pattern << (walls == &m.global_walls ? "/" + std::to_string(w.word_bytes) + "B" : "") << " "
+          << fmt("%.3g", w.instruction_intensity) << " @ " << fmt("%.1f", w.gtxn_s) << " GTXN/s";
+    out << "\n";
+    any = true;
+  }
+  for (const auto& c : m.clocks) {
+    out << "  clock " << pad(c.load, 10) << fmt("%.0f", c.median_mhz) << " MHz (" << fmt("%.0f", c.min_mhz) << " - "
+        << fmt("%.0f", c.max_mhz) << ", " << c.samples << " samples)\n";
+    any = true;
+  }
+  if (m.scaling.size() >= 2) {
+    const auto& lo = m.scaling.front();
+    const auto& hi = m.scaling.back();
+    for (const auto& [name, v] : hi.ceilings) {
+      auto at_lo = lo.ceilings.find(name);
+      if (at_lo == lo.ceilings.end() || at_lo->second <= 0) continue;
+      out << "  scaling " << pad(name, 12) << lo.units << " -> " << hi.units << " units: x"
+          << fmt("%.1f", v / at_lo->second) << "\n";
+      any = true;
+    }
+  }
+  if (any) out << "\n";
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const Machine& m, const std::string& where) {
+  const DeviceInfo& d = m.device;
+  out << "roofprobe: " << d.name;
+  if (d.compute_units > 0) out << " (" << d.compute_units << " " << d.compute_unit_name;
+  if (d.extra.count("simd")) out << ", " << d.extra.at("simd");
+  if (d.clock_measured_mhz > 0) out << ", " << fmt("%.0f", d.clock_measured_mhz) << " MHz measured";
+  if (d.compute_units > 0) out << ")";
+  out << "\n  written: " << where << (m.complete ? "" : "  [INCOMPLETE]") << "\n\n";
+  const std::string per = d.kind == "gpu" ? "B/clk/SM" : "B/clk/core";
+  if (!m.memory.empty()) {
+    out << "  " << pad("level", 8) << pad("GB/s", 11) << pad("95% CI", 20) << pad("GTXN/s", 10) << pad(per, 12)
+        << pad("spread", 8) << "working set\n";
+    for (const auto& l : m.memory) {
+      const std::string ci = l.gbs_ci95.known() ? fmt("%.1f", l.gbs_ci95.lo) + " - " + fmt("%.1f", l.gbs_ci95.hi) : "-";
+      out << "  " << pad(l.level, 8) << pad(fmt("%.1f", l.gbs), 11) << pad(ci, 20) << pad(fmt("%.2f", l.gtxn_s), 10)
+          << pad(l.bytes_per_clk_per_unit > 0 ? fmt("%.1f", l.bytes_per_clk_per_unit) : "-", 12)
+          << pad(fmt("%.1f%%", 100 * l.stats.spread), 8) << format_bytes(l.working_set_lo) << " - "
+          << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series)
+          << (l.noisy ? "  (noisy)" : "") << "\n";
+    }
+    out << "\n";
+  }
+  if (!m.compute.empty()) {
+    out << "  " << pad("ceiling", 18) << pad("GFLOP/s", 12) << pad("theoretical", 13) << pad("of theory", 11)
+        << "instr GIPS\n";
+    for (const auto& c : m.compute) {
+      out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
+          << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
+          << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
+          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "") << "\n";
+    }
+    out << "\n";
+  }
+  print_instruction_summary(out, m);
+  if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
+      std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
+    out << "  (noisy): measured on samples flagged noisy only (a busy machine); see the spread\n";
+  for (const auto& s : m.missing) out << "  missing: " << s << "\n";
+}
+
+void print_probe_list(std::ostream& out, const std::vector<const Probe*>& probes) {
+  for (const Probe* p : probes) {
+    const ProbeInfo& info = p->info();
+    out << info.name << " [" << info.backend << "]\n  " << info.description << "\n";
+    for (const Axis& a : info.axes) {
+      out << "    " << pad(a.name, 30) << pad(axis_type_name(a.type), 9);
+      if (!a.choices.empty()) {
+        std::string c;
+        for (const auto& v : a.choices) c += (c.empty() ? "" : "|") + v;
+        out << c;
+      } else if (!a.defaults.empty()) {
+        out << "default " << a.defaults.front() << (a.defaults.size() > 1 ? " .. " + a.defaults.back() : "");
+      }
+      out << "\n";
+    }
+  }
+}
+
+}  // namespace roofprobe

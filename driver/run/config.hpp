@@ -1,0 +1,64 @@
+// Run configuration: YAML (a file, or the embedded configs/default.yaml / quick.yaml), validated
+// against the registered probes' axes. Every error names file, line and key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels/contract/probe.hpp"
+
+namespace roofprobe {
+
+// The measurement engine's stopping rule (nvbench's stdrel idea) and launch sizing.
+struct MeasurementSettings {
+  double warmup_seconds = 0.02;         // launches before sampling, at least one
+  int min_samples = 5;                  // never stop with fewer (unless timeout with >= 3)
+  double min_seconds = 0.1;             // sample at least this long per point
+  double max_noise = 0.01;              // stop once relative stdev of samples is below this
+  double timeout_seconds = 0.5;         // stop sampling a point after this long, noisy or not
+  double target_launch_seconds = 0.01;  // repetitions per launch are raised to reach this
+};
+
+struct ProbeConfig {
+  std::string name;
+  // axis -> values in canonical text, in the order they are swept
+  std::map<std::string, std::vector<std::string>> axes;
+  std::map<std::string, int> axis_line;  // 1-based line of each axis in the config (0: default)
+  int line = 0;
+};
+
+struct BackendConfig {
+  std::string name;   // cpu | cuda
+  bool built = true;  // false: section present but backend not compiled in
+  int threads = 0;    // cpu: 0 = all cores
+  int device = -1;    // cuda: device ordinal (cuda.device); -1: not given (device 0)
+  std::vector<ProbeConfig> probes;
+};
+
+struct RunConfig {
+  std::string source;  // file path, or "embedded:default.yaml"
+  std::string text;    // the YAML as read (recorded in provenance)
+  MeasurementSettings measurement;
+  std::vector<BackendConfig> backends;
+  const BackendConfig* backend(const std::string& name) const;
+};
+
+// Parses and validates. `source` names the file in messages. Throws InputError with one line.
+RunConfig parse_config(const std::string& text, const std::string& source);
+RunConfig load_config_file(const std::string& path);
+// Config files larger than this are refused unread (the shipped ones are about 1 KiB).
+inline constexpr std::size_t kMaxConfigFileBytes = 64u << 10;
+// The embedded configs/<name> ("default.yaml", "quick.yaml").
+RunConfig load_embedded_config(const std::string& name);
+const std::map<std::string, std::string>& embedded_files();
+
+// Expands a Bytes sweep {min, max, points_per_octave} into sizes rounded to 256 bytes.
+std::vector<std::string> geometric_sizes(double min_bytes, double max_bytes, int points_per_octave);
+
+// A stable hash of the config text (FNV-1a, hex) for provenance and resume checks.
+std::string config_hash(const std::string& text);
+
+}  // namespace roofprobe

@@ -1,0 +1,56 @@
+// The measurement engine: warm-up, launch sizing, repetitions until the noise criterion holds
+// or the time budget ends, verification. Every rate is derived here from the probe's declared
+// Work and the backend's timer, so no probe computes a rate.
+#pragma once
+
+#include <vector>
+
+#include "driver/run/config.hpp"
+#include "driver/model/sweep.hpp"
+#include "kernels/contract/probe.hpp"
+
+namespace roofprobe {
+
+// nvbench-style stopping rule over per-launch times: stop when there are at least min_samples,
+// at least min_seconds were spent sampling, and the relative standard deviation is at most
+// max_noise; or, whatever the noise, once timeout_seconds were spent (with >= 3 samples, or
+// min_samples if smaller).
+class NoiseCriterion {
+ public:
+  explicit NoiseCriterion(const MeasurementSettings& settings) : s_(settings) {}
+  void add(double seconds);
+  bool done() const;
+  bool converged() const;         // met the noise bound (not stopped by the timeout)
+  double relative_noise() const;  // stdev / mean of the samples so far (0 with < 2)
+  double elapsed() const { return elapsed_; }
+  std::size_t count() const { return n_; }
+
+ private:
+  MeasurementSettings s_;
+  std::size_t n_ = 0;
+  double mean_ = 0, m2_ = 0;  // Welford's running mean and squared deviations
+  double elapsed_ = 0;
+};
+
+struct PointMeasurement {
+  std::vector<double> seconds;           // one per sampled launch
+  std::vector<double> launch_clock_mhz;  // per sampled launch, measured during it (0: not measured)
+  Work work;                             // per launch, at the final repetition count
+  double clock_mhz = 0;                  // measured right after sampling
+  bool converged = false;
+  double noise = 0;
+  Check check;
+};
+
+PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings);
+
+// Flags of a measured point (sweep.csv `flags`, '|'-separated): "noisy" when it stopped at the
+// time budget above max_noise, "clock-sag" when the clock measured right after it was more than
+// 10% below the run's reference clock (throttling). Empty when clean.
+std::string point_flags(const PointMeasurement& m, double reference_clock_mhz);
+
+// Rows for sweep.csv: rates from the work and each sample's time.
+std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend, const std::string& probe,
+                               const Params& params, int point_index, int rank, double reference_clock_mhz = 0);
+
+}  // namespace roofprobe

@@ -1,0 +1,97 @@
+#include "driver/run/sweep_runner.hpp"
+
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "driver/run/engine.hpp"
+#include "driver/model/units.hpp"
+
+namespace roofprobe {
+
+namespace {
+
+std::string label_of(const PlanPoint& point) { return point.probe->info().name + " " + params_to_string(point.params); }
+
+}  // namespace
+
+SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,
+                       const MeasurementSettings& settings, const std::set<int>& done, SweepWriter& sweep,
+                       const SweepHooks& hooks, int rank) {
+  SweepOutcome out;
+  auto report = [&](const std::string& line) {
+    if (hooks.report) hooks.report(line);
+  };
+  // Per probe: the smallest footprint that did not fit; points at or above it are skipped.
+  std::map<std::string, double> oom_floor;
+  std::set<std::string> faulted;  // probes ended by a device fault
+  int lost_points = 0;            // not measured because of a fault
+  for (const PlanPoint& point : plan.points) {
+    if (done.count(point.index)) continue;
+    const std::string label = label_of(point);
+    const std::string& probe = point.probe->info().name;
+    if (out.stopped_by == 0) out.stopped_by = hooks.stop_requested();
+    if (out.stopped_by != 0) {
+      out.not_measured.push_back(label);
+      continue;
+    }
+    if (out.device_lost || faulted.count(probe)) {
+      ++lost_points;  // said once, after the loop: there may be hundreds
+      continue;
+    }
+    const double footprint = static_cast<double>(point.probe->footprint_bytes(point.params));
+    auto floor = oom_floor.find(probe);
+    if (floor != oom_floor.end() && footprint >= floor->second) {
+      out.missing.push_back(label + ": skipped: needs " + format_bytes(footprint) + ", and " +
+                            format_bytes(floor->second) + " did not fit in device memory");
+      continue;
+    }
+    hooks.progress(point.index, label);
+    std::vector<Sample> samples;
+    try {
+      std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
+      PointMeasurement m = measure_point(backend, *prepared, settings);
+      if (!m.check.ok) {
+        report("error: verification failed: " + label + ": " + m.check.detail + " (samples discarded)");
+        out.missing.push_back(label + ": verification failed: " + m.check.detail);
+        ++out.failures;
+        continue;
+      }
+      samples = samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
+    } catch (const DeviceOutOfMemory& e) {
+      // The largest size that fits has been measured already (or none does): say so, go on.
+      oom_floor[probe] =
+          std::min(footprint, floor != oom_floor.end() ? floor->second : std::numeric_limits<double>::max());
+      report("note: " + label + ": out of device memory (" + e.what() + "); the " + probe + " sweep stops below " +
+             format_bytes(footprint));
+      out.missing.push_back(label + ": out of device memory: " + e.what() + "; larger points of '" + probe +
+                            "' skipped");
+    } catch (const DeviceFault& e) {
+      ++out.failures;
+      faulted.insert(probe);
+      report("error: " + label + ": device fault: " + e.what() + "; probe '" + probe + "' ended");
+      out.missing.push_back(label + ": device fault: " + e.what() + "; the rest of probe '" + probe + "' skipped");
+      if (backend.recover()) {
+        report("note: the device was reset; the run goes on with the next probe");
+      } else {
+        out.device_lost = true;
+        report("error: the device could not be reset: the run stops here, keeping what was measured");
+      }
+    } catch (const std::exception& e) {
+      ++out.failures;
+      report("error: " + label + ": " + e.what());
+      out.missing.push_back(label + ": failed: " + e.what());
+    }
+    // Outside the handlers above: a sweep.csv that cannot be written (disk full) ends the run.
+    if (!samples.empty()) {
+      sweep.append_point(samples);
+      out.samples.insert(out.samples.end(), samples.begin(), samples.end());
+    }
+  }
+  if (lost_points > 0)
+    out.missing.push_back(std::to_string(lost_points) + " points not measured after a device fault" +
+                          (out.device_lost ? " (the device could not be reset)" : " (their probe had ended)"));
+  return out;
+}
+
+}  // namespace roofprobe

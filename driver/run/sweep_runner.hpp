@@ -1,0 +1,43 @@
+// Runs a plan's points one after another: prepare, measure, verify, append to sweep.csv. It owns
+// what happens when a point cannot be measured, so a long run never loses what it has:
+//   - a stop signal: the remaining points are listed as not measured;
+//   - DeviceOutOfMemory: the probe's points of this footprint and larger are skipped (the sweep
+//     stops at the largest size that fits) and the run goes on;
+//   - DeviceFault (a sticky GPU error): the probe ends, the backend tries recover(); when that
+//     fails the run stops, keeping and reporting everything measured so far;
+//   - any other error of a point (a launch failure, a failed verification): that point is
+//     reported and the sweep goes on.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "driver/run/config.hpp"
+#include "driver/run/plan.hpp"
+#include "driver/model/sweep.hpp"
+
+namespace roofprobe {
+
+struct SweepOutcome {
+  std::vector<Sample> samples;            // of the points measured now
+  std::vector<std::string> missing;       // for machine.missing: what was not measured, and why
+  std::vector<std::string> not_measured;  // points left out by a stop signal
+  int failures = 0;                       // points that failed (the machine file is incomplete)
+  int stopped_by = 0;                     // the signal that stopped the sweep, or 0
+  bool device_lost = false;               // a device fault the backend could not recover from
+};
+
+struct SweepHooks {
+  std::function<int()> stop_requested = [] { return 0; };
+  std::function<void(int done, const std::string& label)> progress = [](int, const std::string&) {};
+  std::function<void(const std::string& line)> report;  // one message line per event (stderr)
+};
+
+// Measures every point of `plan` not in `done`, appending each to `sweep` as it completes.
+SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,
+                       const MeasurementSettings& settings, const std::set<int>& done, SweepWriter& sweep,
+                       const SweepHooks& hooks, int rank = 0);
+
+}  // namespace roofprobe
