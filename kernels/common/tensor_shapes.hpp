@@ -330,10 +330,46 @@ inline double tensor_acc_value(TensorAcc acc, std::uint64_t random) {
 // published dense TFLOP/s / (SMs x the clock the figure is quoted at).
 struct TensorPeak {
   double flops_per_clk_per_sm = 0;
-  const char* source = "";
+  const char* source = "";         // the full-rate figure
+  bool geforce_half_rate = false;  // halved from it: a GeForce part accumulating floats in FP32
 };
 
-inline TensorPeak tensor_peak_per_sm(TensorType t, int cc) {
+// GeForce parts of Turing, Ampere (GA10x) and Ada run the tensor instructions that accumulate in
+// FP32 from FP16/BF16/TF32/FP8 inputs at half the rate of the professional parts built on the same
+// die (RTX 4090: 165.2 TFLOP/s FP16 with FP32 accumulate, 330.3 with FP16 accumulate; RTX 3090:
+// 71 vs 142; RTX 2080 Ti: 56.9 vs 113.8; the Turing, GA102 and Ada whitepapers' GeForce
+// appendices). FP16-accumulate and INT8 run at the full rate; TITAN and the RTX A/Ada workstation
+// and data-centre parts (T4, A40, L40S) run everything at the full rate.
+enum class TensorPart { FullRate, GeForce };
+
+// The part class from the device name cudaGetDeviceProperties reports ("NVIDIA GeForce RTX 4090").
+inline TensorPart tensor_part_of(const char* device_name) {
+  for (const char* c = device_name; c != nullptr && *c != '\0'; ++c) {
+    const char* word = "GeForce";
+    const char* m = c;
+    while (*word != '\0' && *m == *word) ++m, ++word;
+    if (*word == '\0') return TensorPart::GeForce;
+  }
+  return TensorPart::FullRate;
+}
+
+inline TensorPeak tensor_peak_full_rate(TensorType t, int cc);
+
+inline TensorPeak tensor_peak_per_sm(TensorType t, int cc, TensorPart part = TensorPart::FullRate) {
+  TensorPeak peak = tensor_peak_full_rate(t, cc);
+  const bool fp32_accumulate_of_floats =
+      t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 || t == TensorType::Tf32Fp32 || t == TensorType::Fp8Fp32;
+  const bool halving_architecture = cc == 75 || cc == 86 || cc == 89;
+  if (part == TensorPart::GeForce && fp32_accumulate_of_floats && halving_architecture &&
+      peak.flops_per_clk_per_sm > 0) {
+    peak.flops_per_clk_per_sm /= 2;
+    peak.geforce_half_rate = true;
+  }
+  return peak;
+}
+
+// The rate of the full-rate parts of each architecture.
+inline TensorPeak tensor_peak_full_rate(TensorType t, int cc) {
   const bool fp16 = t == TensorType::Fp16Fp32 || t == TensorType::Fp16Fp16;
   switch (cc) {
     case 70:  // V100 SXM2: 125 TFLOP/s = 80 SMs x 8 tensor cores x 64 FMA x 2 x 1530 MHz

@@ -30,9 +30,12 @@ namespace roofprobe::cuda {
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;
-// Bytes the loads stream per pass: 4x the largest L2 of the reference GPUs' L2 would be 288 MB;
-// 256 MiB is past 3.5x of every one of them, so the loads are served by DRAM.
-constexpr std::uint64_t kIssueBufferBytes = std::uint64_t{256} << 20;
+// The device's L2 (bytes, all slices), 0 when the backend did not report one.
+std::uint64_t l2_bytes_of(const DeviceInfo& dev) {
+  for (const CacheInfo& c : dev.caches)
+    if (c.name == "L2") return c.bytes * static_cast<std::uint64_t>(c.instances);
+  return 0;
+}
 // The chains' constants: x = fma(x, 1, 1) counts (exact); the IMAD ring multiplies by an odd
 // constant so its period is long and a missed or extra step changes the result.
 constexpr float kFpA = 1.0f, kFpB = 1.0f;
@@ -109,7 +112,7 @@ class IssuePoint final : public PreparedPoint {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kIssueBlock);
     warps_ = static_cast<std::int64_t>(blocks_) * (kIssueBlock / 32);
-    loads_per_warp_ = n > 0 ? issue_loads_per_warp(warps_, kIssueBufferBytes) : 0;
+    loads_per_warp_ = n > 0 ? issue_loads_per_warp(warps_, issue_stream_bytes(l2_bytes_of(dev))) : 0;
     groups_per_pass_ = issue_groups_per_pass(n, loads_per_warp_);
     out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * 32);
     if (n > 0) {
@@ -264,9 +267,11 @@ class CudaIssueProbe final : public Probe {
 
   std::uint64_t footprint_bytes(const Params& p) const override {
     // The buffer (rounded to whole load rounds: at most one quantum more) and one checksum per
-    // resident thread (a few MiB at most).
+    // resident thread (a few MiB at most). The device is not known here: the buffer of the largest
+    // L2 the tables name, an upper bound of what prepare() allocates.
     const bool loads = param_int(p, "instructions_per_transaction") > 0;
-    return (loads ? kIssueBufferBytes + kIssueBufferBytes / 8 : 0) + (std::uint64_t{8} << 20);
+    const std::uint64_t buffer = issue_stream_bytes(kIssueUnknownL2Bytes);
+    return (loads ? buffer + buffer / 8 : 0) + (std::uint64_t{8} << 20);
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {

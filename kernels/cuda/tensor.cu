@@ -678,15 +678,16 @@ class CudaTensorProbe final : public Probe {
     if (cc == 0 || mhz <= 0 || dev.compute_units <= 0) return;
     for (int i = 0; i < kTensorTypeCount; ++i) {
       const auto t = static_cast<TensorType>(i);
-      const TensorPeak peak = tensor_peak_per_sm(t, cc);
+      const TensorPeak peak = tensor_peak_per_sm(t, cc, tensor_part_of(dev.name.c_str()));
       if (peak.flops_per_clk_per_sm <= 0) continue;
       const std::string name = ceiling_name(t);
       dev.theoretical_gflops[name] = dev.compute_units * peak.flops_per_clk_per_sm * mhz * 1e-3;
       char clock[64];
       std::snprintf(clock, sizeof clock, "%.1f MHz (%s SM clock)", mhz, clock_kind);
-      dev.theoretical_basis[name] = std::to_string(dev.compute_units) + " SMs x " +
-                                    std::to_string(static_cast<int>(peak.flops_per_clk_per_sm)) +
-                                    " dense FLOP/clk/SM (cc " + cc_text(cc) + "; " + peak.source + ") x " + clock;
+      dev.theoretical_basis[name] =
+          std::to_string(dev.compute_units) + " SMs x " + std::to_string(static_cast<int>(peak.flops_per_clk_per_sm)) +
+          " dense FLOP/clk/SM (cc " + cc_text(cc) + "; " +
+          (peak.geforce_half_rate ? "GeForce: half the rate of " : "") + peak.source + ") x " + clock;
     }
   }
 

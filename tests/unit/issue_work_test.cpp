@@ -82,6 +82,19 @@ TEST(IssueWork, LoadsPerWarpCoverTheTargetInWholeQuanta) {
   EXPECT_EQ(issue_loads_per_warp(1000000, 1024), kIssueLoadQuantum);  // at least one quantum
 }
 
+// The stream is at least 4x the L2 the device reports: an RTX 4090 (72 MiB) and a B200 (126 MiB)
+// stream 288 and 504 MiB; an H100 (50 MiB) and a V100 (6 MiB) keep the 256 MiB floor.
+TEST(IssueWork, StreamIsFourTimesTheL2AndNeverUnder256MiB) {
+  const std::uint64_t mib = std::uint64_t{1} << 20;
+  EXPECT_EQ(issue_stream_bytes(72 * mib), 288 * mib);
+  EXPECT_EQ(issue_stream_bytes(126 * mib), 504 * mib);
+  EXPECT_EQ(issue_stream_bytes(50 * mib), 256 * mib);
+  EXPECT_EQ(issue_stream_bytes(6 * mib), 256 * mib);
+  EXPECT_EQ(issue_stream_bytes(0), 512 * mib);             // unknown: the largest L2 of the tables
+  EXPECT_EQ(issue_stream_bytes(100 * mib + 1) % mib, 0u);  // whole MiB
+  EXPECT_GE(issue_stream_bytes(100 * mib + 1), 4 * (100 * mib + 1));
+}
+
 // Each warp load touches exactly 4 whole 32-byte sectors, and a pass reads every word once.
 TEST(IssueWork, WarpLoadIsFourSectorsAndPassCoversTheBuffer) {
   const std::int64_t warps = 24, loads = 64;

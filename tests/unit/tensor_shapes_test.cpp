@@ -256,6 +256,40 @@ TEST(TensorShapes, PeaksReproduceThePublishedFigures) {
   EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp64Fp64, 86).flops_per_clk_per_sm, 0);
 }
 
+// GeForce parts: the published dense figures of the GeForce appendices, FP32 accumulate at half the
+// professional rate, FP16 accumulate and INT8 at the full one.
+TEST(TensorShapes, GeForcePeaksHalveFp32AccumulateOnly) {
+  struct Want {
+    TensorType t;
+    int cc, sms;
+    double mhz, tflops;
+  };
+  const Want wants[] = {
+      {TensorType::Fp16Fp32, 89, 128, 2520, 165.2},  // RTX 4090
+      {TensorType::Bf16Fp32, 89, 128, 2520, 165.2},  {TensorType::Tf32Fp32, 89, 128, 2520, 82.6},
+      {TensorType::Fp8Fp32, 89, 128, 2520, 330.3},   {TensorType::Fp16Fp16, 89, 128, 2520, 330.3},
+      {TensorType::Int8Int32, 89, 128, 2520, 660.6}, {TensorType::Fp16Fp32, 86, 82, 1695, 71.2},  // RTX 3090
+      {TensorType::Fp16Fp16, 86, 82, 1695, 142.3},   {TensorType::Tf32Fp32, 86, 82, 1695, 35.6},
+      {TensorType::Fp16Fp32, 75, 68, 1635, 56.9},  // RTX 2080 Ti (Founders Edition clock)
+      {TensorType::Fp16Fp16, 75, 68, 1635, 113.8},
+  };
+  for (const Want& w : wants) {
+    const TensorPeak p = tensor_peak_per_sm(w.t, w.cc, TensorPart::GeForce);
+    EXPECT_NEAR(p.flops_per_clk_per_sm * w.sms * w.mhz * 1e-6, w.tflops, w.tflops * 0.003)
+        << tensor_type_name(w.t) << " cc " << w.cc;
+  }
+  EXPECT_TRUE(tensor_peak_per_sm(TensorType::Fp16Fp32, 89, TensorPart::GeForce).geforce_half_rate);
+  EXPECT_FALSE(tensor_peak_per_sm(TensorType::Fp16Fp16, 89, TensorPart::GeForce).geforce_half_rate);
+  // Hopper has no GeForce part; a name that says GeForce changes nothing there.
+  EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp16Fp32, 90, TensorPart::GeForce).flops_per_clk_per_sm,
+            tensor_peak_per_sm(TensorType::Fp16Fp32, 90).flops_per_clk_per_sm);
+  EXPECT_EQ(tensor_part_of("NVIDIA GeForce RTX 4090"), TensorPart::GeForce);
+  EXPECT_EQ(tensor_part_of("NVIDIA L40S"), TensorPart::FullRate);
+  EXPECT_EQ(tensor_part_of("NVIDIA TITAN RTX"), TensorPart::FullRate);
+  EXPECT_EQ(tensor_part_of("NVIDIA RTX 6000 Ada Generation"), TensorPart::FullRate);
+  EXPECT_EQ(tensor_part_of(""), TensorPart::FullRate);
+}
+
 // ---- the registered CUDA probe (present only in CUDA builds) --------------------------------
 const Probe* tensor_probe() { return Registry::instance().probe("cuda", "tensor"); }
 
@@ -340,6 +374,23 @@ TEST(TensorProbe, AddsThePeaksOfKnownArchitectures) {
   DeviceInfo unknown = fake_device("6.1", 28, 1500);
   probe->add_theoretical_peaks(unknown);
   EXPECT_TRUE(unknown.theoretical_gflops.empty());
+}
+
+// The device name decides the part class: an RTX 4090's FP32-accumulate peak is the GeForce half
+// rate and its basis says so; an L40S (same AD102 die) keeps the full rate.
+TEST(TensorProbe, GeForcePartsGetTheHalfFp32AccumulateRate) {
+  const Probe* probe = tensor_probe();
+  if (probe == nullptr) GTEST_SKIP() << "built without CUDA";
+  DeviceInfo rtx4090 = fake_device("8.9", 128, 2520);
+  rtx4090.name = "NVIDIA GeForce RTX 4090";
+  probe->add_theoretical_peaks(rtx4090);
+  EXPECT_NEAR(rtx4090.theoretical_gflops["TENSOR.FP16.FP32"], 128 * 512 * 2.52, 1e-6);
+  EXPECT_NEAR(rtx4090.theoretical_gflops["TENSOR.FP16.FP16"], 128 * 1024 * 2.52, 1e-6);
+  EXPECT_NE(rtx4090.theoretical_basis["TENSOR.FP16.FP32"].find("GeForce: half"), std::string::npos);
+  DeviceInfo l40s = fake_device("8.9", 142, 2520);
+  l40s.name = "NVIDIA L40S";
+  probe->add_theoretical_peaks(l40s);
+  EXPECT_NEAR(l40s.theoretical_gflops["TENSOR.FP16.FP32"], 142 * 1024 * 2.52, 1e-6);
 }
 
 }  // namespace
