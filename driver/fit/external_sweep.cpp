@@ -34,8 +34,15 @@ bool number(const std::string& token, double& out) {
   return end != token.c_str() && *end == '\0' && std::isfinite(out);
 }
 
-// ERT: rows of 5 (try.NNN) or 11 (max, sum) numbers. Lines that are not all numbers (an ERT
-// header or a note) are an error: a half-read file would publish a level from part of the sweep.
+// ERT: rows of 5 (try.NNN) or 11 (max, sum) numbers, then, in the files ERT's driver writes, a
+// line `META_DATA` and key/value lines about the run (FLOPS, MPI_PROCS, HOSTNAME, CONFIG, ...):
+// the rows end there. Any other line that is not all numbers is an error: a half-read file would
+// publish a level from part of the sweep.
+std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, std::vector<CurvePoint> rows) {
+  for (const auto& [ws, gbs] : best_of_try) rows.push_back({ws, gbs});
+  return rows;
+}
+
 std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text) {
   std::map<double, double> best_of_try;  // working set -> best GB/s over its trials
   std::vector<CurvePoint> rows;
@@ -46,6 +53,10 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
     std::vector<double> v;
     std::string w;
     while (words >> w) {
+      if (v.empty() && w == "META_DATA") {
+        std::string rest;
+        if (!(words >> rest)) return finish_ert(best_of_try, rows);  // ERT's run description follows
+      }
       double x = 0;
       if (!number(w, x)) fail_at(path, line_no, "'" + w + "' is not a number (ERT rows are numbers only)");
       v.push_back(x);
@@ -68,8 +79,7 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
       if (gbs > 0) rows.push_back({v[0], gbs});
     }
   }
-  for (const auto& [ws, gbs] : best_of_try) rows.push_back({ws, gbs});
-  return rows;
+  return finish_ert(best_of_try, rows);
 }
 
 // gpu-benches: "     2 kB         5ms       0.4%   13646.3 GB/s ..." (gpu-cache) and

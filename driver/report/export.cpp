@@ -333,7 +333,10 @@ std::string export_nersc(const Machine& m, const ExportSettings& settings) {
     s += " roof\n";
   }
   s += roof_values + "\n" + roof_names + "\n" + comp + "\n" + comp_names + "\n";
-  if (settings.points.empty()) return s;
+  // The script reads its kernel lines unconditionally (it loops over AI_L1, AI_L2, AI_HBM and
+  // indexes FLOPS and labels with them): without them it stops with a NameError. No points: the
+  // lines are there, empty, and it draws the roofs alone.
+  if (settings.points.empty()) return s + "AI_L1\nAI_L2\nAI_HBM\nFLOPS\nlabels\n";
 
   // Kernel points: one FLOP/s per kernel and its intensity at each of the three roofs. A kernel
   // needs all three (the script indexes the lines together), and the machine all three roofs.

@@ -100,7 +100,12 @@ for ref in refs:
                         "FLOPS", "labels"):
                 if key in line:
                     found.setdefault(key, []).append(line)
-    check(sorted(found) == ["comp_roof_names", "comproofs", "mem_roof_names", "memroofs"], name + ": nersc keys " + str(sorted(found)))
+    # Every key once: the script reads the kernel lines unconditionally (empty without --points).
+    check(sorted(found) == ["AI_HBM", "AI_L1", "AI_L2", "FLOPS", "comp_roof_names", "comproofs", "labels",
+                            "mem_roof_names", "memroofs"] and all(len(v) == 1 for v in found.values()),
+          name + ": nersc keys " + str(sorted(found)))
+    check(all(found[k][0].split() == [k] for k in ("AI_HBM", "AI_L1", "AI_L2", "FLOPS", "labels")),
+          name + ": nersc kernel lines not empty without --points")
     mem = [float(a) for a in found["memroofs"][0].split()[1:]]
     comp = [float(a) for a in found["comproofs"][0].split()[1:]]
     mem_names = [a for a in found["mem_roof_names"][0].strip().split("'") if a not in (" ", "")][1:]

@@ -307,7 +307,8 @@ TEST(ExportErtJson, WarnsWhenNothingWasMeasured) {
 struct NerscFile {
   std::vector<double> memroofs, comproofs;
   std::vector<std::string> mem_names, comp_names;
-  int other_key_lines = 0;
+  int other_key_lines = 0;  // AI_HBM, AI_L2, AI_L1, FLOPS, labels: the script needs each once
+  int point_values = 0;     // values on those lines (kernels x 5)
 };
 
 NerscFile parse_like_nersc(const std::string& text) {
@@ -346,7 +347,11 @@ NerscFile parse_like_nersc(const std::string& text) {
     if (line.find("comproofs") != std::string::npos) f.comproofs = numbers(line);
     if (line.find("comp_roof_names") != std::string::npos) f.comp_names = names(line);
     for (const char* other : {"AI_HBM", "AI_L2", "AI_L1", "FLOPS", "labels"})
-      if (line.find(other) != std::string::npos) ++f.other_key_lines;
+      if (line.find(other) != std::string::npos) {
+        ++f.other_key_lines;
+        f.point_values += other == std::string("labels") ? static_cast<int>(names(line).size())
+                                                         : static_cast<int>(numbers(line).size());
+      }
   }
   return f;
 }
@@ -379,7 +384,8 @@ TEST(ExportNersc, ParsesAsTheNerscScriptReadsIt) {
   EXPECT_EQ(f.mem_names, (std::vector<std::string>{"L1", "L2", "HBM"}));
   EXPECT_EQ(f.comproofs, (std::vector<double>{7000, 3500}));  // FP64: FMA first
   EXPECT_EQ(f.comp_names, (std::vector<std::string>{"FP64.FMA", "FP64.noFMA"}));
-  EXPECT_EQ(f.other_key_lines, 0);
+  EXPECT_EQ(f.other_key_lines, 5);  // present, empty: the script reads them unconditionally
+  EXPECT_EQ(f.point_values, 0);
   expect_script_conventions(f, "FP64", "gpu_machine");
   EXPECT_NE(text.find("# not drawn: shared FP32.FMA TENSOR.FP16.FP32"), std::string::npos) << text;
 }
@@ -402,7 +408,8 @@ TEST(ExportNersc, EveryReferenceAndMeasuredFileMeetsTheScriptsConventions) {
   int files = 0;
   for (const std::string& path : shipped_machine_files()) {
     const NerscFile f = parse_like_nersc(export_nersc(read_machine_file(path)));
-    EXPECT_EQ(f.other_key_lines, 0) << path;
+    EXPECT_EQ(f.other_key_lines, 5) << path;
+    EXPECT_EQ(f.point_values, 0) << path;
     expect_script_conventions(f, "FP64", path);
     ++files;
   }
@@ -419,6 +426,7 @@ TEST(ExportNersc, PointsBecomeTheScriptsKernelLines) {
   const NerscFile f = parse_like_nersc(text);
   expect_script_conventions(f, "FP64", "points");
   EXPECT_EQ(f.other_key_lines, 5) << text;  // AI_L1, AI_L2, AI_HBM, FLOPS, labels: one line each
+  EXPECT_EQ(f.point_values, 10) << text;    // two kernels
   EXPECT_NE(text.find("AI_L1 4 0.05\n"), std::string::npos) << text;
   EXPECT_NE(text.find("AI_L2 12.5 0.08\n"), std::string::npos) << text;
   EXPECT_NE(text.find("AI_HBM 40 0.083\n"), std::string::npos) << text;
@@ -439,7 +447,8 @@ TEST(ExportNersc, OddNamesCannotBreakTheParser) {
   m.compute = {ceiling("FP64.FMA", 1000, 0), ceiling("FP64.AI_L1", 500, 0)};
   const std::string text = export_nersc(m);
   const NerscFile f = parse_like_nersc(text);
-  EXPECT_EQ(f.other_key_lines, 0) << text;
+  EXPECT_EQ(f.other_key_lines, 5) << text;  // only the five (empty) kernel lines
+  EXPECT_EQ(f.point_values, 0) << text;
   ASSERT_EQ(f.mem_names.size(), 1u) << text;
   EXPECT_EQ(f.mem_names[0], "DRAM (spec)");  // a spec-sheet value says so
   EXPECT_NE(text.find("# not drawn: L2 _far_"), std::string::npos) << text;

@@ -69,6 +69,29 @@ TEST(ExternalSweep, ErtTryFilesGiveEachWorkingSetsBestTrial) {
   EXPECT_DOUBLE_EQ(m[0].y, 5.6);
 }
 
+// The try files ERT's driver writes end with a META_DATA block describing the run: the rows end
+// there (the values below are made up, the layout is ERT's: a blank line, META_DATA, key/values).
+TEST(ExternalSweep, ErtTryFilesEndAtTheirMetaData) {
+  const std::string text =
+      "     1000000   16   16000.000   16000000000   0\n"
+      "     2000000   16   32000.000   32000000000   0\n"
+      "\n"
+      "META_DATA\n"
+      "FLOPS          1\n"
+      "MPI_PROCS      1\n"
+      "OPENMP_THREADS 1\n"
+      "ERT_VERSION  1.1.0\n"
+      "HOSTNAME  ('node17', [], ['10.0.0.17'])\n"
+      "CONFIG  {'ERT_FLOPS': ['1'], 'ERT_GPU': [True]}\n";
+  TempFile f(text, ".txt");
+  const std::vector<CurvePoint> p = read_external_sweep(f.path(), SweepFormat::Ert);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NEAR(p[1].y, 1000, 1e-3);
+  // The marker stands alone on its line: with text after it, the line is not ERT's and refused.
+  EXPECT_NE(error_of("1 1 1 1 1\nMETA_DATA x\n", SweepFormat::Ert).find(":2: 'META_DATA' is not a number"),
+            std::string::npos);
+}
+
 TEST(ExternalSweep, ErtLinesThatAreNotErtsAreErrors) {
   EXPECT_NE(
       error_of("1000 16 1.0 16000 0\nworking set trials\n", SweepFormat::Ert).find(":2: 'working' is not a number"),
