@@ -7,6 +7,7 @@
 #include "driver/cli/commands.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/fleet/fleet.hpp"
+#include "driver/report/points.hpp"
 #include "driver/version.hpp"
 
 namespace {
@@ -99,8 +100,11 @@ int main(int argc, char** argv) {
                    "LC_ALL=C ncu --csv --page raw export with the roofline metrics: gpu__time_duration.sum, "
                    "smsp__inst_executed.sum, smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
                    "sm__inst_executed_pipe_tensor.sum, l1tex__t_bytes.sum, lts__t_bytes.sum, dram__bytes.sum "
-                   "(or their sector counters); the full --metrics line is in the README")
+                   "(or their sector counters); the whole command is below")
       ->required();
+  points_cmd->footer(std::string("Collect the counters with (LC_ALL=C: other locales' numbers are refused):\n"
+                                 "  LC_ALL=C ncu --csv --page raw --metrics ") +
+                     roofprobe::kNcuMetrics + " ./app > app-ncu.csv");
   points_cmd->add_option("--out", points_options.out, "Points file to write (default: stdout)");
   points_cmd->add_option("--dram-level", points_options.dram_level, "Level name for the dram__ metrics")
       ->capture_default_str();

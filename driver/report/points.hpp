@@ -35,6 +35,20 @@ std::string points_to_csv(const std::vector<KernelPoint>& points);
 // One CSV record split into fields: double-quoted fields may hold commas and doubled quotes.
 std::vector<std::string> split_csv_record(const std::string& line);
 
+// The Nsight Compute metrics `points --ncu-csv` reads, as one `--metrics` argument: time, warp
+// instructions, FP64/FP32/FP16 add/mul/fma thread instructions, the tensor pipe, and the L1, L2
+// and DRAM bytes and shared-memory wavefronts (NERSC's byte recipe). `points --help` prints the
+// whole command with it; README.md shows the same list.
+inline constexpr const char* kNcuMetrics =
+    "gpu__time_duration.sum,smsp__inst_executed.sum,"
+    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,"
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,"
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum,smsp__sass_thread_inst_executed_op_hmul_pred_on.sum,"
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__inst_executed_pipe_tensor.sum,"
+    "l1tex__t_bytes.sum,lts__t_bytes.sum,dram__bytes.sum,"
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+
 struct NcuOptions {
   std::string dram_level = "HBM";             // the level name the dram__ metrics get
   double tensor_flops_per_instruction = 512;  // FLOPs one tensor-pipe warp instruction does

@@ -46,6 +46,12 @@ expect_error fit_device_unknown "use cpu or gpu" -- "$rp" fit --bandwidth-csv "$
 expect_error fit_cache_sizes_bad "is not a size" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --cache-sizes 32KiB,lots --out "$work/fit.yaml"
 [[ -e $work/fit.yaml ]] && { echo "FAIL fit wrote $work/fit.yaml on bad input"; failures=$((failures+1)); }
 [[ -e $work/fit.yaml ]] && { echo "FAIL fit_bad_csv wrote output"; failures=$((failures+1)); }
+# points --help ends with the whole ncu command, the metrics the reader understands included.
+if "$rp" points --help | grep -q -- "--metrics gpu__time_duration.sum,.*dram__bytes.sum,.* ./app > app-ncu.csv"; then
+  echo "ok   points_help: prints the ncu command"
+else
+  echo "FAIL points_help: no ncu --metrics command in points --help"; failures=$((failures+1))
+fi
 for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
   [[ -e $work/$d ]] && { echo "FAIL $d: output directory created for bad input"; failures=$((failures+1)); }
 done

@@ -349,6 +349,28 @@ TEST(Ncu, LocaleFormattedNumbersAreRefusedWithAdvice) {
             "(no InputError)");
 }
 
+// The ncu command in README.md collects exactly the metrics `points --help` prints (kNcuMetrics):
+// one list, so neither can drift from what the reader understands.
+TEST(Ncu, ReadmeCommandCollectsTheMetricsTheHelpPrints) {
+  std::ifstream readme(std::string(ROOFPROBE_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(readme) << "README.md not found";
+  std::string line, command;
+  bool inside = false;
+  while (std::getline(readme, line)) {
+    if (!inside && line.rfind("LC_ALL=C ncu --csv --page raw --metrics ", 0) == 0) inside = true;
+    if (!inside) continue;
+    const bool continued = !line.empty() && line.back() == '\\';
+    command += continued ? line.substr(0, line.size() - 1) : line;
+    if (!continued) break;
+  }
+  ASSERT_FALSE(command.empty()) << "README.md has no ncu command";
+  std::istringstream words(command);
+  std::string word, metrics;
+  while (words >> word)
+    if (word == "--metrics") words >> metrics;
+  EXPECT_EQ(metrics, kNcuMetrics);
+}
+
 TEST(Ncu, InputThatIsNotAnExportIsAnError) {
   EXPECT_NE(error_of([] { convert_ncu_csv("kernel,level\nk,L1\n", "x.csv"); }).find("not an Nsight Compute CSV"),
             std::string::npos);
