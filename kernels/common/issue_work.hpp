@@ -48,6 +48,7 @@ inline constexpr int kIssueRegisterGroupsPerPass = 64;
 inline constexpr int kIssueLoadQuantum = 32;
 // FP32 chains count up from at most kIssueMaxFpStart by 1 per step: exact while below 2^24.
 inline constexpr std::int64_t kIssueMaxFpStart = 8192;
+inline constexpr std::int64_t kIssueMaxFpSteps = (std::int64_t{1} << 24) - kIssueMaxFpStart;
 // Bytes the loads stream per pass so that DRAM, not L2, serves them: 4x the device's L2 (HBM
 // figures converge only past ~4x L2 on GPUs with large L2s), rounded up to whole MiB, and never
 // under 256 MiB. A fixed 256 MiB was under 4x the L2 of an RTX 4090 (72 MiB) and of a B200 (126
@@ -60,7 +61,6 @@ RP_HD std::uint64_t issue_stream_bytes(std::uint64_t l2_bytes) {
   const std::uint64_t four_l2 = (4 * l2 + mib - 1) / mib * mib;
   return four_l2 > kIssueMinStreamBytes ? four_l2 : kIssueMinStreamBytes;
 }
-inline constexpr std::int64_t kIssueMaxFpSteps = (std::int64_t{1} << 24) - kIssueMaxFpStart;
 
 // ---- streams ------------------------------------------------------------------------------------
 RP_HD constexpr int issue_fp_chains(IssueStream s) {

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "kernels/common/hd.hpp"
@@ -344,13 +345,8 @@ enum class TensorPart { FullRate, GeForce };
 
 // The part class from the device name cudaGetDeviceProperties reports ("NVIDIA GeForce RTX 4090").
 inline TensorPart tensor_part_of(const char* device_name) {
-  for (const char* c = device_name; c != nullptr && *c != '\0'; ++c) {
-    const char* word = "GeForce";
-    const char* m = c;
-    while (*word != '\0' && *m == *word) ++m, ++word;
-    if (*word == '\0') return TensorPart::GeForce;
-  }
-  return TensorPart::FullRate;
+  return device_name != nullptr && std::strstr(device_name, "GeForce") != nullptr ? TensorPart::GeForce
+                                                                                  : TensorPart::FullRate;
 }
 
 inline TensorPeak tensor_peak_full_rate(TensorType t, int cc);
