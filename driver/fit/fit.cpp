@@ -2,6 +2,7 @@
 // named from the cache hierarchy); maxima of compute probes -> compute ceilings; external
 // bandwidth CSVs -> memory levels.
 #include "driver/fit/fit.hpp"
+#include "driver/fit/median.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -25,20 +26,6 @@
 namespace roofprobe {
 
 // ---- statistics ------------------------------------------------------------------------------
-
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
-}
-
-}  // namespace
 
 Stats compute_stats(std::vector<double> values) {
   Stats st;

@@ -8,6 +8,7 @@
 // the full robust fit. The criterion then picks (L, ramp). Fits whose levels do not fall with size,
 // whose knees are out of order or outside the sampled sizes, are not physical and are skipped.
 #include "driver/fit/level_model.hpp"
+#include "driver/fit/median.hpp"
 
 #include <ceres/ceres.h>
 #include <glog/logging.h>
@@ -39,15 +40,6 @@ constexpr double kMaxTypicalMisfit = 0.05;
 // ... and misses at most a tenth of the sizes by more than a factor 1.25 (and 4 noise widths).
 constexpr double kGrossMisfit = 1.25;
 constexpr double kMaxGrossMissFraction = 0.1;
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-}
 
 // The samples of one distinct size.
 struct Size {
