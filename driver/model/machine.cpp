@@ -452,7 +452,7 @@ YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) 
   }
   if (!root || root.IsNull()) throw InputError(name + ": empty file, expected a machine file");
   if (!root.IsMap()) throw InputError(name + ": not a machine file (expected a YAML mapping)");
-  reject_duplicate_keys(root, name);
+  check_yaml_document(text, name);
   return root;
 }
 

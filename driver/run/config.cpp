@@ -269,7 +269,7 @@ RunConfig parse_config_unchecked(const std::string& text, const std::string& sou
   }
   if (!root || root.IsNull()) throw InputError(source + ": empty configuration");
   if (!root.IsMap()) r.fail(root, "", "the configuration must be a mapping (measurement:, cpu:, cuda:)");
-  reject_duplicate_keys(root, source);
+  check_yaml_document(text, source);
   check_keys(r, root, "", {"measurement", "cpu", "cuda"});
   RunConfig config;
   config.source = source;

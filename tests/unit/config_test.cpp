@@ -101,6 +101,39 @@ TEST(Config, Errors) {
   EXPECT_EQ(error_of("- a\n- b"), "test.yaml:1: the configuration must be a mapping (measurement:, cpu:, cuda:)");
 }
 
+// Aliases are YAML, and a config may use them; but an alias inside its own anchor loads as a
+// cyclic graph, and nested aliases expand exponentially. Both are refused from the event stream
+// before anything walks the tree (the fuzzer found the cycle: 5 s under ASan, 359 bytes).
+TEST(Config, AliasesAreReadButCyclesAndBombsAreRefused) {
+  RunConfig c =
+      parse_config("measurement: {min_seconds: &s 0.5, warmup_seconds: *s}\ncpu: {probes: {flops: {}}}\n", "t.yaml");
+  EXPECT_EQ(c.measurement.warmup_seconds, 0.5);
+  EXPECT_EQ(error_of("cpu:\n  probes: &p\n    flops: {precision: *p}\n"),
+            "test.yaml:3: an alias refers to a node it is inside (a cycle)");
+  // a0 holds 10 scalars, each aK ten aliases of a(K-1): a5 alone expands to 1,111,111 nodes.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int k = 1; k <= 6; ++k) {
+    const std::string alias = "*a" + std::to_string(k - 1);
+    bomb += "a" + std::to_string(k) + ": &a" + std::to_string(k) + " [" + alias;
+    for (int i = 1; i < 10; ++i) bomb += ", " + alias;
+    bomb += "]\n";
+  }
+  EXPECT_EQ(error_of(bomb + "cpu: {probes: {flops: {}}}\n"),
+            "test.yaml:6: aliases expand the document to more than 1000000 nodes");
+}
+
+// yaml-cpp keeps one of two equal keys silently; the checker follows keys and values through
+// flow and block mappings, and a collection in a key position is a key (what follows is its value).
+TEST(Config, DuplicateKeysNameBothLines) {
+  EXPECT_EQ(error_of("cpu:\n  threads: 1\n  probes: {flops: {}, flops: {}}\n"),
+            "test.yaml:3: flops: written twice in one mapping (first on line 3)");
+  EXPECT_EQ(error_of("cpu:\n  ? [a]\n  : probes\n  probes: {flops: {}}\n  probes: {}\n"),
+            "test.yaml:5: probes: written twice in one mapping (first on line 4)");
+  EXPECT_EQ(error_of("cpu:\n  probes:\n    flops: {precision: fp64}\n    bandwidth: {mode: read}\n"
+                     "  threads: 1\n  threads: 2\n"),
+            "test.yaml:6: threads: written twice in one mapping (first on line 5)");
+}
+
 TEST(Config, MissingFileAndDirectory) {
   EXPECT_THROW(load_config_file("/nonexistent/roofprobe.yaml"), InputError);
   try {
