@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -53,6 +54,9 @@ std::string suggestion(const std::string& key, const std::vector<std::string>& v
   if (!best.empty()) return " (did you mean '" + best + "'?)";
   return " (valid: " + list + ")";
 }
+
+// The probes: value (or key) that stands for every probe of the backend.
+constexpr const char* kAllProbes = "all";
 
 void check_keys(const Reporter& r, const YAML::Node& map, const std::string& where,
                 const std::vector<std::string>& valid) {
@@ -188,8 +192,9 @@ ProbeConfig parse_probe(const Reporter& r, const Probe& probe, const YAML::Node&
   if (!node.IsNull() && !node.IsMap()) r.fail(node, key, "expected a mapping of axis: values");
   if (node.IsMap()) check_keys(r, node, key, axis_names);
   for (const auto& axis : probe.info().axes) {
-    YAML::Node value = node.IsMap() ? node[axis.name] : YAML::Node();
-    if (value) {
+    // (A default-constructed YAML::Node counts as defined: only a mapping's lookup can say absent.)
+    const YAML::Node value = node.IsMap() ? node[axis.name] : YAML::Node(YAML::NodeType::Undefined);
+    if (value.IsDefined()) {
       pc.axes[axis.name] = parse_axis(r, axis, value, key + "." + axis.name);
       pc.axis_line[axis.name] = value.Mark().line + 1;
     } else {
@@ -213,18 +218,36 @@ BackendConfig parse_backend(const Reporter& r, const std::string& name, const YA
   bc.built = Registry::instance().backend(name) != nullptr;
   YAML::Node probes = node["probes"];
   if (!probes) r.fail(node, name + ".probes", "missing (list the probes to run)");
-  if (!probes.IsMap()) r.fail(probes, name + ".probes", "expected a mapping of probe: axes");
-  if (probes.size() == 0)
-    r.fail(probes, name + ".probes", "empty: list at least one probe (roofprobe list shows them)");
+  // `probes: all` runs every probe of the backend at its defaults; `all: {}` inside the mapping
+  // adds those the mapping does not list. So a new probe family runs without a config edit.
+  const bool every_probe = probes.IsScalar() && probes.Scalar() == kAllProbes;
+  if (!every_probe && !probes.IsMap()) r.fail(probes, name + ".probes", "expected a mapping of probe: axes, or 'all'");
+  if (probes.IsMap() && probes.size() == 0)
+    r.fail(probes, name + ".probes", "empty: list at least one probe, or write 'all' (roofprobe list shows them)");
   if (!bc.built) return bc;  // a backend this binary lacks: its section is kept, not run
-  std::vector<std::string> probe_names;
+  std::vector<std::string> probe_names{kAllProbes};
   for (const Probe* p : Registry::instance().probes(name)) probe_names.push_back(p->info().name);
-  check_keys(r, probes, name + ".probes", probe_names);
-  for (const auto& kv : probes) {
-    std::string probe_name = kv.first.as<std::string>();
-    const Probe* probe = Registry::instance().probe(name, probe_name);
-    bc.probes.push_back(parse_probe(r, *probe, kv.second, name + ".probes." + probe_name));
+  bool add_the_rest = every_probe;
+  if (probes.IsMap()) {
+    check_keys(r, probes, name + ".probes", probe_names);
+    for (const auto& kv : probes) {
+      const std::string probe_name = kv.first.Scalar();
+      if (probe_name == kAllProbes) {
+        if (!kv.second.IsNull() && !(kv.second.IsMap() && kv.second.size() == 0))
+          r.fail(kv.second, name + ".probes.all", "takes no axes: write 'all: {}' and list a probe to set its axes");
+        add_the_rest = true;
+        continue;
+      }
+      const Probe* probe = Registry::instance().probe(name, probe_name);
+      bc.probes.push_back(parse_probe(r, *probe, kv.second, name + ".probes." + probe_name));
+    }
   }
+  if (add_the_rest)
+    for (const Probe* p : Registry::instance().probes(name)) {
+      const bool listed = std::any_of(bc.probes.begin(), bc.probes.end(),
+                                      [&](const ProbeConfig& pc) { return pc.name == p->info().name; });
+      if (!listed) bc.probes.push_back(parse_probe(r, *p, YAML::Node(), name + ".probes." + p->info().name));
+    }
   return bc;
 }
 

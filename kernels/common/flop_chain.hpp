@@ -118,7 +118,7 @@ RP_HD constexpr double chain_flops_per_word(int k, int lanes_per_word) {
 // fixed point b / (1 - a) at 4, like the fp32/fp64 chain. Rounding makes the 16-bit chains stall
 // earlier, in [2, 4] (once x a + b rounds back to x), about one step per unit in the last place
 // of [1, 2) after they start: ~1000 steps for fp16, ~128 for bf16 (tests/unit/
-// flops_precisions_test.cpp measures it for every starting value, K and form); they stay finite.
+// tests/probes/flops/model_test.cpp measures it for every starting value, K and form); they stay finite.
 inline constexpr double kChainFp16A = 1.0 - 1.0 / 2048;  // 1 - 2^-11, 0x3BFF
 inline constexpr double kChainFp16B = 1.0 / 512;         // 2^-9
 inline constexpr double kChainBf16A = 1.0 - 1.0 / 256;   // 1 - 2^-8, 0x3F7F

@@ -231,7 +231,7 @@ class Backend {
 };
 
 // ---- device faults ----------------------------------------------------------------------------
-// Thrown by backends and probes (cuda_support.hpp maps CUDA errors onto them) so the driver can
+// Thrown by backends and probes (kernels/cuda/backend/cuda_support.hpp maps CUDA errors onto them) so the driver can
 // tell a point that does not fit from a device that is broken, and react to each.
 
 // The point's buffers do not fit in device memory: the sweep of this probe stops at the largest

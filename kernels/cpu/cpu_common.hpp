@@ -9,7 +9,7 @@
 #include <memory>
 #include <new>
 
-#include "kernels/common/partition.hpp"
+#include "kernels/cpu/partition.hpp"
 #include "kernels/cpu/simd.hpp"
 
 namespace roofprobe::cpu {

@@ -77,14 +77,15 @@ bomb() {  # bomb PREFIX INDENT: a list of 10 levels of 10 aliases each, 10^10 le
   done
 }
 bomb "lol:" 2 > "$in/bomb-top.yaml"
-check bomb_top "$in/bomb-top.yaml" "@LINE.*unknown key" "@LINE.*schema: missing"
+check bomb_top "$in/bomb-top.yaml" "@LINE aliases expand" "@LINE aliases expand"
 bomb $'cpu:\n  probes:\n    flops:\n      flops_per_element:' 8 > "$in/bomb-config.yaml"
-check bomb_in_config "$in/bomb-config.yaml" "@LINE.*flops_per_element" -
+check bomb_in_config "$in/bomb-config.yaml" "@LINE aliases expand" -
 { sed -n '/^missing:/q;p' "$work/valid-machine.yaml"; bomb "missing:" 2; sed -n '/^provenance:/,$p' "$work/valid-machine.yaml"; } > "$in/bomb-machine.yaml"
-check bomb_in_machine "$in/bomb-machine.yaml" - "@LINE.*missing"
-# An alias of the whole list inside itself (a cycle in yaml-cpp's node graph).
+check bomb_in_machine "$in/bomb-machine.yaml" - "@LINE aliases expand"
+# An alias of the whole list inside itself (a cycle in yaml-cpp's node graph): refused from the
+# parser's events, before anything walks the graph.
 printf 'cpu:\n  probes:\n    flops:\n      flops_per_element: &a [1, *a]\n' > "$in/cycle.yaml"
-check alias_cycle "$in/cycle.yaml" "@LINE.*flops_per_element" "@LINE"
+check alias_cycle "$in/cycle.yaml" "@LINE an alias refers to a node it is inside" "@LINE an alias refers to a node it is inside"
 
 # --- deep nesting ----------------------------------------------------------------------------
 head -c 50000 /dev/zero | tr '\0' '[' > "$in/deep-flow.yaml"

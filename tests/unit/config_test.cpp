@@ -134,6 +134,30 @@ TEST(Config, DuplicateKeysNameBothLines) {
             "test.yaml:6: threads: written twice in one mapping (first on line 5)");
 }
 
+// `probes: all` runs every probe of the backend at its defaults; `all: {}` in a mapping adds the
+// probes it does not list, after those it lists (with their axes as written).
+TEST(Config, AllProbesRunsEveryRegisteredProbe) {
+  const RunConfig every = parse_config("cpu: {probes: all}\n", "t.yaml");
+  std::vector<std::string> names;
+  for (const ProbeConfig& p : every.backend("cpu")->probes) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"bandwidth", "flops"}));
+  const RunConfig rest = parse_config("cpu:\n  probes:\n    all: {}\n    flops: {precision: fp32}\n", "t.yaml");
+  const std::vector<ProbeConfig>& probes = rest.backend("cpu")->probes;
+  ASSERT_EQ(probes.size(), 2u);
+  EXPECT_EQ(probes[0].name, "flops");
+  EXPECT_EQ(probes[0].axes.at("precision"), std::vector<std::string>{"fp32"});
+  EXPECT_EQ(probes[1].name, "bandwidth");
+  EXPECT_EQ(probes[1].axes.at("working_set_bytes").size(),
+            every.backend("cpu")->probes[0].axes.at("working_set_bytes").size());
+  // A probe written with no value at all takes its defaults, as `{}` does.
+  const RunConfig bare = parse_config("cpu:\n  probes:\n    flops:\n", "t.yaml");
+  EXPECT_EQ(bare.backend("cpu")->probes.at(0).axes.at("precision"),
+            every.backend("cpu")->probes.at(1).axes.at("precision"));
+  EXPECT_EQ(error_of("cpu: {probes: every}\n"), "test.yaml:1: cpu.probes: expected a mapping of probe: axes, or 'all'");
+  EXPECT_EQ(error_of("cpu: {probes: {all: {precision: fp64}}}\n"),
+            "test.yaml:1: cpu.probes.all: takes no axes: write 'all: {}' and list a probe to set its axes");
+}
+
 TEST(Config, MissingFileAndDirectory) {
   EXPECT_THROW(load_config_file("/nonexistent/roofprobe.yaml"), InputError);
   try {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "kernels/common/flop_chain.hpp"
-#include "kernels/common/partition.hpp"
+#include "kernels/cpu/partition.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe {

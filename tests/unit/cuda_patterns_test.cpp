@@ -11,11 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/flop_tiles.hpp"
-#include "kernels/common/gpu_arch.hpp"
+#include "kernels/cuda/backend/gpu_arch.hpp"
 #include "kernels/contract/probe.hpp"
-#include "kernels/common/stream_pattern.hpp"
-#include "kernels/cuda/probe_decl.hpp"
+#include "kernels/cuda/backend/stream_pattern.hpp"
+#include "kernels/cuda/backend/probe_decl.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
@@ -332,60 +331,6 @@ TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
   const std::size_t active = (n - 1) % threads - first_tail_warp + 1;
   EXPECT_EQ(stream_sectors_per_request(0, 16, n, n, threads, first_tail_warp, last_it),
             static_cast<int>((active * 16 + 31) / 32));
-}
-
-// ---- FLOP probe layout ----------------------------------------------------------------------
-TEST(FlopTiles, EveryElementExactlyOncePerPass) {
-  const int block = 64, ilp = 8;
-  for (int tiles : {1, 5, 12}) {
-    for (int grid : {1, 3, 4, 12}) {
-      std::vector<int> touched(static_cast<std::size_t>(tiles) * block * ilp, 0);
-      for (int b = 0; b < grid; ++b) {
-        for (int tile = b; tile < tiles; tile += grid) {  // the kernel's tile loop
-          for (int x = 0; x < block; ++x) {
-            for (int j = 0; j < ilp; ++j) ++touched.at(tile_element(tile, j, x, block, ilp));
-          }
-        }
-      }
-      for (std::size_t e = 0; e < touched.size(); ++e) ASSERT_EQ(touched[e], 1) << "element " << e;
-    }
-  }
-}
-
-TEST(FlopTiles, SlotsAreCoalesced) {
-  for (int j = 0; j < 8; ++j) {
-    std::vector<std::uint64_t> addr;
-    for (int lane = 0; lane < 32; ++lane) addr.push_back(8 * tile_element(3, j, 64 + lane, 256, 8));
-    EXPECT_EQ(sectors_per_warp_request(addr.data(), 32, 8), 8) << "slot " << j;  // 256 B, 8 sectors
-  }
-}
-
-TEST(FlopTiles, ShapeRoundsToWholeWavesAndStaysInsideTheWorkingSet) {
-  // H100-like: 132 SMs x 8 blocks of 256 threads, 8 FP64 elements each -> a wave is 17.3 MB.
-  const int resident = 132 * 8;
-  const FlopTiles t = flop_tiles(64ull << 20, 8, 256, 8, resident);
-  EXPECT_EQ(t.tile_elements, 2048u);
-  EXPECT_EQ(t.blocks, resident);
-  EXPECT_EQ(t.tiles % resident, 0u);
-  EXPECT_EQ(t.tiles, 3u * resident);
-  EXPECT_EQ(t.elements, t.tiles * t.tile_elements);
-  EXPECT_LE(t.elements * 8, 64ull << 20);
-
-  const FlopTiles small = flop_tiles(1 << 20, 8, 256, 8, resident);  // less than a wave
-  EXPECT_EQ(small.tiles, 64u);
-  EXPECT_EQ(small.blocks, 64);
-
-  const FlopTiles tiny = flop_tiles(100, 4, 256, 8, resident);  // below one tile: one tile
-  EXPECT_EQ(tiny.tiles, 1u);
-  EXPECT_EQ(tiny.blocks, 1);
-}
-
-TEST(FlopTiles, InitialValuesAreExactAndDistinct) {
-  EXPECT_EQ(flops_initial_value<double>(0), 1.0);
-  EXPECT_EQ(flops_initial_value<double>(1), 1.0 + 1.0 / 4096);
-  EXPECT_EQ(flops_initial_value<float>(1023), 1.0f + 1023.0f / 4096);
-  EXPECT_EQ(flops_initial_value<double>(1024), 1.0);  // period 1024
-  EXPECT_EQ(static_cast<double>(flops_initial_value<float>(777)), flops_initial_value<double>(777));
 }
 
 // ---- architecture figures vs the published peaks (ARCHITECTURE.md reference table) ----------

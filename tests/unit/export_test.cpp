@@ -1,92 +1,21 @@
 // Exporters, each checked against what its consumer reads: ERT's roofline.json layout, the NERSC
-// plotting script's line parser, the header and row of AMD's roofline.csv, and the machine file
-// as JSON (same structure as the YAML).
+// plotting script's line parser, and the machine file as JSON (same structure as the YAML); AMD's
+// roofline.csv in export_rocprof_test.cpp.
 #include <gtest/gtest.h>
 
+#include "tests/unit/export_test_support.hpp"
 #include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
-
 #include "driver/model/errors.hpp"
 #include "driver/report/export.hpp"
 
 namespace roofprobe {
 namespace {
 
-MemoryLevel level(const std::string& name, double gbs, const std::string& source = "empirical") {
-  MemoryLevel l;
-  l.level = name;
-  l.gbs = gbs;
-  l.gtxn_s = gbs / 32;
-  l.source = source;
-  l.probe = "bandwidth";
-  if (source == "empirical") l.stats = {gbs * 1.04, gbs, 0.08, 40};
-  return l;
-}
-
-ComputeCeiling ceiling(const std::string& name, double gflops, double theoretical,
-                       const std::string& source = "empirical") {
-  ComputeCeiling c;
-  c.name = name;
-  c.gflops = gflops;
-  c.theoretical_gflops = theoretical;
-  c.fraction_of_theoretical = theoretical > 0 ? gflops / theoretical : 0;
-  c.source = source;
-  c.probe = "flops";
-  if (source == "empirical") c.stats = {gflops * 1.01, gflops, 0.02, 9};
-  return c;
-}
-
-// A measured GPU whose memory list is deliberately not in bandwidth order (shared before L1).
-Machine gpu_machine() {
-  Machine m;
-  m.provenance = {{"tool", "roofprobe"}, {"version", "0.1.0"}, {"host", "node01"}};
-  m.device.kind = "gpu";
-  m.device.backend = "cuda";
-  m.device.name = "Test GPU";
-  m.device.vendor = "NVIDIA";
-  m.device.compute_units = 80;
-  m.device.compute_unit_name = "multiprocessors";
-  m.device.memory_name = "HBM";
-  m.device.clock_measured_mhz = 1530;
-  m.device.theoretical_gflops = {{"FP64.FMA", 7833.6}, {"FP32.FMA", 15667.2}};
-  m.device.theoretical_basis = {{"FP64.FMA", "80 SMs x 32 x 2 x 1.53 GHz"}};
-  m.memory = {level("shared", 12000), level("L1", 13500), level("L2", 2900), level("HBM", 830),
-              level("HBM", 900, "spec")};
-  m.memory.back().citation = "datasheet";
-  m.compute = {ceiling("FP64.FMA", 7000, 7833.6), ceiling("FP32.FMA", 14000, 15667.2),
-               ceiling("FP64.noFMA", 3500, 3916.8), ceiling("TENSOR.FP16.FP32", 100000, 125000)};
-  m.compute.back().instructions_gips = 195.3;
-  m.compute.back().flops_per_instruction = 512;
-  return m;
-}
-
-// Every machine file the project ships: the reference files and the machine files of the runs
-// measured on real hardware (their golden exports below).
-std::vector<std::string> shipped_machine_files() {
-  const std::string root = ROOFPROBE_SOURCE_DIR;
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(root + "/results/reference"))
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/results/measured"))
-    if (e.path().filename() == "machine.yaml" && e.path().string().find("/before-fixes/") == std::string::npos)
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::vector<std::pair<std::string, double>> pairs(const YAML::Node& data) {
-  std::vector<std::pair<std::string, double>> out;
-  for (const auto& item : data) {
-    EXPECT_TRUE(item.IsSequence());
-    EXPECT_EQ(item.size(), 2u);
-    out.emplace_back(item[0].as<std::string>(), item[1].as<double>());
-  }
-  return out;
-}
+using namespace export_testing;
 
 // ---- ert-json ------------------------------------------------------------------------------
 
@@ -464,141 +393,6 @@ TEST(ExportNersc, NeedsARoofAndACeiling) {
   m = gpu_machine();
   m.memory.clear();
   EXPECT_THROW(export_machine(m, "nersc"), InputError);
-}
-
-// ---- rocprof-csv ---------------------------------------------------------------------------
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-TEST(ExportRocprofCsv, HeaderIsAmdsAndRowIsKeyedByIt) {
-  const std::string text = export_rocprof_csv(gpu_machine());
-  std::istringstream in(text);
-  std::string header, row, extra;
-  ASSERT_TRUE(std::getline(in, header));
-  ASSERT_TRUE(std::getline(in, row));
-  EXPECT_FALSE(std::getline(in, extra));  // one GPU, one row
-  // The header rocm-amdgpu-bench writes (rocprofiler-compute keys the columns by these names).
-  EXPECT_EQ(
-      header,
-      "device,HBMBw,HBMBwLow,hbmBwHigh,MALLBw,MALLBwLow,MALLBwHigh,L2Bw,L2BwLow,L2BwHigh,L1Bw,L1BwLow,L1BwHigh,"
-      "LDSBw,LDSBwLow,LDSBwHigh,FP8Flops,FP8FlopsLow,FP8FlopsHigh,FP16Flops,FP16FlopsLow,FP16FlopsHigh,BF16Flops,"
-      "BF16FlopsLow,BF16FlopsHigh,FP32Flops,FP32FlopsLow,FP32FlopsHigh,FP64Flops,FP64FlopsLow,FP64FlopsHigh,I8Ops,"
-      "I8OpsLow,I8OpsHigh,I32Ops,I32OpsLow,I32OpsHigh,I64Ops,I64OpsLow,I64OpsHigh,MFMAF4Flops,MFMAF4FlopsLow,"
-      "MFMAF4FlopsHigh,MFMAF6Flops,MFMAF6FlopsLow,MFMAF6FlopsHigh,MFMAF8Flops,MFMAF8FlopsLow,MFMAF8FlopsHigh,"
-      "MFMAF16Flops,MFMAF16FlopsLow,MFMAF16FlopsHigh,MFMABF16Flops,MFMABF16FlopsLow,MFMABF16FlopsHigh,"
-      "MFMAF32Flops,MFMAF32FlopsLow,MFMAF32FlopsHigh,MFMAF64Flops,MFMAF64FlopsLow,MFMAF64FlopsHigh,MFMAI8Ops,"
-      "MFMAI8OpsLow,MFMAI8OpsHigh");
-  const std::vector<std::string> names = split_csv(header), values = split_csv(row);
-  ASSERT_EQ(names.size(), values.size());
-  EXPECT_EQ(values[0], "0");  // the device index, dropped by the reader
-  std::map<std::string, double> v;
-  for (std::size_t i = 1; i < names.size(); ++i) v[names[i]] = std::stod(values[i]);
-  EXPECT_DOUBLE_EQ(v["HBMBw"], 830);  // measured, not the spec 900
-  EXPECT_DOUBLE_EQ(v["L2Bw"], 2900);
-  EXPECT_DOUBLE_EQ(v["L1Bw"], 13500);
-  EXPECT_DOUBLE_EQ(v["LDSBw"], 12000);  // shared memory is AMD's LDS
-  EXPECT_DOUBLE_EQ(v["MALLBw"], 0);     // not measured: 0, as the benchmark writes it
-  EXPECT_DOUBLE_EQ(v["FP64Flops"], 7000);
-  EXPECT_DOUBLE_EQ(v["FP32Flops"], 14000);
-  EXPECT_DOUBLE_EQ(v["MFMAF16Flops"], 100000);  // tensor cores are AMD's matrix cores
-  EXPECT_DOUBLE_EQ(v["MFMAF64Flops"], 0);
-  // Low/High: the lowest and highest sample (best - spread x median, best).
-  EXPECT_NEAR(v["HBMBwLow"], 830 * 1.04 - 0.08 * 830, 1e-3);
-  EXPECT_NEAR(v["hbmBwHigh"], 830 * 1.04, 1e-3);
-  EXPECT_LE(v["FP64FlopsLow"], v["FP64Flops"]);
-  EXPECT_GE(v["FP64FlopsHigh"], v["FP64Flops"]);
-}
-
-std::map<std::string, std::string> rocprof_row(const std::string& text) {
-  const std::string header = text.substr(0, text.find('\n'));
-  const std::string row = text.substr(text.find('\n') + 1);
-  const std::vector<std::string> names = split_csv(header), values = split_csv(row.substr(0, row.size() - 1));
-  std::map<std::string, std::string> v;
-  for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) v[names[i]] = values[i];
-  return v;
-}
-
-// What rocprofiler-compute's roofline_calc does with the row, in our words: every FLOP peak is
-// divided by the HBM, L2, L1 and LDS bandwidths to place the elbows. A 0 there is its
-// ZeroDivisionError.
-void expect_roofline_calc_accepts(const std::string& text, const std::string& where) {
-  std::map<std::string, std::string> v = rocprof_row(text);
-  for (const char* bw : {"HBMBw", "L2Bw", "L1Bw", "LDSBw"}) {
-    ASSERT_TRUE(v.count(bw)) << where << ": no " << bw << " column";
-    EXPECT_GT(std::stod(v[bw]), 0) << where << ": " << bw << " is 0";
-  }
-}
-
-TEST(ExportRocprofCsv, CpuLevelsFillAmdsColumnsWithTheL3AsMall) {
-  Machine m = gpu_machine();
-  m.device.kind = "cpu";
-  m.device.backend = "cpu";
-  m.device.vendor = "AuthenticAMD";
-  m.device.memory_name = "DRAM";
-  m.memory = {level("L1", 200), level("L2", 150), level("L3", 90), level("DRAM", 20, "spec")};
-  m.compute = {ceiling("FP64.FMA", 95, 97.6), ceiling("FP64.noFMA", 48, 48.8)};
-  std::vector<std::string> notes;
-  ExportSettings settings;
-  settings.notes = &notes;
-  const std::string text = export_rocprof_csv(m, settings);
-  expect_roofline_calc_accepts(text, "cpu");
-  std::map<std::string, std::string> v = rocprof_row(text);
-  EXPECT_EQ(v["HBMBw"], "20");
-  EXPECT_EQ(v["HBMBwLow"], "20");  // a spec value has no spread
-  EXPECT_EQ(v["hbmBwHigh"], "20");
-  EXPECT_EQ(v["MALLBw"], "90");  // the last-level cache is AMD's MALL
-  EXPECT_EQ(v["LDSBw"], "200");  // no LDS on a CPU: its L1, and a note says so
-  ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("LDSBw is L1Bw's 200"), std::string::npos) << notes[0];
-  EXPECT_EQ(v["FP64Flops"], "95");  // the FMA peak; noFMA has no column
-}
-
-TEST(ExportRocprofCsv, ALevelTheToolDividesByIsNeverZero) {
-  // NVIDIA: L1 and shared memory are one SRAM, so either stands in for the other (noted); an L2
-  // that the file does not have is an error naming it, not a 0 for the reader to divide by.
-  Machine m = gpu_machine();
-  m.memory = {level("shared", 12000, "spec"), level("L2", 2900), level("HBM", 900, "spec")};
-  std::vector<std::string> notes;
-  ExportSettings settings;
-  settings.notes = &notes;
-  const std::string text = export_rocprof_csv(m, settings);
-  expect_roofline_calc_accepts(text, "shared only");
-  EXPECT_EQ(rocprof_row(text)["L1Bw"], "12000");
-  ASSERT_EQ(notes.size(), 1u);
-  m.memory = {level("shared", 12000, "spec"), level("HBM", 900, "spec")};
-  try {
-    export_rocprof_csv(m);
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("L2Bw"), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find("L1Bw"), std::string::npos) << e.what();
-  }
-}
-
-TEST(ExportRocprofCsv, EveryFileThatExportsIsAcceptedAndTheRestSayWhy) {
-  int exported = 0;
-  for (const std::string& path : shipped_machine_files()) {
-    try {
-      expect_roofline_calc_accepts(export_rocprof_csv(read_machine_file(path)), path);
-      ++exported;
-    } catch (const InputError& err) {
-      EXPECT_NE(std::string(err.what()).find("divides by"), std::string::npos) << err.what();
-    }
-  }
-  EXPECT_GE(exported, 5);  // V100 (published L1/L2), the H100 run and the three Zen 4 runs
 }
 
 // ---- dispatch ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // run_sweep's handling of points that cannot be measured: out of device memory, a sticky device
 // fault with and without a successful reset, a failing launch, a stop signal. Fake probes and a
 // fake backend stand in for the GPU (the faults are what a GPU would raise; the CUDA mapping of
-// error codes onto them lives in kernels/cuda/cuda_support.hpp).
+// error codes onto them lives in kernels/cuda/backend/cuda_support.hpp).
 #include <gtest/gtest.h>
 
 #include <unistd.h>

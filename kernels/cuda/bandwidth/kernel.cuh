@@ -1,0 +1,149 @@
+// Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy), load
+// width (32, 64, 128 bits) and cache operator (ca, cg), shared by kernels/cuda/bandwidth/probe.cu and
+// the PTX checks in tests/ptx.
+//
+// An element is one access: a 32-bit word, a uint2 or a uint4 (one 32/64/128-bit load or store
+// per element and thread). The arithmetic is 32-bit integer, wrapping modulo 2^32: exact for the
+// host to predict whatever the data and the order, and cheap on every GPU (FP64 adds would cap
+// the L1 rate of consumer parts, whose FP64 rate is 1/64 of FP32).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cuda/backend/stream_pattern.hpp"
+
+namespace roofprobe::cuda {
+
+inline constexpr int kStreamBlock = 256;      // default threads per block
+inline constexpr int kStreamMaxBlock = 1024;  // the largest block the kernels are compiled for
+
+// The element type of each load width.
+template <int Bits>
+struct StreamVectorOf;
+template <>
+struct StreamVectorOf<32> {
+  using type = std::uint32_t;
+};
+template <>
+struct StreamVectorOf<64> {
+  using type = uint2;
+};
+template <>
+struct StreamVectorOf<128> {
+  using type = uint4;
+};
+template <int Bits>
+using StreamVector = typename StreamVectorOf<Bits>::type;
+
+// Sum of an element's words (two short chains for uint4 rather than one of four) and the element
+// with 1 added to every word.
+__device__ __forceinline__ std::uint32_t word_sum(std::uint32_t v) { return v; }
+__device__ __forceinline__ std::uint32_t word_sum(uint2 v) { return v.x + v.y; }
+__device__ __forceinline__ std::uint32_t word_sum(uint4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ std::uint32_t add_one(std::uint32_t v) { return v + 1u; }
+__device__ __forceinline__ uint2 add_one(uint2 v) { return make_uint2(v.x + 1u, v.y + 1u); }
+__device__ __forceinline__ uint4 add_one(uint4 v) { return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u); }
+
+// ca: default caching (L1 on sm_70+; the compiler may pick ld.global.nc for the read kernel,
+// which also goes through L1). cg: ld.global.cg / st.global.cg, cached in L2 only.
+template <StreamCache Cache, class V>
+__device__ __forceinline__ V stream_load(const V* p) {
+  if constexpr (Cache == StreamCache::Cg) {
+    return __ldcg(p);
+  } else {
+    return *p;
+  }
+}
+template <StreamCache Cache, class V>
+__device__ __forceinline__ void stream_store(V* p, V v) {
+  if constexpr (Cache == StreamCache::Cg) {
+    __stcg(p, v);
+  } else {
+    *p = v;
+  }
+}
+
+// Sum of `value` over the block (any multiple of 32 threads up to 1024), written by thread 0 to
+// out[blockIdx.x].
+__device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32_t* out) {
+  __shared__ std::uint32_t warp_sums[kStreamMaxBlock / 32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = value;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint32_t total = 0;
+    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) total += warp_sums[i];
+    out[blockIdx.x] = total;
+  }
+}
+
+// One launch: `reps` passes of `accesses` accesses (stream_accesses_per_pass: n, or more for a
+// small read set, wrapped modulo n) over n elements per array, in the grid-stride pattern of
+// kernels/cuda/backend/stream_pattern.hpp (ca: each thread touches the same elements in every launch; cg: the block ->
+// elements assignment starts `launch_rotation` (< gridDim.x) blocks on).
+//   Read: sums every word into a per-thread accumulator; the per-block sums are stored once at
+//         the end. That store is what keeps the loads alive (their values reach memory) and it is
+//         also the checksum the host verifies: reps x stream_read_pass_sum, modulo 2^32.
+//   Rmw:  a[e] += 1 per word and pass.
+//   Copy: b[e] = a[e] + 1 on even passes, a[e] = b[e] + 1 on odd ones (the +1 is free next to
+//         the memory traffic and lets the host check that every pass happened).
+// blockDim.x must be a multiple of 32 (whole warps: the sector accounting relies on it).
+template <StreamMode Mode, int Bits, StreamCache Cache>
+__global__ void __launch_bounds__(kStreamMaxBlock)
+    stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b, std::size_t n,
+                  std::size_t accesses, int reps, unsigned launch_rotation, std::uint32_t* __restrict__ block_sums) {
+  using V = StreamVector<Bits>;
+  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t g = stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
+  std::uint32_t acc = 0;
+  if constexpr (Mode == StreamMode::Read && Cache == StreamCache::Ca) {
+    if (accesses != n) {
+      // Wrapped small set (accesses = kStreamReadMinRows x threads, n < accesses): the thread's
+      // elements (g + j x threads) mod n are fixed for the launch, so they are computed once and
+      // every pass issues its kStreamReadMinRows independent loads back to back. (Stepping an
+      // index with a conditional subtract made the addresses one dependent chain and the L1
+      // rate 40% lower on an H100.)
+      std::uint32_t element[kStreamReadMinRows];
+#pragma unroll
+      for (std::size_t j = 0; j < kStreamReadMinRows; ++j)
+        element[j] = static_cast<std::uint32_t>(stream_wrapped_element(stream_element(g, j, threads), n));
+#pragma unroll 1
+      for (int r = 0; r < reps; ++r) {
+        // The same addresses every pass, no store in between: compilers hoist such loads out
+        // of the loop (NVVM marks restrict loads invariant, ptxas moves loads past an empty
+        // asm; an H100 then "read" 444 B/clk/SM from L1, 3.5x its peak, which the GPU tests
+        // caught). The base moves by r x launch_rotation, which ca launches always pass as 0
+        // (stream_slot ignores it) and the compiler cannot know.
+        const V* base = a + static_cast<std::size_t>(r) * launch_rotation;
+#pragma unroll
+        for (std::size_t j = 0; j < kStreamReadMinRows; ++j) acc += word_sum(stream_load<Cache>(base + element[j]));
+      }
+      store_block_sum(acc, block_sums);
+      return;
+    }
+  }
+  const std::size_t iters = stream_iterations_in(stream_rows(accesses, threads), g);
+#pragma unroll 1
+  for (int r = 0; r < reps; ++r) {
+    V* src = (Mode == StreamMode::Copy && r % 2 == 1) ? b : a;
+    V* dst = (Mode == StreamMode::Copy && r % 2 == 0) ? b : a;
+#pragma unroll 4
+    for (std::size_t i = 0; i < iters; ++i) {
+      const std::size_t e = stream_element(g, i, threads);
+      const V v = stream_load<Cache>(src + e);
+      if constexpr (Mode == StreamMode::Read) {
+        acc += word_sum(v);
+      } else {
+        stream_store<Cache>(dst + e, add_one(v));
+      }
+    }
+  }
+  if constexpr (Mode == StreamMode::Read) store_block_sum(acc, block_sums);
+}
+
+}  // namespace roofprobe::cuda

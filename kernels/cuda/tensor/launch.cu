@@ -1,0 +1,229 @@
+#include "kernels/cuda/tensor/launch.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <utility>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/backend/cuda_support.hpp"
+#include "kernels/cuda/tensor/kernel.cuh"
+#include "kernels/cuda/tensor/tcgen05_kernel.cuh"
+#include "kernels/cuda/tensor/wgmma_kernel.cuh"
+
+namespace roofprobe::cuda::tensor_probe {
+namespace {
+
+using MmaKernel = void (*)(const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, const std::uint32_t*,
+                           std::uint32_t*, int*, int);
+using WmmaKernel = void (*)(const void*, const void*, const void*, const void*, void*, int*, int);
+
+using WgmmaKernel = void (*)(const std::uint16_t*, const std::uint16_t*, const float*, float*, int*, int);
+
+template <TensorType T>
+struct KernelsOf {
+  static constexpr MmaKernel mma = &tensor_mma_kernel<T>;
+  static constexpr WmmaKernel wmma = &tensor_wmma_kernel<T>;
+  static constexpr WgmmaKernel wgmma = &tensor_wgmma_kernel<T>;
+  static constexpr WgmmaKernel tcgen05 = &tensor_tcgen05_kernel<T>;  // the same buffers
+};
+
+}  // namespace
+
+// The kernel of (type, api), as a const void* for cudaFuncGetAttributes / occupancy queries.
+const void* kernel_of(TensorType t, TensorApi api) {
+  auto pick = [api](auto kernels) -> const void* {
+    using K = decltype(kernels);
+    return api == TensorApi::Mma     ? reinterpret_cast<const void*>(K::mma)
+           : api == TensorApi::Wmma  ? reinterpret_cast<const void*>(K::wmma)
+           : api == TensorApi::Wgmma ? reinterpret_cast<const void*>(K::wgmma)
+                                     : reinterpret_cast<const void*>(K::tcgen05);
+  };
+  switch (t) {
+    case TensorType::Fp16Fp32:
+      return pick(KernelsOf<TensorType::Fp16Fp32>{});
+    case TensorType::Fp16Fp16:
+      return pick(KernelsOf<TensorType::Fp16Fp16>{});
+    case TensorType::Bf16Fp32:
+      return pick(KernelsOf<TensorType::Bf16Fp32>{});
+    case TensorType::Tf32Fp32:
+      return pick(KernelsOf<TensorType::Tf32Fp32>{});
+    case TensorType::Int8Int32:
+      return pick(KernelsOf<TensorType::Int8Int32>{});
+    case TensorType::Fp64Fp64:
+      return pick(KernelsOf<TensorType::Fp64Fp64>{});
+    case TensorType::Fp8Fp32:
+      return pick(KernelsOf<TensorType::Fp8Fp32>{});
+  }
+  return nullptr;
+}
+
+const char* api_name(TensorApi api) {
+  return api == TensorApi::Mma     ? "mma"
+         : api == TensorApi::Wmma  ? "wmma"
+         : api == TensorApi::Wgmma ? "wgmma"
+                                   : "tcgen05";
+}
+
+// The paths whose operands are staged in shared memory and whose accumulator is one tile per
+// block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
+bool tile_api(TensorApi api) { return api == TensorApi::Wgmma || api == TensorApi::Tcgen05; }
+
+// Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup; the
+// CTA, for tcgen05, whose one issuing thread acts for all 128).
+int block_threads(TensorApi api) {
+  return api == TensorApi::Wgmma ? kWgmmaThreads : api == TensorApi::Tcgen05 ? kTcgen05Threads : kTensorBlock;
+}
+int issuer_threads(TensorApi api) { return tile_api(api) ? block_threads(api) : 32; }
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+  return s;
+}
+
+std::string ceiling_name(TensorType t) { return "TENSOR." + upper(tensor_type_name(t)); }
+
+std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
+
+// "9.0" -> 90, "12.0" -> 120; 0 when absent or malformed.
+int device_cc(const DeviceInfo& dev) {
+  auto it = dev.extra.find("compute_capability");
+  if (it == dev.extra.end()) return 0;
+  int major = 0, minor = 0;
+  if (std::sscanf(it->second.c_str(), "%d.%d", &major, &minor) != 2) return 0;
+  return major * 10 + minor;
+}
+
+std::string point_text(TensorType t, TensorApi api) {
+  return std::string("tensor: type=") + tensor_type_name(t) + " api=" + api_name(api);
+}
+
+void parse_point(const Params& p, TensorType* t, TensorApi* api) {
+  const std::string& type = param_text(p, "type");
+  if (!parse_tensor_type(type, t))
+    throw std::invalid_argument("tensor: type '" + type + "' is not a known input.accumulate type");
+  const std::string& a = param_text(p, "api");
+  if (a == "mma") {
+    *api = TensorApi::Mma;
+  } else if (a == "wmma") {
+    *api = TensorApi::Wmma;
+  } else if (a == "wgmma") {
+    *api = TensorApi::Wgmma;
+  } else if (a == "tcgen05") {
+    *api = TensorApi::Tcgen05;
+  } else {
+    throw std::invalid_argument("tensor: api '" + a + "' is not mma, wmma, wgmma or tcgen05");
+  }
+}
+
+// Why the device (by compute capability) cannot run (t, api); empty when it can. Independent of
+// the binary: binary_lacks_reason covers that.
+std::string device_reason(TensorType t, TensorApi api, int cc) {
+  const TensorShape s = tensor_shape(t, api);
+  if (api == TensorApi::Wgmma) {
+    if (s.min_cc == 0)
+      return std::string("the wgmma path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
+             " runs with api=mma";
+    if (cc == 0) return "unknown compute capability: the backend did not report it";
+    if (cc != 90)
+      return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +
+             (cc == 100 ? " (api=tcgen05 is its full-rate path)" : "");
+    return {};
+  }
+  if (api == TensorApi::Tcgen05) {
+    if (s.min_cc == 0)
+      return std::string("the tcgen05 path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
+             " runs with api=mma";
+    if (cc == 0) return "unknown compute capability: the backend did not report it";
+    if (cc != 100)
+      return "tcgen05 is run here with sm_100a code, which only compute capability 10.0 (B200, GB200) runs; "
+             "the device has " +
+             cc_text(cc);
+    return {};
+  }
+  if (s.min_cc == 0) return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";
+  if (t == TensorType::Fp8Fp32 && api == TensorApi::Mma && !RP_TENSOR_COMPILER_HAS_FP8_MMA)
+    return "this roofprobe was built with a CUDA older than 12.4, whose PTX ISA lacks the e4m3 "
+           "mma.sync; rebuild with CUDA 12.4 or newer";
+  if (cc == 0) return "unknown compute capability: the backend did not report it";
+  if (cc < s.min_cc) {
+    std::string why = std::string(tensor_type_name(t)) + " with api=" + api_name(api) + " needs compute capability " +
+                      cc_text(s.min_cc) + " (m" + std::to_string(s.m) + "n" + std::to_string(s.n) + "k" +
+                      std::to_string(s.k) + "); the device has " + cc_text(cc);
+    if (api == TensorApi::Mma && tensor_wmma_shape(t).min_cc > 0 && cc >= tensor_wmma_shape(t).min_cc)
+      why += " (api=wmma runs this type here)";
+    return why;
+  }
+  if (api == TensorApi::Mma && !tensor_mma_native(t, cc))
+    return std::string(tensor_type_name(t)) + " mma.sync is emulated on compute capability " + cc_text(cc) +
+           " (ptxas turns it into f16 HMMA plus conversions: no fp8 tensor rate); " +
+           "it runs natively on 8.9 and 12.x, this GPU's fp8 path is wgmma/tcgen05";
+  return {};
+}
+
+namespace {
+
+// Whether the wgmma/tcgen05 kernel the device would run holds the instruction: only sm_90a/sm_100a
+// code does, and cudaFuncGetAttributes cannot tell sm_90 from sm_90a, so a one-block launch with
+// no iterations reports it (kTensorNotCompiled in `hits`). Asked once per process, type and api.
+std::string tile_binary_lacks_reason(TensorType t, TensorApi api) {
+  static std::map<std::pair<TensorType, TensorApi>, std::string> known;
+  if (auto it = known.find({t, api}); it != known.end()) return it->second;
+  const TensorShape s = tensor_shape(t, api);
+  int first = 0;
+  try {
+    DeviceBuffer<std::uint16_t> a(static_cast<std::size_t>(s.m) * s.k * kTensorDataSets),
+        b(static_cast<std::size_t>(s.n) * s.k * kTensorDataSets);
+    DeviceBuffer<float> c(static_cast<std::size_t>(s.m) * s.n * kTensorDataSets),
+        out(static_cast<std::size_t>(s.m) * s.n);
+    DeviceBuffer<int> hits(block_threads(api));
+    RP_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
+    RP_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
+    RP_CUDA_CHECK(cudaMemset(c.get(), 0, c.bytes()));
+    const std::uint16_t* a_ptr = a.get();
+    const std::uint16_t* b_ptr = b.get();
+    const float* c_ptr = c.get();
+    float* out_ptr = out.get();
+    int* hits_ptr = hits.get();
+    int reps = 0;
+    void* args[] = {&a_ptr, &b_ptr, &c_ptr, &out_ptr, &hits_ptr, &reps};
+    RP_CUDA_CHECK(cudaLaunchKernel(kernel_of(t, api), dim3(1), dim3(block_threads(api)), args, 0, nullptr));
+    RP_CUDA_CHECK(cudaDeviceSynchronize());
+    RP_CUDA_CHECK(cudaMemcpy(&first, hits.get(), sizeof first, cudaMemcpyDeviceToHost));
+  } catch (const std::runtime_error&) {
+    cudaGetLastError();
+    return {};  // no device to ask (prepare() asks again, and fails with the CUDA error)
+  }
+  const std::string arch = api == TensorApi::Wgmma ? "90a" : "100a";
+  return known[{t, api}] = first == kTensorNotCompiled
+                               ? "this roofprobe binary has no sm_" + arch + " device code, which " + api_name(api) +
+                                     " needs; rebuild with CMAKE_CUDA_ARCHITECTURES including " + arch + "-real" +
+                                     (api == TensorApi::Wgmma ? " (the bundle preset has it)" : "")
+                               : std::string();
+}
+
+}  // namespace
+
+std::string binary_lacks_reason(TensorType t, TensorApi api) {
+  if (tile_api(api)) return tile_binary_lacks_reason(t, api);
+  cudaFuncAttributes attr{};
+  const cudaError_t err = cudaFuncGetAttributes(&attr, kernel_of(t, api));
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  // ptxVersion: the virtual architecture (compute_XY) the code the device runs was compiled
+  // from, which is the __CUDA_ARCH__ the kernel's #if guards saw.
+  const int need = tensor_shape(t, api).min_cc;
+  if (attr.ptxVersion < need) {
+    return "this roofprobe binary runs device code compiled for compute_" + std::to_string(attr.ptxVersion) +
+           ", which lacks the " + tensor_type_name(t) + " " + api_name(api) + " instruction (needs compute_" +
+           std::to_string(need) + "); rebuild with CMAKE_CUDA_ARCHITECTURES including this device";
+  }
+  return {};
+}
+
+}  // namespace roofprobe::cuda::tensor_probe

@@ -1,0 +1,131 @@
+// Device side of the tensor probe's Blackwell datacenter path (sm_100a; B200, GB200): one thread
+// of the CTA issues tcgen05.mma.cta_group::1.kind::f16 (128 x 64 x 16) on A and B tiles staged
+// once in shared memory, into a 128 x 64 f32 accumulator in tensor memory (TMEM). The loop is the
+// other paths': per iteration kTcgen05Steps MMAs alternating +B and -B (the instruction
+// descriptor's negate-B bit), one tcgen05.commit to an mbarrier that every thread waits on, so the
+// accumulator is back at C after each iteration; the completed phases are counted (`hits`), and
+// one more +B after the loop leaves C + A*B, read back with tcgen05.ld for the host to check.
+// The instructions come from CCCL's cuda::ptx wrappers (the toolkit's own spelling of the PTX).
+//
+// Compiled only for sm_100a (__CUDA_ARCH_FEAT_SM100_ALL); elsewhere the kernel writes
+// kTensorNotCompiled into `hits`. Not measured yet: no Blackwell GPU has been lent to the project.
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/tensor/tcgen05_layout.hpp"
+#include "kernels/cuda/tensor/model.hpp"
+#include "kernels/cuda/tensor/kernel.cuh"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#define RP_TENSOR_HAS_TCGEN05 1
+#else
+#define RP_TENSOR_HAS_TCGEN05 0
+#endif
+
+namespace roofprobe::cuda {
+
+// Buffers as the wgmma path's (kernels/cuda/tensor/wgmma_kernel.cuh), with its M and N: a [set][m][k], b [set][n][k]
+// 16-bit; c [set][m][n] and out [block][m][n] f32; hits [block][thread].
+template <TensorType T>
+__global__ void __launch_bounds__(kTcgen05Threads, 1)
+    tensor_tcgen05_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
+                          const float* __restrict__ c, float* __restrict__ out, int* __restrict__ hits_out, int reps) {
+#if defined(__CUDA_ARCH__)
+  const int t = static_cast<int>(threadIdx.x), warp = t / 32;
+  const long long block = blockIdx.x;
+#if RP_TENSOR_HAS_TCGEN05
+  if constexpr (T == TensorType::Fp16Fp32 || T == TensorType::Bf16Fp32) {
+    namespace ptx = ::cuda::ptx;
+    __shared__ alignas(128) unsigned char tiles[kTcgen05ATileBytes + kTcgen05BTileBytes];
+    __shared__ alignas(8) std::uint64_t done;  // mbarrier: the committed MMAs completed
+    __shared__ std::uint32_t tmem_base;
+    const int set = static_cast<int>(block % kTensorDataSets);
+    const std::uint16_t* a_set = a + set * kTcgen05M * kTcgen05K;
+    const std::uint16_t* b_set = b + set * kTcgen05N * kTcgen05K;
+    for (int i = t; i < kTcgen05M * kTcgen05K; i += kTcgen05Threads)
+      *reinterpret_cast<std::uint16_t*>(tiles + wgmma_tile_offset(i / kTcgen05K, i % kTcgen05K)) = a_set[i];
+    for (int i = t; i < kTcgen05N * kTcgen05K; i += kTcgen05Threads)
+      *reinterpret_cast<std::uint16_t*>(tiles + kTcgen05ATileBytes + wgmma_tile_offset(i / kTcgen05K, i % kTcgen05K)) =
+          b_set[i];
+    if (warp == 0) {
+      ptx::tcgen05_alloc(ptx::cta_group_1, &tmem_base, kTcgen05Columns);
+      ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);
+    }
+    if (t == 0) ptx::mbarrier_init(&done, 1);
+    // The tiles were written through the generic proxy; the tensor cores read them through the
+    // async one.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    ptx::tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    ptx::tcgen05_fence_after_thread_sync();
+    const std::uint32_t acc = tmem_base;
+    const std::uint32_t my_lanes = tcgen05_tmem_address(acc, 32 * warp, 0);
+
+    // C into TMEM: thread t holds row t.
+    std::uint32_t row[kTcgen05N];
+    const float* c_row = c + (static_cast<long long>(set) * kTcgen05M + t) * kTcgen05N;
+#pragma unroll
+    for (int j = 0; j < kTcgen05N; ++j) row[j] = __float_as_uint(c_row[j]);
+    ptx::tcgen05_st_32x32b(my_lanes, row);
+    ptx::tcgen05_wait_st();
+    ptx::tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    ptx::tcgen05_fence_after_thread_sync();
+
+    const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tiles));
+    const std::uint64_t desc_a = tcgen05_smem_descriptor(base, kWgmmaLeadingBytes, kWgmmaStrideBytes);
+    const std::uint64_t desc_b =
+        tcgen05_smem_descriptor(base + kTcgen05ATileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
+    constexpr bool bf16 = T == TensorType::Bf16Fp32;
+    const std::uint32_t plus_b = tcgen05_f16_instr_descriptor(bf16, false);
+    const std::uint32_t minus_b = tcgen05_f16_instr_descriptor(bf16, true);
+
+    int hits = 0;
+    std::uint32_t phase = 0;
+#pragma unroll 1
+    for (int it = 0; it <= reps; ++it) {
+      const bool last = it == reps;  // the last round: one +B, leaving C + A*B
+      if (t == 0) {
+        if (last) {
+          ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, acc, desc_a, desc_b, plus_b, true);
+        } else {
+#pragma unroll
+          for (int step = 0; step < kTcgen05Steps; step += 2) {
+            ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, acc, desc_a, desc_b, plus_b, true);
+            ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, acc, desc_a, desc_b, minus_b, true);
+          }
+        }
+        ptx::tcgen05_commit(ptx::cta_group_1, &done);
+      }
+      while (!ptx::mbarrier_try_wait_parity(&done, phase)) {
+      }
+      phase ^= 1;
+      hits += last ? 0 : 1;
+    }
+    ptx::tcgen05_fence_after_thread_sync();
+
+    ptx::tcgen05_ld_32x32b(row, my_lanes);
+    ptx::tcgen05_wait_ld();
+    float* o = out + (block * kTcgen05M + t) * kTcgen05N;
+#pragma unroll
+    for (int j = 0; j < kTcgen05N; ++j) o[j] = __uint_as_float(row[j]);
+    hits_out[block * kTcgen05Threads + t] = hits;
+    ptx::tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (warp == 0) {
+      ptx::tcgen05_fence_after_thread_sync();
+      ptx::tcgen05_dealloc(ptx::cta_group_1, acc, kTcgen05Columns);
+    }
+    return;
+  }
+#endif
+  (void)a, (void)b, (void)c, (void)out, (void)reps, (void)warp;
+  hits_out[block * kTcgen05Threads + t] = kTensorNotCompiled;
+#endif
+}
+
+}  // namespace roofprobe::cuda

@@ -1,0 +1,94 @@
+# PTX checks of the bandwidth probe (included by tests/ptx/CMakeLists.txt, which defines
+# roofprobe_ptx_test). Each compiles ONE instantiation of stream_kernel<Mode, Bits, Cache>
+# (ptx_instance.cu here). The stream loop is unrolled 4x with a remainder, so access counts are
+# lower bounds ("ge 4"); what must be absent is exact ("eq 0").
+#
+# The load_width and cache_op axes, after the 128-bit default-caching checks below.
+# cg: every global access of the stream carries .cg (ld.global.cg: L2 only, the point of the
+# axis); no plain, .nc or .ca global load may remain. The negative lookahead matches any
+# ld/st.global opcode that is not .cg. In SASS (sm_70+) .cg is a strong GPU-scope access,
+# LDG.E.128.STRONG.GPU, served by L2; a weak LDG or LDG.CONSTANT would go through L1.
+set(_bandwidth_deps
+  ${CMAKE_CURRENT_LIST_DIR}/ptx_instance.cu
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/bandwidth/kernel.cuh
+  ${PROJECT_SOURCE_DIR}/kernels/cuda/backend/stream_pattern.hpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/hd.hpp)
+
+# ---- bandwidth probe: 128-bit accesses, default caching (ca) --------------------------------
+# ptx_instance.cu defaults to RP_PTX_BITS=128 and RP_PTX_CACHE=Ca.
+# The grid-stride loop is unrolled 4x with a remainder loop, so access counts are lower bounds.
+# Every global access of the stream is 128-bit (uint4): no narrower ld/st.global at all, except
+# read mode's 32-bit store of its block sum. SASS: default caching keeps L1 (LDG.E.128, or
+# LDG.E.128.CONSTANT for the read-only read stream): no .STRONG access, which would bypass it.
+# The ca read has a second path, for small sets (kStreamReadMinRows wrapped loads per pass), with
+# its own copy of the block-sum store: 4 more loads and 2 stores in all.
+roofprobe_ptx_test(bandwidth_read ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Read
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global(\.nc)?\.v4\.u32]] ge 8  [[ld\.global(\.nc)?\.(u|b|f)(32|64)]] eq 0
+         [[st\.global\.u32]] eq 2  [[st\.global.*v4.*]] eq 0
+  SASS_EXPECT [[LDG\.E\.128(\.CONSTANT)?]] ge 8  [[LDG(?!\.E\.128(\.CONSTANT)?$).*]] eq 0
+              [[STG\.E\.128.*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_rmw ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Rmw
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.v4\.u32]] ge 4  [[st\.global\.v4\.u32]] ge 4
+         [[(ld|st)\.global(\.nc)?\.(u|b|f)(32|64)]] eq 0  [[st\.shared.*]] eq 0
+  SASS_EXPECT [[LDG\.E\.128]] ge 4  [[STG\.E\.128]] ge 4  [[(LDG|STG)(?!\.E\.128$).*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_copy ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Copy
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.v4\.u32]] ge 4  [[st\.global\.v4\.u32]] ge 4
+         [[(ld|st)\.global(\.nc)?\.(u|b|f)(32|64)]] eq 0
+  SASS_EXPECT [[LDG\.E\.128]] ge 4  [[STG\.E\.128]] ge 4  [[(LDG|STG)(?!\.E\.128$).*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_read_cg ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[ld\.global(?!\.cg\.).*]] eq 0
+         [[st\.global\.u32]] eq 1  [[ld\.global\.cg\.(u|b)(32|64)]] eq 0
+  SASS_EXPECT [[LDG\.E\.128\.STRONG\.GPU]] ge 4  [[LDG(?!\.E\.128\.STRONG\.GPU$).*]] eq 0)
+
+# rmw and copy with cg store with st.global.cg as well (L2 only, like the loads).
+roofprobe_ptx_test(bandwidth_rmw_cg ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Rmw -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.v4\.u32]] ge 4  [[st\.global\.cg\.v4\.u32]] ge 4
+         [[(ld|st)\.global(?!\.cg\.v4\.).*]] eq 0
+  SASS_EXPECT [[LDG\.E\.128\.STRONG\.GPU]] ge 4  [[STG\.E\.128\.STRONG\.GPU]] ge 4
+              [[(LDG|STG)(?!\.E\.128\.STRONG\.GPU$).*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_copy_cg_w32 ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Copy -DRP_PTX_BITS=32 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.(u|b)32]] ge 4  [[st\.global\.cg\.(u|b)32]] ge 4
+         [[(ld|st)\.global(?!\.cg\.).*]] eq 0  [[(ld|st)\.global.*\.v[24]\..*]] eq 0
+  SASS_EXPECT [[LDG\.E\.STRONG\.GPU]] ge 4  [[STG\.E\.STRONG\.GPU]] ge 4
+              [[(LDG|STG)(?!\.E\.STRONG\.GPU$).*]] eq 0)
+
+# 32-bit: one 32-bit load per element, no vector load at all.
+roofprobe_ptx_test(bandwidth_read_w32 ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=32 -DRP_PTX_CACHE=Ca
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global(\.nc)?\.(u|b)32]] ge 8  [[ld\.global.*\.v[24]\..*]] eq 0
+         [[ld\.global(\.nc)?\.(u|b)64]] eq 0  [[st\.global\.u32]] eq 2
+  SASS_EXPECT [[LDG\.E(\.CONSTANT)?]] ge 4  [[LDG(?!\.E(\.CONSTANT)?$).*]] eq 0)
+
+# 64-bit: a v2.u32 (or a u64) load per element, never a v4 or a scalar 32-bit one. (ca read: two
+# paths, two block-sum stores; see bandwidth_read.)
+roofprobe_ptx_test(bandwidth_read_w64 ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=64 -DRP_PTX_CACHE=Ca
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global(\.nc)?\.(v2\.(u|b)32|(u|b)64)]] ge 8  [[ld\.global.*\.v4\..*]] eq 0
+         [[ld\.global(\.nc)?\.(u|b)32]] eq 0  [[st\.global\.u32]] eq 2
+  SASS_EXPECT [[LDG\.E\.64(\.CONSTANT)?]] ge 4  [[LDG(?!\.E\.64(\.CONSTANT)?$).*]] eq 0)
+
+# The negative-lookahead check must catch a plain load: run it on the default-caching kernel
+# (bandwidth_read's PTX, ld.global.nc.v4.u32), where it has to fail.
+add_test(NAME ptx.bandwidth_cg_check_rejects_plain_loads
+         COMMAND roofprobe_ptx_check ${CMAKE_CURRENT_BINARY_DIR}/bandwidth_read.ptx
+                 --expect [[ld\.global(?!\.cg\.).*]] eq 0)
+set_tests_properties(ptx.bandwidth_cg_check_rejects_plain_loads
+                     PROPERTIES LABELS ptx WILL_FAIL TRUE)

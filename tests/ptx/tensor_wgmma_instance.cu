@@ -1,9 +1,0 @@
-// Instantiates exactly ONE kernel of the tensor probe's wgmma path (kernels/cuda/tensor_wgmma.cuh),
-// chosen with -DRP_PTX_TYPE=<TensorType enumerator, e.g. Fp16Fp32>, so that its PTX holds a single
-// entry for ptx_check to count. It is the template kernels/cuda/tensor.cu launches.
-#include "kernels/cuda/tensor_wgmma.cuh"
-
-template __global__ void roofprobe::cuda::tensor_wgmma_kernel<roofprobe::TensorType::RP_PTX_TYPE>(const std::uint16_t*,
-                                                                                                  const std::uint16_t*,
-                                                                                                  const float*, float*,
-                                                                                                  int*, int);

@@ -1,0 +1,519 @@
+// Plots of a GPU machine file: the instruction roofline (walls, GTXN roofs), shared memory, FMA
+// mix, flops, scaling and kernel points.
+#include "tests/unit/plot_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace roofprobe {
+namespace {
+
+using namespace plot_testing;
+namespace fs = std::filesystem;
+using plot_detail::format_bandwidth;
+using plot_detail::format_compute;
+using plot_detail::format_size;
+
+// ---- GPU views: instruction, shared, FMA mix, flops, scaling, points ---------------------------
+
+MemoryLevel gpu_level(const std::string& name, double gbs, double gtxn_s) {
+  MemoryLevel l = level(name, gbs, 0, 0);
+  l.gtxn_s = gtxn_s;
+  return l;
+}
+
+Wall global_wall(const std::string& pattern, int word_bytes, double theoretical, double measured, double gtxn_s) {
+  Wall w;
+  w.pattern = pattern;
+  w.word_bytes = word_bytes;
+  w.instruction_intensity = theoretical;
+  w.measured_intensity = measured;
+  w.gtxn_s = gtxn_s;
+  return w;
+}
+
+Wall shared_wall(int degree, double measured, double gtxn_s) {
+  Wall w;
+  w.pattern = "conflict-" + std::to_string(degree);
+  w.conflict_degree = degree;
+  w.instruction_intensity = 1.0 / degree;
+  w.measured_intensity = measured;
+  w.gtxn_s = gtxn_s;
+  return w;
+}
+
+// A V100-like GPU: 80 SMs at 1.53 GHz, 489.6 theoretical warp GIPS (80 x 4 x 1.53), L1, shared,
+// L2 and HBM in GB/s and GTXN/s, FP64/FP32 and tensor ceilings, measured walls, scaling.
+Machine v100_machine() {
+  Machine m;
+  m.device.backend = "cuda";
+  m.device.kind = "gpu";
+  m.device.name = "Tesla V100-SXM2-16GB";
+  m.device.compute_units = 80;
+  m.device.compute_unit_name = "SMs";
+  m.device.memory_name = "HBM";
+  m.memory = {gpu_level("L1", 14000, 437.5), gpu_level("shared", 15600, 121.9), gpu_level("L2", 2500, 78.1),
+              gpu_level("HBM", 828, 25.9)};
+  m.compute = {ceiling("FP64.FMA", 7600, 7834), ceiling("FP64.noFMA", 3800, 3917), ceiling("FP32.FMA", 15200, 15667),
+               ceiling("FP32.noFMA", 7600, 7834), ceiling("TENSOR.FP16.FP32", 112000, 125337)};
+  m.compute.back().instructions_gips = 218.8;
+  m.compute.back().flops_per_instruction = 512;
+  InstructionCeiling w;
+  w.measured_gips = 470.2;
+  w.theoretical_gips = 489.6;
+  w.clock_mhz = 1530;
+  m.warp_gips = w;
+  m.global_walls = {global_wall("stride-0", 4, 1.0, 0.97, 420), global_wall("stride-1", 4, 0.25, 0.26, 400),
+                    global_wall("stride-1", 8, 0.125, 0.13, 390), global_wall("stride-8", 4, 1.0 / 32, 0.0313, 380)};
+  for (int d : {1, 2, 4, 8, 16, 32}) m.shared_walls.push_back(shared_wall(d, 0.98 / d, 119));
+  for (int units : {1, 2, 4, 8, 16, 32, 64, 80}) {
+    ScalingPoint p;
+    p.units = units;
+    p.ceilings = {{"HBM", std::min(828.0, 60.0 * units)}, {"FP64.FMA", 95.0 * units}};
+    m.scaling.push_back(p);
+  }
+  return m;
+}
+
+PlotOptions options_with(double fma_ratio = -1, std::vector<KernelPoint> points = {}) {
+  PlotOptions o;
+  o.out_dir = "unused";
+  o.fma_ratio = fma_ratio;
+  o.points = std::move(points);
+  return o;
+}
+
+std::vector<PlotScript> build_with(const Machine& m, const PlotOptions& o, const std::vector<Sample>& samples = {},
+                                   std::vector<std::string>* skipped = nullptr) {
+  return build_plot_scripts(m, samples, o, skipped);
+}
+
+bool has_view(const std::vector<PlotScript>& scripts, const std::string& name) {
+  for (const PlotScript& s : scripts)
+    if (s.view == name) return true;
+  return false;
+}
+
+bool has_file(const PlotScript& s, const std::string& name) {
+  for (const auto& [file, text] : s.data_files)
+    if (file == name) return true;
+  return false;
+}
+
+std::string skip_reason(const std::vector<std::string>& skipped, const std::string& view) {
+  for (const std::string& s : skipped)
+    if (s.rfind(view + ": ", 0) == 0) return s.substr(view.size() + 2);
+  return {};
+}
+
+// FLOP-probe samples: for each precision and form, FLOPs per element 1..256 over a fixed array,
+// 3 samples per point; GFLOP/s = min(peak, 400 GB/s x AI).
+std::vector<Sample> flop_samples() {
+  std::vector<Sample> out;
+  const std::vector<std::tuple<std::string, std::string, double, double>> series = {
+      {"fp64", "fma", 98.26, 8}, {"fp64", "nofma", 49.6, 8}, {"fp32", "fma", 196.1, 4}};
+  for (const auto& [precision, form, peak, word] : series)
+    for (int k = 1; k <= 256; k *= 4)
+      for (int rep = 0; rep < 3; ++rep) {
+        Sample s;
+        s.probe = "flops";
+        s.params = {{"precision", precision},
+                    {"form", form},
+                    {"flops_per_element", std::to_string(k)},
+                    {"bytes_per_thread", "16384"}};
+        s.bytes = 65536000;
+        s.flops = s.bytes / word * k;
+        s.gflops = std::min(peak, 400 * s.flops / s.bytes) * (1 - 0.01 * rep);
+        s.seconds = s.flops / s.gflops / 1e9;
+        s.gbs = s.bytes / s.seconds / 1e9;
+        out.push_back(s);
+      }
+  return out;
+}
+
+std::vector<KernelPoint> kernel_points() {
+  auto p = [](const char* kernel, const char* level, double x, double y, const char* kind) {
+    return KernelPoint{kernel, level, x, y, kind};
+  };
+  return {p("daxpy", "L1", 0.0833, 1150, "flop"),       p("daxpy", "L2", 0.0833, 205, "flop"),
+          p("daxpy", "DRAM", 0.0833, 68, "flop"),       p("dgemm", "L2", 18.5, 6900, "flop"),
+          p("dgemm", "L1", 3.2, 310, "instruction"),    p("dgemm", "shared", 2.6, 310, "instruction"),
+          p("stencil", "HBM", 8.1, 140, "instruction"), p("stencil", "shared", 0.5, 140, "instruction")};
+}
+
+// The "set label" lines of a script whose text starts with `prefix`.
+int label_count(const std::string& script, const std::string& prefix) { return count(script, "set label '" + prefix); }
+
+TEST(PlotText, GipsGtxnAndIntensityText) {
+  EXPECT_EQ(plot_detail::format_gips(489.6), "490 GIPS");
+  EXPECT_EQ(plot_detail::format_gips(1045.4), "1045 GIPS");
+  EXPECT_EQ(plot_detail::format_gips(13.107), "13.1 GIPS");
+  EXPECT_EQ(plot_detail::format_gtxn(437.5), "438 GTXN/s");
+  EXPECT_EQ(plot_detail::format_gtxn(25.93), "25.9 GTXN/s");
+  EXPECT_EQ(plot_detail::format_gtxn(3.051), "3.05 GTXN/s");
+  EXPECT_EQ(plot_detail::intensity_text(1), "1");
+  EXPECT_EQ(plot_detail::intensity_text(64), "64");
+  EXPECT_EQ(plot_detail::intensity_text(0.25), "1/4");
+  EXPECT_EQ(plot_detail::intensity_text(1.0 / 32), "1/32");
+  EXPECT_EQ(plot_detail::intensity_text(0.3), "0.3");
+}
+
+TEST(PlotKinds, ParsesAndChecksViewNames) {
+  EXPECT_EQ(plot_view_names(),
+            (std::vector<std::string>{"bandwidth", "hierarchical", "instruction", "shared", "flops", "scaling"}));
+  EXPECT_EQ(parse_plot_kinds("instruction, shared,instruction"), (std::vector<std::string>{"instruction", "shared"}));
+  try {
+    parse_plot_kinds("hierarchical,roofline");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'roofline'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("instruction"), std::string::npos) << e.what();  // lists the known ones
+  }
+  EXPECT_THROW(parse_plot_kinds(" , "), InputError);
+}
+
+TEST(PlotKinds, OnlyTheRequestedViewsAreBuiltAndReported) {
+  PlotOptions o = options_with();
+  o.kinds = {"shared", "instruction"};
+  std::vector<std::string> skipped;
+  auto scripts = build_with(v100_machine(), o, {}, &skipped);
+  ASSERT_EQ(scripts.size(), 2u);
+  EXPECT_EQ(scripts[0].view, "instruction");  // the views' own order
+  EXPECT_EQ(scripts[1].view, "shared");
+  EXPECT_TRUE(skipped.empty());
+
+  o.kinds = {"instruction"};
+  skipped.clear();
+  EXPECT_TRUE(build_with(cpu_machine(), o, {}, &skipped).empty());
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0], "instruction: no instructions.warp_gips (GPU probe 'issue' not run)");
+
+  o.kinds = {"nonsense"};
+  EXPECT_THROW(build_with(v100_machine(), o), InputError);
+}
+
+TEST(PlotKinds, EveryViewOfAFullGpuMachineFileIsBuilt) {
+  std::vector<std::string> skipped;
+  const auto scripts = build_with(v100_machine(), options_with(), flop_samples(), &skipped);
+  EXPECT_TRUE(skipped.empty()) << skipped.front();
+  for (const std::string& name : plot_view_names()) EXPECT_TRUE(has_view(scripts, name)) << name;
+}
+
+TEST(PlotInstruction, WallsAtTheirDefinedIntensities) {
+  const PlotScript v = view(build_with(v100_machine(), options_with()), "instruction");
+  const auto walls = blocks(data_file(v, "instruction_walls.dat"));
+  ASSERT_EQ(walls.size(), 4u);
+  const double expected[] = {1.0 / 32, 1.0 / 8, 1.0 / 4, 1.0};
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(walls[i].size(), 2u);
+    EXPECT_DOUBLE_EQ(walls[i][0].first, expected[i]);  // vertical: the same x at both ends
+    EXPECT_DOUBLE_EQ(walls[i][1].first, expected[i]);
+    EXPECT_LT(walls[i][0].second, walls[i][1].second);
+    // From the axis up to the roofline: the L1 roof or the measured peak, whichever is lower.
+    EXPECT_NEAR(walls[i][1].second, std::min(470.2, 437.5 * expected[i]), 1e-3);
+  }
+  const std::string& s = v.script;
+  for (const char* label :
+       {"'stride-0: 1'", "'unit stride (4 B): 1/4'", "'unit stride (8 B): 1/8'", "'stride-8 (4 B): 1/32'"})
+    EXPECT_NE(s.find("set label " + std::string(label)), std::string::npos) << label;
+  EXPECT_EQ(count(s, "rotate by 90"), 4);  // wall labels run along their walls
+}
+
+TEST(PlotInstruction, RoofsAreGtxnDiagonalsOfSlopeOne) {
+  const Machine m = v100_machine();
+  const PlotScript v = view(build_with(m, options_with()), "instruction");
+  const auto roofs = blocks(data_file(v, "instruction_memory.dat"));
+  ASSERT_EQ(roofs.size(), 3u);  // L1, L2, HBM: the shared level has its own view
+  const double rates[] = {437.5, 78.1, 25.9};
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(roofs[i].size(), 2u);
+    const auto [x0, y0] = roofs[i][0];
+    const auto [x1, y1] = roofs[i][1];
+    // GIPS = GTXN/s x instructions/transaction (the data files hold six significant digits).
+    EXPECT_NEAR(y0 / x0, rates[i], 1e-5 * rates[i]);
+    EXPECT_NEAR(y1 / x1, rates[i], 1e-5 * rates[i]);
+    EXPECT_NEAR(std::log(y1 / y0) / std::log(x1 / x0), 1.0, 1e-5);  // slope 1 on log-log
+    EXPECT_NEAR(y1, 470.2, 1e-3);                                   // each ends at its ridge with the measured peak
+  }
+  for (const char* label : {"'L1: 438 GTXN/s'", "'L2: 78.1 GTXN/s'", "'HBM: 25.9 GTXN/s'"})
+    EXPECT_NE(v.script.find(label), std::string::npos) << label;
+  EXPECT_EQ(v.script.find("'shared: "), std::string::npos);
+
+  const auto peaks = blocks(data_file(v, "instruction_peak.dat"));
+  ASSERT_EQ(peaks.size(), 2u);
+  EXPECT_DOUBLE_EQ(peaks[0][0].second, 470.2);
+  EXPECT_DOUBLE_EQ(peaks[0][1].second, 470.2);
+  EXPECT_DOUBLE_EQ(peaks[1][0].second, 489.6);
+  EXPECT_NE(v.script.find("'measured peak: 470 GIPS'"), std::string::npos);
+  EXPECT_NE(v.script.find("'theoretical peak: 490 GIPS'"), std::string::npos);
+  EXPECT_NE(v.script.find("warp instructions per transaction"), std::string::npos);
+}
+
+TEST(PlotInstruction, MeasuredWallPositionsAreMarked) {
+  const PlotScript v = view(build_with(v100_machine(), options_with()), "instruction");
+  const auto marks = blocks(data_file(v, "instruction_wall_marks.dat"));
+  ASSERT_EQ(marks.size(), 1u);
+  ASSERT_EQ(marks[0].size(), 4u);
+  // At the measured intensity and the rate measured there (GTXN/s x intensity).
+  EXPECT_DOUBLE_EQ(marks[0][0].first, 0.0313);
+  EXPECT_NEAR(marks[0][0].second, 380 * 0.0313, 1e-9);
+  EXPECT_DOUBLE_EQ(marks[0][3].first, 0.97);
+  EXPECT_NEAR(marks[0][3].second, 420 * 0.97, 1e-9);
+  EXPECT_NE(v.script.find("title 'measured wall position'"), std::string::npos);
+}
+
+TEST(PlotInstruction, TheoreticalWallsWithoutMeasuredOnes) {
+  Machine m = v100_machine();
+  m.global_walls.clear();
+  m.warp_gips->measured_gips = 0;  // a reference file: theoretical only
+  const PlotScript v = view(build_with(m, options_with()), "instruction");
+  EXPECT_EQ(blocks(data_file(v, "instruction_walls.dat")).size(), 4u);
+  EXPECT_FALSE(has_file(v, "instruction_wall_marks.dat"));
+  EXPECT_EQ(v.script.find("measured wall position"), std::string::npos);
+  const auto peaks = blocks(data_file(v, "instruction_peak.dat"));
+  ASSERT_EQ(peaks.size(), 1u);
+  EXPECT_DOUBLE_EQ(peaks[0][0].second, 489.6);
+  // The roofs then end at the theoretical peak.
+  EXPECT_NEAR(blocks(data_file(v, "instruction_memory.dat"))[0][1].second, 489.6, 1e-3);
+}
+
+TEST(PlotInstruction, OtherMeasuredWallsGetTheirOwnLine) {
+  Machine m = v100_machine();
+  m.global_walls.push_back(global_wall("stride-2", 8, 1.0 / 16, 0.065, 300));
+  const PlotScript v = view(build_with(m, options_with()), "instruction");
+  const auto walls = blocks(data_file(v, "instruction_walls.dat"));
+  ASSERT_EQ(walls.size(), 5u);
+  EXPECT_DOUBLE_EQ(walls[1][0].first, 1.0 / 16);  // in intensity order
+  EXPECT_NE(v.script.find("set label 'stride-2 (8 B): 1/16'"), std::string::npos);
+}
+
+TEST(PlotInstruction, SkipReasonsNameWhatIsMissing) {
+  std::vector<std::string> skipped;
+  build_with(cpu_machine(), options_with(), {}, &skipped);
+  EXPECT_EQ(skip_reason(skipped, "instruction"), "no instructions.warp_gips (GPU probe 'issue' not run)");
+  EXPECT_EQ(skip_reason(skipped, "shared"), "no instructions.warp_gips (GPU probe 'issue' not run)");
+
+  Machine m = v100_machine();
+  for (MemoryLevel& l : m.memory) l.gtxn_s = 0;
+  skipped.clear();
+  const auto scripts = build_with(m, options_with(), {}, &skipped);
+  EXPECT_NE(skip_reason(skipped, "instruction").find("gtxn_s"), std::string::npos);
+  EXPECT_NE(skip_reason(skipped, "shared").find("'shared'"), std::string::npos);
+  EXPECT_TRUE(has_view(scripts, "hierarchical"));  // the others still render
+  EXPECT_TRUE(has_view(scripts, "bandwidth"));
+
+  m = v100_machine();
+  m.warp_gips->measured_gips = 0;
+  m.warp_gips->theoretical_gips = 0;
+  skipped.clear();
+  build_with(m, options_with(), {}, &skipped);
+  EXPECT_NE(skip_reason(skipped, "instruction").find("neither"), std::string::npos);
+}
+
+TEST(PlotShared, SharedRoofAndBankConflictWalls) {
+  const PlotScript v = view(build_with(v100_machine(), options_with()), "shared");
+  const auto roofs = blocks(data_file(v, "shared_memory.dat"));
+  ASSERT_EQ(roofs.size(), 1u);
+  EXPECT_NEAR(roofs[0][0].second / roofs[0][0].first, 121.9, 1e-5 * 121.9);
+  EXPECT_NE(v.script.find("'shared: 122 GTXN/s'"), std::string::npos);
+  EXPECT_NE(v.script.find("128-byte wavefront"), std::string::npos);
+
+  const auto walls = blocks(data_file(v, "shared_walls.dat"));
+  ASSERT_EQ(walls.size(), 6u);  // 32-way, the measured 16..2-way, no conflict
+  const double expected[] = {1.0 / 32, 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1.0};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(walls[i][0].first, expected[i]);
+  for (const char* label : {"'no conflict: 1'", "'32-way conflict: 1/32'", "'2-way: 1/2'", "'16-way: 1/16'"})
+    EXPECT_NE(v.script.find("set label " + std::string(label)), std::string::npos) << label;
+  const auto marks = blocks(data_file(v, "shared_wall_marks.dat"));
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(marks[0].size(), 6u);
+}
+
+TEST(PlotShared, WithoutMeasuredWallsOnlyTheDefinedOnes) {
+  Machine m = v100_machine();
+  m.shared_walls.clear();
+  const PlotScript v = view(build_with(m, options_with()), "shared");
+  const auto walls = blocks(data_file(v, "shared_walls.dat"));
+  ASSERT_EQ(walls.size(), 2u);
+  EXPECT_DOUBLE_EQ(walls[0][0].first, 1.0 / 32);
+  EXPECT_DOUBLE_EQ(walls[1][0].first, 1.0);
+}
+
+TEST(PlotHierarchical, FmaMixCeilings) {
+  const PlotScript h = view(build_with(v100_machine(), options_with(0.5)), "hierarchical");
+  const auto mixes = blocks(data_file(h, "hierarchical_fma_mix.dat"));
+  ASSERT_EQ(mixes.size(), 2u);  // FP64.FMA and FP32.FMA; noFMA and tensor ceilings have none
+  EXPECT_DOUBLE_EQ(mixes[0][0].second, 7600 * (2 * 0.5 + 1 - 0.5) / 2);
+  EXPECT_DOUBLE_EQ(mixes[1][0].second, 15200 * 0.75);
+  EXPECT_NE(h.script.find("set label 'FP64 FMA mix a=0.5: 5.7 TFLOP/s'"), std::string::npos);
+  EXPECT_NE(h.script.find("set label 'FP32 FMA mix a=0.5: 11.4 TFLOP/s'"), std::string::npos);
+  EXPECT_NE(h.script.find("title 'FMA mix a=0.5'"), std::string::npos);
+  // Tensor ceilings are horizontals like the others.
+  EXPECT_NE(h.script.find("set label 'TENSOR.FP16.FP32: 112 TFLOP/s'"), std::string::npos);
+  EXPECT_EQ(blocks(data_file(h, "hierarchical_compute.dat")).size(), 5u);
+
+  // H100: FP64 FMA 33.5 TFLOP/s, a = 0.5 -> 25.1 TFLOP/s; a = 0 is the no-FMA rate; a = 1 the peak.
+  Machine h100 = v100_machine();
+  h100.compute = {ceiling("FP64.FMA", 33500)};
+  for (const auto& [a, text] : {std::pair<double, std::string>{0.5, "'FP64 FMA mix a=0.5: 25.1 TFLOP/s'"},
+                                {0.0, "'FP64 FMA mix a=0: 16.8 TFLOP/s'"},
+                                {1.0, "'FP64 FMA mix a=1: 33.5 TFLOP/s'"}})
+    EXPECT_NE(view(build_with(h100, options_with(a)), "hierarchical").script.find(text), std::string::npos) << text;
+
+  // Without --fma-ratio: none.
+  const PlotScript plain = view(build_with(v100_machine(), options_with()), "hierarchical");
+  EXPECT_FALSE(has_file(plain, "hierarchical_fma_mix.dat"));
+  EXPECT_EQ(plain.script.find("FMA mix"), std::string::npos);
+  EXPECT_THROW(build_with(v100_machine(), options_with(1.5)), InputError);
+}
+
+TEST(PlotFlops, EmpiricalCurvePerPrecisionAndForm) {
+  const std::vector<Sample> samples = flop_samples();
+  const PlotScript f = view(build_with(cpu_machine(), options_with(), samples), "flops");
+  const auto raw = blocks(data_file(f, "flops_samples.dat"));
+  ASSERT_EQ(raw.size(), 3u);  // FP64.FMA, FP64.noFMA, FP32.FMA
+  EXPECT_EQ(raw[0].size(), 5u * 3);
+  // x is the sample's arithmetic intensity, flops / bytes: k / 8 for FP64.
+  EXPECT_DOUBLE_EQ(raw[0][0].first, 1.0 / 8);
+  EXPECT_DOUBLE_EQ(raw[2][0].first, 1.0 / 4);
+  const auto medians = blocks(data_file(f, "flops_medians.dat"));
+  ASSERT_EQ(medians.size(), 3u);
+  ASSERT_EQ(medians[0].size(), 5u);
+  EXPECT_NEAR(medians[0][0].second, 400.0 / 8 * 0.99, 1e-9);  // the median of three samples
+  for (const char* title : {"'FP64.FMA (median)'", "'FP64.noFMA (median)'", "'FP32.FMA (median)'"})
+    EXPECT_NE(f.script.find(title), std::string::npos) << title;
+  // The fitted ceilings of the flops probe as horizontals, labelled.
+  const auto ceilings = blocks(data_file(f, "flops_ceilings.dat"));
+  ASSERT_EQ(ceilings.size(), 4u);
+  EXPECT_DOUBLE_EQ(ceilings[0][0].second, 98.26);
+  EXPECT_DOUBLE_EQ(ceilings[0][1].second, 98.26);
+  EXPECT_NE(f.script.find("set label 'FP64.FMA: 98.3 GFLOP/s'"), std::string::npos);
+}
+
+TEST(PlotFlops, SkippedWithoutFlopSamples) {
+  std::vector<std::string> skipped;
+  build_with(cpu_machine(), options_with(), {}, &skipped);
+  EXPECT_NE(skip_reason(skipped, "flops").find("no sweep samples"), std::string::npos);
+  skipped.clear();
+  build_with(cpu_machine(), options_with(), bandwidth_samples(), &skipped);
+  EXPECT_NE(skip_reason(skipped, "flops").find("flops > 0"), std::string::npos);
+}
+
+TEST(PlotScaling, CeilingsVsUnitsOnTwoAxes) {
+  const PlotScript v = view(build_with(v100_machine(), options_with()), "scaling");
+  const auto series = blocks(data_file(v, "scaling.dat"));
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].size(), 8u);
+  EXPECT_DOUBLE_EQ(series[0][0].first, 1);
+  EXPECT_DOUBLE_EQ(series[0][7].first, 80);
+  EXPECT_DOUBLE_EQ(series[0][7].second, 95.0 * 80);  // compute first: FP64.FMA on the left axis
+  EXPECT_DOUBLE_EQ(series[1][7].second, 828);        // HBM on the right one
+  EXPECT_NE(v.script.find("set logscale x 2"), std::string::npos);
+  EXPECT_NE(v.script.find("axes x1y2"), std::string::npos);
+  EXPECT_NE(v.script.find("'FP64.FMA [GFLOP/s, left axis]'"), std::string::npos);
+  EXPECT_NE(v.script.find("'HBM [GB/s, right axis]'"), std::string::npos);
+  EXPECT_NE(v.script.find("'80' 80"), std::string::npos);  // tics at the measured counts
+  // Linear-scaling guides start at each series' first point with slope 1.
+  const auto guides = blocks(data_file(v, "scaling_linear.dat"));
+  ASSERT_EQ(guides.size(), 2u);
+  EXPECT_NEAR(guides[1][1].second / guides[1][1].first, 60.0, 1e-9);
+
+  std::vector<std::string> skipped;
+  build_with(cpu_machine(), options_with(), {}, &skipped);
+  EXPECT_NE(skip_reason(skipped, "scaling").find("no scaling section"), std::string::npos);
+}
+
+TEST(PlotPoints, EachViewGetsItsKindOfPoints) {
+  const auto scripts = build_with(v100_machine(), options_with(-1, kernel_points()));
+  const PlotScript h = view(scripts, "hierarchical");
+  const PlotScript ins = view(scripts, "instruction");
+  const PlotScript sh = view(scripts, "shared");
+  const auto hp = blocks(data_file(h, "hierarchical_points.dat"));
+  ASSERT_EQ(hp.size(), 4u);  // daxpy at L1, L2, DRAM; dgemm at L2
+  EXPECT_DOUBLE_EQ(hp[0][0].first, 0.0833);
+  EXPECT_DOUBLE_EQ(hp[0][0].second, 1150);
+  const auto ip = blocks(data_file(ins, "instruction_points.dat"));
+  ASSERT_EQ(ip.size(), 2u);  // dgemm at L1, stencil at HBM; the shared points are not here
+  EXPECT_DOUBLE_EQ(ip[1][0].first, 8.1);
+  const auto sp = blocks(data_file(sh, "shared_points.dat"));
+  ASSERT_EQ(sp.size(), 2u);
+  EXPECT_DOUBLE_EQ(sp[0][0].first, 2.6);
+  EXPECT_FALSE(has_file(view(scripts, "bandwidth"), "bandwidth_points.dat"));
+
+  // One marker per kernel, the same in every view; one colour per level: its roof's colour.
+  EXPECT_NE(h.script.find("NaN with points pt 7 ps 1.5 lc rgb '#333333' title 'daxpy'"), std::string::npos);
+  EXPECT_NE(h.script.find("NaN with points pt 5 ps 1.5 lc rgb '#333333' title 'dgemm'"), std::string::npos);
+  EXPECT_NE(sh.script.find("NaN with points pt 5 ps 1.5 lc rgb '#333333' title 'dgemm'"), std::string::npos);
+  EXPECT_NE(sh.script.find("NaN with points pt 9 ps 1.5 lc rgb '#333333' title 'stencil'"), std::string::npos);
+  EXPECT_NE(h.script.find("title 'at L2'"), std::string::npos);
+  // L2 is the third roof of the hierarchical view (L1, shared, L2, HBM): series colour 2.
+  EXPECT_NE(h.script.find("'hierarchical_points.dat' index 1 with points pt 7 ps 1.5 lc rgb '" +
+                          plot_detail::series_colour(2) + "'"),
+            std::string::npos);
+  // "DRAM" names the machine's last level (HBM) and takes its colour.
+  EXPECT_NE(h.script.find("title 'at HBM'"), std::string::npos);
+  EXPECT_EQ(h.script.find("title 'at DRAM'"), std::string::npos);
+  // The key is under the plot, outside the data.
+  EXPECT_NE(h.script.find("set key at screen 0.5, screen 0.012 center bottom horizontal"), std::string::npos);
+}
+
+TEST(PlotPoints, RangesGrowToHoldEveryPoint) {
+  std::vector<KernelPoint> far = {{"tiny", "L2", 1.0 / 4096, 0.001, "flop"}, {"huge", "L1", 1e5, 2e5, "flop"}};
+  const std::string s = view(build_with(v100_machine(), options_with(-1, far)), "hierarchical").script;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(s, m, std::regex("set xrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
+  EXPECT_LT(std::stod(m[1]), 1.0 / 4096);
+  EXPECT_GT(std::stod(m[2]), 1e5);
+  ASSERT_TRUE(std::regex_search(s, m, std::regex("set yrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
+  EXPECT_LT(std::stod(m[1]), 0.001);
+  EXPECT_GT(std::stod(m[2]), 2e5);
+}
+
+TEST(PlotPoints, LongKernelNamesAreShortenedInTheKey) {
+  const std::string name(60, 'k');
+  const PlotScript h =
+      view(build_with(v100_machine(), options_with(-1, {{name, "L1", 1, 100, "flop"}})), "hierarchical");
+  EXPECT_NE(h.script.find("title '" + std::string(29, 'k') + "...'"), std::string::npos);
+  EXPECT_NE(data_file(h, "hierarchical_points.dat").find("# " + name + " @ L1"), std::string::npos);  // kept whole
+}
+
+// Every view of the V100-like machine file, with kernel points, FMA mix and FLOP samples, renders.
+TEST(PlotRender, RendersEveryViewOfAGpuMachineFile) {
+  if (find_gnuplot().empty()) GTEST_SKIP() << "gnuplot not found";
+  TempDir dir;
+  PlotOptions o = options_with(0.5, kernel_points());
+  o.out_dir = dir.path().string();
+  const PlotReport report = render_plots(v100_machine(), flop_samples(), o);
+  EXPECT_TRUE(report.skipped.empty());
+  ASSERT_EQ(report.written.size(), plot_view_names().size());
+  for (const std::string& name : plot_view_names()) {
+    const fs::path png = dir.path() / (name + ".png");
+    ASSERT_TRUE(fs::exists(png)) << png;
+    const std::string bytes = read_file(png);
+    EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
+    EXPECT_GT(bytes.size(), 10000u) << name;
+    // pngcairo writes the canvas size into the IHDR chunk: 1280 x 860.
+    auto be32 = [&](std::size_t at) {
+      return (unsigned(std::uint8_t(bytes[at])) << 24) | (unsigned(std::uint8_t(bytes[at + 1])) << 16) |
+             (unsigned(std::uint8_t(bytes[at + 2])) << 8) | unsigned(std::uint8_t(bytes[at + 3]));
+    };
+    EXPECT_EQ(be32(16), 1280u) << name;
+    EXPECT_EQ(be32(20), 860u) << name;
+  }
+}
+
+TEST(PlotRender, GpuViewsRenderAsSvgAndPdf) {
+  if (find_gnuplot().empty()) GTEST_SKIP() << "gnuplot not found";
+  TempDir dir;
+  PlotOptions o = options_with(0.25, kernel_points());
+  o.out_dir = dir.path().string();
+  o.kinds = {"instruction", "shared"};
+  o.format = "svg";
+  EXPECT_EQ(render_plots(v100_machine(), {}, o).written.size(), 2u);
+  EXPECT_NE(read_file(dir.path() / "instruction.svg").find("<svg"), std::string::npos);
+  o.format = "pdf";
+  EXPECT_EQ(render_plots(v100_machine(), {}, o).written.size(), 2u);
+  EXPECT_EQ(read_file(dir.path() / "shared.pdf").substr(0, 5), "%PDF-");
+}
+
+}  // namespace
+}  // namespace roofprobe
