@@ -2,7 +2,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "driver/cli/commands.hpp"
 #include "driver/model/errors.hpp"
@@ -18,85 +22,93 @@ std::string joined_command_line(int argc, char** argv) {
   return out;
 }
 
-}  // namespace
+// One subcommand: its CLI11 app, the options whose empty value is a mistake rather than a
+// request for the default, and what it runs (its options live in the closure).
+struct Subcommand {
+  CLI::App* app;
+  std::vector<std::string> nonempty;
+  std::function<int()> run;
+};
 
-int main(int argc, char** argv) {
-  CLI::App app{"roofprobe: empirical roofline characterization (memory levels, compute ceilings)"};
-  app.set_version_flag("--version",
-                       std::string("roofprobe ") + roofprobe::kVersion + " (" + roofprobe::kGitRevision + ")");
-  app.require_subcommand(1);
-
-  roofprobe::RunOptions run;
-  run.command_line = joined_command_line(argc, argv);
+Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
+  auto o = std::make_shared<roofprobe::RunOptions>();
+  o->command_line = command_line;
   CLI::App* run_cmd = app.add_subcommand("run", "Measure this machine and write machine.yaml, sweep.csv and plots/");
-  run_cmd->add_option("--config", run.config_path,
+  run_cmd->add_option("--config", o->config_path,
                       "Run configuration (YAML); default: the embedded configs/default.yaml");
-  run_cmd->add_flag("--quick", run.quick,
+  run_cmd->add_flag("--quick", o->quick,
                     "Short run (embedded configs/quick.yaml; with --config: quick measurement budget)");
-  run_cmd->add_option("--backend", run.backend, "cpu | cuda | all")->capture_default_str();
-  run_cmd->add_option("--out", run.out_dir, "Output directory (default results/<host>/<device>/<UTC time>/)");
-  run_cmd->add_option("--threads", run.threads, "CPU threads (default: config, 0 = all cores)")
+  run_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str();
+  run_cmd->add_option("--out", o->out_dir, "Output directory (default results/<host>/<device>/<UTC time>/)");
+  run_cmd->add_option("--threads", o->threads, "CPU threads (default: config, 0 = all cores)")
       ->check(CLI::Range(0, 1 << 20));
-  run_cmd->add_flag("--oversubscribe", run.oversubscribe,
+  run_cmd->add_flag("--oversubscribe", o->oversubscribe,
                     "Allow more CPU threads than the cores hwloc reports (at most 4 per core)");
-  run_cmd->add_flag("--quiet,-q", run.quiet, "No progress bar");
-  run_cmd->add_option("--resume", run.resume_dir,
+  run_cmd->add_flag("--quiet,-q", o->quiet, "No progress bar");
+  run_cmd->add_option("--resume", o->resume_dir,
                       "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
   run_cmd
-      ->add_option("--outlier-margin", run.outlier_margin,
+      ->add_option("--outlier-margin", o->outlier_margin,
                    "fleet.yaml: a rank more than this fraction below the fleet median on a ceiling is an outlier")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
   run_cmd
-      ->add_option("--mpi-timeout", run.mpi_timeout,
+      ->add_option("--mpi-timeout", o->mpi_timeout,
                    "Under mpirun/srun: seconds a rank waits for another rank's turn before ending the job")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  return {run_cmd, {"--out", "--config", "--resume"}, [o] { return roofprobe::run_command(*o); }};
+}
 
-  roofprobe::FitOptions fit;
+Subcommand add_fit_command(CLI::App& app) {
+  auto o = std::make_shared<roofprobe::FitOptions>();
   CLI::App* fit_cmd =
       app.add_subcommand("fit", "Fit a recorded sweep (or an external bandwidth CSV) into a machine file");
-  fit_cmd->add_option("sweep", fit.sweep_csv, "sweep.csv written by roofprobe run");
-  fit_cmd->add_option("--bandwidth-csv", fit.bandwidth_csv,
+  fit_cmd->add_option("sweep", o->sweep_csv, "sweep.csv written by roofprobe run");
+  fit_cmd->add_option("--bandwidth-csv", o->bandwidth_csv,
                       "An external bandwidth sweep: a CSV with columns working_set_bytes,gbs, or another tool's "
                       "output (--from)");
   fit_cmd
-      ->add_option("--from", fit.from,
+      ->add_option("--from", o->from,
                    "Format of --bandwidth-csv: csv, ert (ERT's try.NNN or max files), gpu-benches (gpu-cache, "
                    "gpu-l2-cache tables) or likwid (likwid-bench output, runs concatenated)")
       ->capture_default_str();
-  fit_cmd->add_option("--device", fit.device, "The swept device: cpu (memory DRAM) or gpu (memory HBM)")
+  fit_cmd->add_option("--device", o->device, "The swept device: cpu (memory DRAM) or gpu (memory HBM)")
       ->capture_default_str();
-  fit_cmd->add_option("--levels", fit.levels,
+  fit_cmd->add_option("--levels", o->levels,
                       "Names of the levels the sweep shows, nearest first (e.g. L2,HBM): the fit must find as many");
-  fit_cmd->add_option("--cache-sizes", fit.cache_sizes,
+  fit_cmd->add_option("--cache-sizes", o->cache_sizes,
                       "Capacities of the caches the sweep passes through, nearest first (e.g. 32KiB,1MiB,32MiB): "
                       "the levels are named after them");
-  fit_cmd->add_option("--out", fit.out, "Machine file to write")->required();
+  fit_cmd->add_option("--out", o->out, "Machine file to write")->required();
+  return {fit_cmd, {"--out"}, [o] { return roofprobe::fit_command(*o); }};
+}
 
-  std::string machine_file, plot_out, plot_format = "png";
+Subcommand add_plot_command(CLI::App& app) {
+  auto o = std::make_shared<roofprobe::PlotCommandOptions>();
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a machine file with gnuplot");
-  plot_cmd->add_option("machine", machine_file, "machine.yaml")->required();
-  plot_cmd->add_option("--out", plot_out, "Output directory (default: plots/ beside the machine file)");
-  plot_cmd->add_option("--format", plot_format, "png | svg | pdf")->capture_default_str();
-  std::string plot_kinds, plot_points;
-  double plot_fma_ratio = -1;
-  plot_cmd->add_option("--kind", plot_kinds,
+  plot_cmd->add_option("machine", o->machine_file, "machine.yaml")->required();
+  plot_cmd->add_option("--out", o->out_dir, "Output directory (default: plots/ beside the machine file)");
+  plot_cmd->add_option("--format", o->format, "png | svg | pdf")->capture_default_str();
+  plot_cmd->add_option("--kind", o->kinds,
                        "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling "
                        "(default: every view the machine file has data for)");
   plot_cmd
-      ->add_option("--fma-ratio", plot_fma_ratio,
+      ->add_option("--fma-ratio", o->fma_ratio,
                    "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
-  plot_cmd->add_option("--points", plot_points,
+  plot_cmd->add_option("--points", o->points_file,
                        "Overlay application kernels: CSV with kernel,level,intensity,performance[,kind] "
                        "(kind flop: FLOP/byte and GFLOP/s; instruction: warp instructions/transaction and GIPS)");
+  return {plot_cmd, {"--out"}, [o] { return roofprobe::plot_command(*o); }};
+}
 
-  roofprobe::PointsOptions points_options;
+Subcommand add_points_command(CLI::App& app) {
+  auto o = std::make_shared<roofprobe::PointsOptions>();
   CLI::App* points_cmd =
       app.add_subcommand("points", "Convert an Nsight Compute CSV export into a points file for plot --points");
   points_cmd
-      ->add_option("--ncu-csv", points_options.ncu_csv,
+      ->add_option("--ncu-csv", o->ncu_csv,
                    "LC_ALL=C ncu --csv --page raw export with the roofline metrics: gpu__time_duration.sum, "
                    "smsp__inst_executed.sum, smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
                    "sm__inst_executed_pipe_tensor.sum, l1tex__t_bytes.sum, lts__t_bytes.sum, dram__bytes.sum "
@@ -105,71 +117,110 @@ int main(int argc, char** argv) {
   points_cmd->footer(std::string("Collect the counters with (LC_ALL=C: other locales' numbers are refused):\n"
                                  "  LC_ALL=C ncu --csv --page raw --metrics ") +
                      roofprobe::kNcuMetrics + " ./app > app-ncu.csv");
-  points_cmd->add_option("--out", points_options.out, "Points file to write (default: stdout)");
-  points_cmd->add_option("--dram-level", points_options.dram_level, "Level name for the dram__ metrics")
-      ->capture_default_str();
+  points_cmd->add_option("--out", o->out, "Points file to write (default: stdout)");
+  points_cmd->add_option("--dram-level", o->dram_level, "Level name for the dram__ metrics")->capture_default_str();
   points_cmd
-      ->add_option("--tensor-flops-per-inst", points_options.tensor_flops_per_instruction,
+      ->add_option("--tensor-flops-per-inst", o->tensor_flops_per_instruction,
                    "FLOPs per tensor-pipe warp instruction (512: V100 HMMA.884; 4096: mma.sync m16n8k16 on A100/H100)")
       ->capture_default_str();
-  points_cmd->add_flag("--full-names", points_options.full_names,
+  points_cmd->add_flag("--full-names", o->full_names,
                        "Keep ncu's full kernel names (return type, template and argument lists)");
+  return {points_cmd, {"--out"}, [o] { return roofprobe::points_command(*o); }};
+}
 
-  std::string fleet_dir;
-  double fleet_margin = roofprobe::kDefaultOutlierMargin;
+Subcommand add_fleet_command(CLI::App& app) {
+  struct Options {
+    std::string dir;
+    double margin = roofprobe::kDefaultOutlierMargin;
+  };
+  auto o = std::make_shared<Options>();
   CLI::App* fleet_cmd = app.add_subcommand(
       "fleet", "Rebuild DIR/fleet.yaml (per-rank ceilings, median/min/max, outliers) from DIR/rank-*/machine.yaml");
-  fleet_cmd->add_option("dir", fleet_dir, "Output directory of an MPI run (or of a single run)")->required();
-  fleet_cmd->add_option("--outlier-margin", fleet_margin, "Outlier: more than this fraction below the fleet median")
+  fleet_cmd->add_option("dir", o->dir, "Output directory of an MPI run (or of a single run)")->required();
+  fleet_cmd->add_option("--outlier-margin", o->margin, "Outlier: more than this fraction below the fleet median")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
+  return {fleet_cmd, {}, [o] { return roofprobe::fleet_command(o->dir, o->margin); }};
+}
 
-  std::string validate_file;
+Subcommand add_validate_command(CLI::App& app) {
+  struct Options {
+    std::string file;
+    bool strict = false;
+  };
+  auto o = std::make_shared<Options>();
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check a machine file: schema, types, units, finiteness");
-  validate_cmd->add_option("machine", validate_file, "machine.yaml")->required();
-  bool validate_strict = false;
-  validate_cmd->add_flag("--strict", validate_strict, "Physical-consistency warnings are errors");
+  validate_cmd->add_option("machine", o->file, "machine.yaml")->required();
+  validate_cmd->add_flag("--strict", o->strict, "Physical-consistency warnings are errors");
+  return {validate_cmd, {}, [o] { return roofprobe::validate_command(o->file, o->strict); }};
+}
 
-  std::string list_backend = "all";
+Subcommand add_list_command(CLI::App& app) {
+  struct Options {
+    std::string backend = "all";
+    bool feeds = false;
+  };
+  auto o = std::make_shared<Options>();
   CLI::App* list_cmd = app.add_subcommand("list", "List the probes, their axes and backends");
-  list_cmd->add_option("--backend", list_backend, "cpu | cuda | all")->capture_default_str();
-  bool list_feeds = false;
-  list_cmd->add_flag("--feeds", list_feeds,
+  list_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str();
+  list_cmd->add_flag("--feeds", o->feeds,
                      "Print the probes' feeds as a feeds.yaml (what `run` writes beside sweep.csv; `fit` reads it)");
+  return {list_cmd, {}, [o] { return roofprobe::list_command(o->backend, o->feeds); }};
+}
 
-  roofprobe::ExportOptions export_options;
+Subcommand add_export_command(CLI::App& app) {
+  auto o = std::make_shared<roofprobe::ExportOptions>();
   CLI::App* export_cmd = app.add_subcommand("export", "Write a machine file in another tool's format");
-  export_cmd->add_option("machine", export_options.machine_file, "machine.yaml")->required();
+  export_cmd->add_option("machine", o->machine_file, "machine.yaml")->required();
   export_cmd
-      ->add_option("--format", export_options.format,
+      ->add_option("--format", o->format,
                    "ert-json (ERT roofline.json) | nersc (NERSC roofline scripts) | rocprof-csv (AMD roofline.csv) | "
                    "json (the machine file as JSON)")
       ->required();
-  export_cmd->add_option("--out", export_options.out, "File to write (default: stdout)");
+  export_cmd->add_option("--out", o->out, "File to write (default: stdout)");
   export_cmd
-      ->add_option("--precision", export_options.precision,
+      ->add_option("--precision", o->precision,
                    "nersc: the ceilings of this type, its FMA peak first (fp64, fp32, fp16, bf16, ...)")
       ->capture_default_str();
-  export_cmd->add_option("--points", export_options.points_file,
+  export_cmd->add_option("--points", o->points_file,
                          "nersc: kernel points (from `roofprobe points`) appended as the script's AI_L1/AI_L2/AI_HBM, "
                          "FLOPS and labels lines");
   export_cmd
-      ->add_option("--names", export_options.names,
-                   "ert-json: roofprobe (FP64.FMA, HBM) or ert (ERT's own: FP64 GFLOPs, DRAM)")
+      ->add_option("--names", o->names, "ert-json: roofprobe (FP64.FMA, HBM) or ert (ERT's own: FP64 GFLOPs, DRAM)")
       ->capture_default_str();
+  return {export_cmd, {"--out"}, [o] { return roofprobe::export_command(*o); }};
+}
 
-  roofprobe::CompareOptions compare_options;
+Subcommand add_compare_command(CLI::App& app) {
+  auto o = std::make_shared<roofprobe::CompareOptions>();
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "Ceilings of several machine files side by side, ratios to the first");
-  compare_cmd
-      ->add_option("machines", compare_options.files, "Two or more machine files (e.g. results/reference/*.yaml)")
+  compare_cmd->add_option("machines", o->files, "Two or more machine files (e.g. results/reference/*.yaml)")
       ->required();
-  compare_cmd->add_option("--format", compare_options.format, "text | markdown | csv")->capture_default_str();
-  compare_cmd->add_option("--plot", compare_options.plot,
-                          "Also draw their rooflines on one plot (FILE.png | .svg | .pdf)");
-  compare_cmd->add_flag("--verdict", compare_options.verdict,
+  compare_cmd->add_option("--format", o->format, "text | markdown | csv")->capture_default_str();
+  compare_cmd->add_option("--plot", o->plot, "Also draw their rooflines on one plot (FILE.png | .svg | .pdf)");
+  compare_cmd->add_flag("--verdict", o->verdict,
                         "MEASURED REFERENCE: each measured ceiling vs its peak at the measured clock and the "
                         "reference's spec and published figures, with a verdict");
+  return {compare_cmd, {"--plot"}, [o] { return roofprobe::compare_command(*o); }};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"roofprobe: empirical roofline characterization (memory levels, compute ceilings)"};
+  app.set_version_flag("--version",
+                       std::string("roofprobe ") + roofprobe::kVersion + " (" + roofprobe::kGitRevision + ")");
+  app.require_subcommand(1);
+  const std::vector<Subcommand> subcommands = {add_run_command(app, joined_command_line(argc, argv)),
+                                               add_fit_command(app),
+                                               add_plot_command(app),
+                                               add_points_command(app),
+                                               add_fleet_command(app),
+                                               add_validate_command(app),
+                                               add_list_command(app),
+                                               add_export_command(app),
+                                               add_compare_command(app)};
 
   try {
     app.parse(argc, argv);
@@ -185,31 +236,15 @@ int main(int argc, char** argv) {
   }
 
   try {
-    // An option given with an empty value is a mistake, not a request for the default.
-    for (const auto& [cmd, option] : {std::pair{run_cmd, "--out"},
-                                      {run_cmd, "--config"},
-                                      {run_cmd, "--resume"},
-                                      {fit_cmd, "--out"},
-                                      {export_cmd, "--out"},
-                                      {points_cmd, "--out"},
-                                      {plot_cmd, "--out"},
-                                      {compare_cmd, "--plot"}})
-      if (*cmd && cmd->count(option) > 0 && cmd->get_option(option)->as<std::string>().empty())
-        throw roofprobe::InputError(std::string(option) + ": empty value (leave the option out for the default)");
-    if (*run_cmd) return roofprobe::run_command(run);
-    if (*fit_cmd) return roofprobe::fit_command(fit);
-    if (*plot_cmd)
-      return roofprobe::plot_command({machine_file, plot_out, plot_format, plot_kinds, plot_fma_ratio, plot_points});
-    if (*points_cmd) return roofprobe::points_command(points_options);
-    if (*validate_cmd) return roofprobe::validate_command(validate_file, validate_strict);
-    if (*fleet_cmd) return roofprobe::fleet_command(fleet_dir, fleet_margin);
-    if (*list_cmd) return roofprobe::list_command(list_backend, list_feeds);
-    if (*export_cmd) return roofprobe::export_command(export_options);
-    if (*compare_cmd) return roofprobe::compare_command(compare_options);
-  } catch (const roofprobe::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
+    for (const Subcommand& cmd : subcommands) {
+      if (!*cmd.app) continue;
+      // An option given with an empty value is a mistake, not a request for the default.
+      for (const std::string& option : cmd.nonempty)
+        if (cmd.app->count(option) > 0 && cmd.app->get_option(option)->as<std::string>().empty())
+          throw roofprobe::InputError(option + ": empty value (leave the option out for the default)");
+      return cmd.run();
+    }
+  } catch (const std::exception& e) {  // InputError and anything else: one line, exit 1
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }

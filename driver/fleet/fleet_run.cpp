@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
@@ -197,17 +198,11 @@ void write_single_process_fleet(const std::string& dir, double margin) {
   }
 }
 
-int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& run_backend) {
-  Comm& c = Comm::world();
-  const double start = now_seconds();
-  if (!(o.outlier_margin >= 0 && o.outlier_margin < 1))
-    throw InputError("--outlier-margin: " + std::to_string(o.outlier_margin) + " is not in [0, 1)");
-  RankBinding binding = apply_rank_binding(c);
-  for (const auto& note : binding.notes) std::cerr << rank_prefix() << "note: " << note << "\n";
+namespace {
 
-  // All ranks agree on the plan: same config text, same backends.
-  RunConfig config;
-  std::vector<std::string> backends;
+// All ranks agree on the plan: same config text, same backends. False (and said on stderr) when a
+// rank could not load it or the ranks disagree.
+bool agree_on_plan(Comm& c, const LoadPlanFn& load, RunConfig& config, std::vector<std::string>& backends) {
   std::string mine = "error";
   try {
     backends = load(config);
@@ -222,15 +217,161 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
     if (plans[r] == "error") {
       if (c.rank() == 0 && mine != "error")
         std::cerr << "error: rank " << r << " could not load the plan; nothing measured\n";
-      return 1;
+      return false;
     }
     if (plans[r] != plans[0]) {
       if (c.rank() == 0)
         std::cerr << "error: ranks disagree on the plan: rank " << r << " has " << plans[r] << ", rank 0 has "
                   << plans[0] << "\n";
-      return 1;
+      return false;
     }
   }
+  return true;
+}
+
+// This rank's options for one backend: its bound threads, and where it ran in the job.
+RunOptions rank_run_options(const RunOptions& o, const Comm& c, const RankBinding& binding, const std::string& name) {
+  RunOptions ro = o;
+  if (name == "cpu" && o.threads < 0 && binding.threads > 0) ro.threads = binding.threads;
+  ro.extra_provenance["mpi_rank"] = std::to_string(c.rank());
+  ro.extra_provenance["mpi_ranks"] = std::to_string(c.size());
+  ro.extra_provenance["mpi_local_rank"] = std::to_string(c.local_rank());
+  ro.extra_provenance["mpi_local_ranks"] = std::to_string(c.local_size());
+  if (!binding.cores.empty()) {
+    std::vector<int> cpus;
+    for (const auto& core : binding.cores) cpus.insert(cpus.end(), core.begin(), core.end());
+    ro.extra_provenance["mpi_cpus"] = cpu_list_text(cpus);
+  }
+  if (name == "cuda" && binding.cuda_device >= 0)
+    ro.extra_provenance["mpi_cuda_device"] = std::to_string(binding.cuda_device);
+  return ro;
+}
+
+// Per-device ceilings: one rank per node at a time, the others wait, so nothing shares its node's
+// memory, caches or GPUs while it measures (ranks on other nodes run meanwhile: the job lasts
+// about ranks-per-node runs, not ranks runs). Returns this rank's seconds; raises `status`.
+double take_turns(Comm& c, int turns, const RunBackendFn& run_backend, const RunOptions& ro, const RunConfig& config,
+                  const std::string& name, const std::string& rank_dir, int& status) {
+  double turn_seconds = 0;
+  for (int turn = 0; turn < turns; ++turn) {
+    if (turn == c.local_rank()) {
+      const double t0 = now_seconds();
+      int st = 1;
+      try {
+        st = run_backend(ro, config, name, rank_dir);
+      } catch (const std::exception& e) {
+        std::cerr << rank_prefix() << "error: " << e.what() << "\n";
+        st = 1;
+      }
+      std::cout.flush();
+      status = std::max(status, st);
+      turn_seconds = now_seconds() - t0;
+    }
+    c.barrier("turn of local rank " + std::to_string(turn) + " (" + name + ")", ro.mpi_timeout);
+  }
+  return turn_seconds;
+}
+
+struct AggregateRun {
+  FleetAggregates aggregates;
+  double seconds = 0;    // this rank's time measuring them
+  bool stopped = false;  // a rank was stopped by a signal: the remaining backends are skipped
+};
+
+// Aggregates: the same points on every rank at once, so contention shows. Measured only when
+// every rank could prepare them.
+AggregateRun run_aggregates(Comm& c, const RunConfig& config, const RunOptions& ro, const std::string& name,
+                            int& status) {
+  Backend* backend = Registry::instance().backend(name);
+  DeviceInfo device;
+  std::vector<AggregatePoint> points;
+  std::string ready = stop_requested() ? "stopped" : "ok";
+  if (ready == "ok") {
+    try {
+      const BackendConfig& bc = *config.backend(name);
+      const int threads = name == "cpu" && ro.threads >= 0 ? ro.threads : bc.threads;
+      device = backend->describe(threads);
+      points = aggregate_points(build_plan(config, bc, device), device);
+    } catch (const std::exception& e) {
+      std::cerr << rank_prefix() << "error: aggregates: " << e.what() << "\n";
+      ready = "error";
+      status = std::max(status, 1);
+    }
+  }
+  const std::vector<std::string> readiness = c.allgather(ready, "aggregates", kShortTimeout);
+  AggregateRun out;
+  out.stopped = std::any_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "stopped"; });
+  if (std::all_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "ok"; })) {
+    const double t0 = now_seconds();
+    const double launch = std::max(0.05, 5 * config.measurement.target_launch_seconds);
+    out.aggregates = measure_aggregates(c, *backend, points, device, launch, 5);
+    out.seconds = now_seconds() - t0;
+  } else if (c.rank() == 0) {
+    std::cerr << "note: aggregates not measured (" << name << "): a rank was stopped or could not prepare them\n";
+  }
+  return out;
+}
+
+// Timing: how much of the job was coordination rather than measuring. Turns are sequential (their
+// times add up); the aggregate launches overlap (the longest counts); the total runs from
+// `since` (plus `before`: MPI start-up, for the first backend). Gathered on every rank, returned
+// on rank 0 only.
+std::map<std::string, double> job_timing(Comm& c, int turns, double turn_seconds, double aggregate_seconds,
+                                         double since, double before) {
+  const std::vector<std::string> measured = c.allgather(
+      std::to_string(c.local_rank()) + " " + std::to_string(turn_seconds) + " " + std::to_string(aggregate_seconds),
+      "timing", kShortTimeout);
+  if (c.rank() != 0) return {};
+  std::vector<double> longest_turn(static_cast<std::size_t>(turns), 0.0);
+  double longest_aggregate = 0;
+  for (const auto& m : measured) {
+    std::istringstream in(m);
+    int local = 0;
+    double t = 0, a = 0;
+    in >> local >> t >> a;
+    if (local >= 0 && local < turns) longest_turn[local] = std::max(longest_turn[local], t);
+    longest_aggregate = std::max(longest_aggregate, a);
+  }
+  double turns_seconds = 0;
+  for (double t : longest_turn) turns_seconds += t;
+  const double total_seconds = now_seconds() - since + before;
+  return {{"total", total_seconds},
+          {"turns", turns_seconds},
+          {"aggregates", longest_aggregate},
+          {"coordination", std::max(0.0, total_seconds - turns_seconds - longest_aggregate)}};
+}
+
+// Rank 0: aggregates.yaml and fleet.yaml of one backend's directory, and the summary. Returns the
+// status it adds (1: the report failed, or ranks are missing from it).
+int write_fleet_report(const Comm& c, const std::string& dir, const FleetAggregates& aggregates, double margin) {
+  try {
+    ensure_writable_directory(dir);
+    write_file_atomically(dir + "/aggregates.yaml", aggregates_to_yaml(aggregates));
+    Fleet fleet = collect_fleet(dir, margin);
+    write_file_atomically(dir + "/fleet.yaml", fleet_to_yaml(fleet));
+    std::cout << "\n";
+    print_fleet_summary(std::cout, fleet, dir + "/fleet.yaml");
+    std::cout.flush();
+    return static_cast<int>(fleet.ranks.size()) < c.size() ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "rank 0: error: fleet report: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& run_backend) {
+  Comm& c = Comm::world();
+  const double start = now_seconds();
+  if (!(o.outlier_margin >= 0 && o.outlier_margin < 1))
+    throw InputError("--outlier-margin: " + std::to_string(o.outlier_margin) + " is not in [0, 1)");
+  RankBinding binding = apply_rank_binding(c);
+  for (const auto& note : binding.notes) std::cerr << rank_prefix() << "note: " << note << "\n";
+
+  RunConfig config;
+  std::vector<std::string> backends;
+  if (!agree_on_plan(c, load, config, backends)) return 1;
 
   std::string base = o.out_dir;
   if (base.empty()) {
@@ -244,120 +385,24 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
     turns = std::max(turns, std::stoi(n));
   // MPI start-up and the plan agreement count as coordination of the first backend's run.
   const double setup_seconds = now_seconds() - start + c.init_seconds();
-  std::vector<std::string> fleet_dirs;
-  for (const std::string& name : backends) {
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    const std::string& name = backends[b];
     const std::string bdir = backends.size() > 1 ? base + "/" + name : base;
-    fleet_dirs.push_back(bdir);
     const double backend_start = now_seconds();
-    double turn_seconds = 0, aggregate_seconds = 0;
-    const std::string rdir = bdir + "/rank-" + std::to_string(c.rank());
-    RunOptions ro = o;
-    if (name == "cpu" && o.threads < 0 && binding.threads > 0) ro.threads = binding.threads;
-    ro.extra_provenance["mpi_rank"] = std::to_string(c.rank());
-    ro.extra_provenance["mpi_ranks"] = std::to_string(c.size());
-    ro.extra_provenance["mpi_local_rank"] = std::to_string(c.local_rank());
-    ro.extra_provenance["mpi_local_ranks"] = std::to_string(c.local_size());
-    if (!binding.cores.empty()) {
-      std::vector<int> cpus;
-      for (const auto& core : binding.cores) cpus.insert(cpus.end(), core.begin(), core.end());
-      ro.extra_provenance["mpi_cpus"] = cpu_list_text(cpus);
-    }
-    if (name == "cuda" && binding.cuda_device >= 0)
-      ro.extra_provenance["mpi_cuda_device"] = std::to_string(binding.cuda_device);
+    const RunOptions ro = rank_run_options(o, c, binding, name);
     g_fleet_dir = bdir;
     g_fleet_margin = o.outlier_margin;
     if (c.rank() == 0) c.set_timeout_hook(write_partial_fleet);
 
-    // Per-device ceilings: one rank per node at a time, the others wait, so nothing shares its
-    // node's memory, caches or GPUs while it measures (ranks on other nodes run meanwhile: the
-    // job lasts about ranks-per-node runs, not ranks runs).
-    for (int turn = 0; turn < turns; ++turn) {
-      if (turn == c.local_rank()) {
-        const double t0 = now_seconds();
-        int st = 1;
-        try {
-          st = run_backend(ro, config, name, rdir);
-        } catch (const std::exception& e) {
-          std::cerr << rank_prefix() << "error: " << e.what() << "\n";
-          st = 1;
-        }
-        std::cout.flush();
-        status = std::max(status, st);
-        turn_seconds = now_seconds() - t0;
-      }
-      c.barrier("turn of local rank " + std::to_string(turn) + " (" + name + ")", o.mpi_timeout);
-    }
-
-    // Aggregates: the same points on every rank at once, so contention shows.
-    Backend* backend = Registry::instance().backend(name);
-    DeviceInfo device;
-    std::vector<AggregatePoint> points;
-    std::string ready = stop_requested() ? "stopped" : "ok";
-    if (ready == "ok") {
-      try {
-        const BackendConfig& bc = *config.backend(name);
-        const int threads = name == "cpu" && ro.threads >= 0 ? ro.threads : bc.threads;
-        device = backend->describe(threads);
-        points = aggregate_points(build_plan(config, bc, device), device);
-      } catch (const std::exception& e) {
-        std::cerr << rank_prefix() << "error: aggregates: " << e.what() << "\n";
-        ready = "error";
-        status = std::max(status, 1);
-      }
-    }
-    const std::vector<std::string> readiness = c.allgather(ready, "aggregates", kShortTimeout);
-    const bool all_ready =
-        std::all_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "ok"; });
-    FleetAggregates aggregates;
-    if (all_ready) {
-      const double t0 = now_seconds();
-      const double launch = std::max(0.05, 5 * config.measurement.target_launch_seconds);
-      aggregates = measure_aggregates(c, *backend, points, device, launch, 5);
-      aggregate_seconds = now_seconds() - t0;
-    } else if (c.rank() == 0) {
-      std::cerr << "note: aggregates not measured (" << name << "): a rank was stopped or could not prepare them\n";
-    }
-
-    // Timing: how much of the job was coordination rather than measuring. Turns are
-    // sequential (their times add up); the aggregate launches overlap (the longest counts).
-    const std::vector<std::string> measured = c.allgather(
-        std::to_string(c.local_rank()) + " " + std::to_string(turn_seconds) + " " + std::to_string(aggregate_seconds),
-        "timing", kShortTimeout);
-    if (c.rank() == 0) {
-      std::vector<double> longest_turn(static_cast<std::size_t>(turns), 0.0);
-      double longest_aggregate = 0;
-      for (const auto& m : measured) {
-        std::istringstream in(m);
-        int local = 0;
-        double t = 0, a = 0;
-        in >> local >> t >> a;
-        if (local >= 0 && local < turns) longest_turn[local] = std::max(longest_turn[local], t);
-        longest_aggregate = std::max(longest_aggregate, a);
-      }
-      double turns_seconds = 0;
-      for (double t : longest_turn) turns_seconds += t;
-      const double total = now_seconds() - backend_start + (fleet_dirs.size() == 1 ? setup_seconds : 0);
-      aggregates.timing["total"] = total;
-      aggregates.timing["turns"] = turns_seconds;
-      aggregates.timing["aggregates"] = longest_aggregate;
-      aggregates.timing["coordination"] = std::max(0.0, total - turns_seconds - longest_aggregate);
-      try {
-        ensure_writable_directory(bdir);
-        write_file_atomically(bdir + "/aggregates.yaml", aggregates_to_yaml(aggregates));
-        Fleet fleet = collect_fleet(bdir, o.outlier_margin);
-        write_file_atomically(bdir + "/fleet.yaml", fleet_to_yaml(fleet));
-        std::cout << "\n";
-        print_fleet_summary(std::cout, fleet, bdir + "/fleet.yaml");
-        std::cout.flush();
-        if (static_cast<int>(fleet.ranks.size()) < c.size()) status = std::max(status, 1);
-      } catch (const std::exception& e) {
-        std::cerr << "rank 0: error: fleet report: " << e.what() << "\n";
-        status = std::max(status, 1);
-      }
-    }
+    const std::string rank_dir = bdir + "/rank-" + std::to_string(c.rank());
+    const double turn_seconds = take_turns(c, turns, run_backend, ro, config, name, rank_dir, status);
+    AggregateRun aggregates = run_aggregates(c, config, ro, name, status);
+    aggregates.aggregates.timing =
+        job_timing(c, turns, turn_seconds, aggregates.seconds, backend_start, b == 0 ? setup_seconds : 0);
+    if (c.rank() == 0) status = std::max(status, write_fleet_report(c, bdir, aggregates.aggregates, o.outlier_margin));
     c.set_timeout_hook(nullptr);
     // A signal stops the remaining backends on every rank alike (the readiness was gathered).
-    if (std::any_of(readiness.begin(), readiness.end(), [](const std::string& s) { return s == "stopped"; })) break;
+    if (aggregates.stopped) break;
   }
 
   // Every rank exits with the job's worst status, so the launcher reports the failure.
