@@ -222,6 +222,75 @@ bool all_flagged(const std::vector<const Sample*>& samples, const std::string& x
   return any;
 }
 
+// The level `name` across the fitted series: its headline is the fastest kernel there, every
+// kernel's own figure goes to by_series.
+MemoryLevel level_across_series(const std::string& name, const std::vector<SeriesLevels>& fitted,
+                                const ProbeSamples& group, const FeedSpec& spec, const DeviceInfo& device) {
+  const SeriesLevels* head = nullptr;
+  const Plateau* best = nullptr;
+  std::map<std::string, double> by_series;
+  for (const SeriesLevels& s : fitted)
+    for (std::size_t i = 0; i < s.names.size(); ++i) {
+      if (s.names[i] != name) continue;
+      if (!s.key.empty()) by_series[s.key] = s.plateaus[i].value;
+      if (best == nullptr || s.plateaus[i].value > best->value) best = &s.plateaus[i], head = &s;
+    }
+  MemoryLevel level = make_level(*best, name, spec.metric, device);
+  // A kernel whose fit merged this level with a neighbour (an update kernel whose L2 and L3
+  // rates lie within its noise: one level from 80 KiB to 50 MiB on a Zen 4) still runs here:
+  // its figure is the rate of its own level serving the middle of this level's sizes. It may
+  // be the headline; the sizes and the capacity stay those of the kernels that resolved it.
+  const double middle = std::sqrt(best->x_lo * best->x_hi);
+  const Plateau* rate = best;
+  const SeriesLevels* rate_head = head;
+  for (const SeriesLevels& s : fitted) {
+    if (s.key.empty() || by_series.count(s.key) != 0 || s.first_level_only || s.plateaus.size() < 2) continue;
+    if (middle < s.plateaus.front().x_lo || middle > s.plateaus.back().x_lo) continue;  // beyond its reach
+    for (const Plateau& p : s.plateaus) {
+      if (middle < p.x_lo || middle > p.x_hi) continue;
+      by_series[s.key] = p.value;
+      if (p.value > rate->value) rate = &p, rate_head = &s;
+    }
+  }
+  if (rate != best) {
+    const MemoryLevel from = make_level(*rate, name, spec.metric, device);
+    level.gbs = from.gbs;
+    level.gtxn_s = from.gtxn_s;
+    level.bytes_per_clk_per_unit = from.bytes_per_clk_per_unit;
+    level.gbs_ci95 = from.gbs_ci95;
+    level.stats = from.stats;
+  }
+  level.probe = group.probe;
+  level.headline_series = rate_head->key;
+  level.by_series = std::move(by_series);
+  level.noisy = all_flagged(rate_head->samples, spec.x_axis, rate->x_lo, rate->x_hi);
+  auto at = rate_head->curve.params_at.lower_bound(rate->x_lo * (1 - 1e-9));
+  if (at != rate_head->curve.params_at.end()) level.params = at->second;
+  level.params.erase(spec.x_axis);
+  return level;
+}
+
+// A cache the topology reports that no curve resolved is named, not dropped without a word:
+// with the other core busy, a Zen 4's read curve ran at 100-116 GB/s from 256 KiB to 17 MiB,
+// its L2 and L3 one level, and the machine file had no L2 and said nothing.
+void name_unresolved_caches(const ProbeSamples& group, Machine& machine) {
+  for (const CacheInfo& c : machine.device.caches) {
+    const bool resolved = std::any_of(machine.memory.begin(), machine.memory.end(), [&](const MemoryLevel& l) {
+      return l.probe == group.probe && (l.level == c.name || l.level.rfind(c.name + ".", 0) == 0);
+    });
+    if (resolved) continue;
+    const MemoryLevel* covering = nullptr;
+    const double capacity = static_cast<double>(c.bytes) * std::max(1, c.instances);
+    for (const MemoryLevel& l : machine.memory)
+      if (l.probe == group.probe && l.working_set_lo <= capacity * 2 && l.working_set_hi >= capacity / 2) covering = &l;
+    machine.missing.push_back("memory level " + c.name + " (" + format_bytes(capacity) +
+                              "): no access kernel's curve has a level of its own there" +
+                              (covering != nullptr
+                                   ? " (" + covering->level + "'s covers its sizes: their rates are within the noise)"
+                                   : std::string()));
+  }
+}
+
 // Memory levels of a bandwidth probe. Every series (access kernel) is fitted separately; a
 // level's headline is the fastest kernel at it (total bytes moved per second, reads + writes),
 // and every kernel's own figure stays in by_series.
@@ -269,70 +338,9 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     for (const std::string& name : s.names)
       if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
   }
-  for (const std::string& name : order) {
-    const SeriesLevels* head = nullptr;
-    const Plateau* best = nullptr;
-    std::map<std::string, double> by_series;
-    for (const SeriesLevels& s : fitted)
-      for (std::size_t i = 0; i < s.names.size(); ++i) {
-        if (s.names[i] != name) continue;
-        if (!s.key.empty()) by_series[s.key] = s.plateaus[i].value;
-        if (best == nullptr || s.plateaus[i].value > best->value) best = &s.plateaus[i], head = &s;
-      }
-    MemoryLevel level = make_level(*best, name, spec.metric, machine.device);
-    // A kernel whose fit merged this level with a neighbour (an update kernel whose L2 and L3
-    // rates lie within its noise: one level from 80 KiB to 50 MiB on a Zen 4) still runs here:
-    // its figure is the rate of its own level serving the middle of this level's sizes. It may
-    // be the headline; the sizes and the capacity stay those of the kernels that resolved it.
-    const double middle = std::sqrt(best->x_lo * best->x_hi);
-    const Plateau* rate = best;
-    const SeriesLevels* rate_head = head;
-    for (const SeriesLevels& s : fitted) {
-      if (s.key.empty() || by_series.count(s.key) != 0 || s.first_level_only || s.plateaus.size() < 2) continue;
-      if (middle < s.plateaus.front().x_lo || middle > s.plateaus.back().x_lo) continue;  // beyond its reach
-      for (const Plateau& p : s.plateaus) {
-        if (middle < p.x_lo || middle > p.x_hi) continue;
-        by_series[s.key] = p.value;
-        if (p.value > rate->value) rate = &p, rate_head = &s;
-      }
-    }
-    if (rate != best) {
-      const MemoryLevel from = make_level(*rate, name, spec.metric, machine.device);
-      level.gbs = from.gbs;
-      level.gtxn_s = from.gtxn_s;
-      level.bytes_per_clk_per_unit = from.bytes_per_clk_per_unit;
-      level.gbs_ci95 = from.gbs_ci95;
-      level.stats = from.stats;
-    }
-    level.probe = group.probe;
-    level.headline_series = rate_head->key;
-    level.by_series = std::move(by_series);
-    level.noisy = all_flagged(rate_head->samples, spec.x_axis, rate->x_lo, rate->x_hi);
-    auto at = rate_head->curve.params_at.lower_bound(rate->x_lo * (1 - 1e-9));
-    if (at != rate_head->curve.params_at.end()) level.params = at->second;
-    level.params.erase(spec.x_axis);
-    machine.memory.push_back(std::move(level));
-  }
-  // A cache the topology reports that no curve resolved is named, not dropped without a word:
-  // with the other core busy, a Zen 4's read curve ran at 100-116 GB/s from 256 KiB to 17 MiB,
-  // its L2 and L3 one level, and the machine file had no L2 and said nothing.
-  if (!fitted.empty())
-    for (const CacheInfo& c : machine.device.caches) {
-      const bool resolved = std::any_of(machine.memory.begin(), machine.memory.end(), [&](const MemoryLevel& l) {
-        return l.probe == group.probe && (l.level == c.name || l.level.rfind(c.name + ".", 0) == 0);
-      });
-      if (resolved) continue;
-      const MemoryLevel* covering = nullptr;
-      const double capacity = static_cast<double>(c.bytes) * std::max(1, c.instances);
-      for (const MemoryLevel& l : machine.memory)
-        if (l.probe == group.probe && l.working_set_lo <= capacity * 2 && l.working_set_hi >= capacity / 2)
-          covering = &l;
-      machine.missing.push_back("memory level " + c.name + " (" + format_bytes(capacity) +
-                                "): no access kernel's curve has a level of its own there" +
-                                (covering != nullptr
-                                     ? " (" + covering->level + "'s covers its sizes: their rates are within the noise)"
-                                     : std::string()));
-    }
+  for (const std::string& name : order)
+    machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
+  if (!fitted.empty()) name_unresolved_caches(group, machine);
   if (!fitted.empty())
     machine.provenance["level_model"] =
         "per access kernel: harmonic blend of levels with logistic knees (and a launch ramp where the "

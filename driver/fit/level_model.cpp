@@ -8,6 +8,7 @@
 // the full robust fit. The criterion then picks (L, ramp). Fits whose levels do not fall with size,
 // whose knees are out of order or outside the sampled sizes, are not physical and are skipped.
 #include "driver/fit/level_model.hpp"
+#include "driver/fit/curve_sizes.hpp"
 #include "driver/fit/median.hpp"
 
 #include <ceres/ceres.h>
@@ -25,14 +26,16 @@
 namespace roofprobe {
 namespace {
 
+using curve_sizes::group_sizes;
+using curve_sizes::kNoiseFloor;
+using curve_sizes::noise_sigma;
+using curve_sizes::Size;
+
 constexpr double kMinWidth = 0.03, kMaxWidth = 1.0;  // knee widths s (ln w units): sharp .. ~6 octaves 10-90%
 constexpr double kCauchyScale = 2.0;                 // residuals beyond ~2 sigma are down-weighted
-constexpr double kNoiseFloor = 0.003;                // 0.3%: noise-free data still gets a sane scale
 constexpr double kGridStep = 0.2310490601866484;     // ln(2) / 3: a third of an octave
 constexpr int kRefinedStarts = 2;                    // screened starts refined per model
 constexpr double kMinLevelRatio = 1.02;              // adjacent levels differ by more than 2%
-constexpr std::size_t kMaxSizes = 400;               // distinct sizes fitted; denser sweeps are pooled
-constexpr std::size_t kMaxSamplesPerSize = 15;       // samples of one size the fit sees (quantiles)
 // A fit describes its curve when the median size lies within 4 noise widths of it (a good fit:
 // ~0.7) or within 5%, whichever is larger (a shape the logistic knee follows only roughly).
 constexpr double kMaxTypicalMisfitSigmas = 4.0;
@@ -40,88 +43,6 @@ constexpr double kMaxTypicalMisfit = 0.05;
 // ... and misses at most a tenth of the sizes by more than a factor 1.25 (and 4 noise widths).
 constexpr double kGrossMisfit = 1.25;
 constexpr double kMaxGrossMissFraction = 0.1;
-
-// The samples of one distinct size.
-struct Size {
-  double lw = 0;             // ln working set
-  double x = 0, x_last = 0;  // the sizes as given (a pooled group spans x .. x_last)
-  std::vector<double> z;     // ln rate of each sample the fit sees
-  std::vector<double> y;     // every sample's rate, as given (for the statistics)
-  double median_z = 0;
-};
-
-std::vector<Size> group_sizes(const std::vector<CurvePoint>& points) {
-  std::vector<CurvePoint> valid;
-  for (const CurvePoint& p : points)
-    if (std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0) valid.push_back(p);
-  std::sort(valid.begin(), valid.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
-  std::vector<Size> sizes;
-  double last_x = 0;
-  for (const CurvePoint& p : valid) {
-    // Sizes written as text and read back can differ in the last bit: one size.
-    if (sizes.empty() || p.x > last_x * (1 + 1e-9)) sizes.push_back({std::log(p.x), p.x, p.x, {}, {}, 0}), last_x = p.x;
-    sizes.back().z.push_back(std::log(p.y));
-    sizes.back().y.push_back(p.y);
-  }
-  // A dense external sweep (every 4 KiB up to 1 GiB) would make every start cost thousands of
-  // rows: neighbouring sizes closer than 1/200 of the sweep's log range are pooled.
-  if (sizes.size() > kMaxSizes) {
-    const double min_step = (sizes.back().lw - sizes.front().lw) / (kMaxSizes / 2);
-    std::vector<Size> pooled;
-    double first_lw = 0;
-    int members = 0;
-    for (Size& s : sizes) {
-      if (pooled.empty() || s.lw - first_lw >= min_step) {
-        if (!pooled.empty()) pooled.back().lw /= members;
-        first_lw = s.lw, members = 0;
-        pooled.push_back({0, s.x, s.x, {}, {}, 0});
-      }
-      pooled.back().lw += s.lw;
-      pooled.back().x_last = s.x_last;
-      ++members;
-      pooled.back().z.insert(pooled.back().z.end(), s.z.begin(), s.z.end());
-      pooled.back().y.insert(pooled.back().y.end(), s.y.begin(), s.y.end());
-    }
-    pooled.back().lw /= members;
-    sizes = std::move(pooled);
-  }
-  for (Size& s : sizes) {
-    s.median_z = median_of(s.z);
-    // A point measured until its noise settled can hold thousands of samples: evenly spaced order
-    // statistics keep its distribution (median, spread, outliers) at a bounded cost per fit.
-    if (s.z.size() > kMaxSamplesPerSize) {
-      std::sort(s.z.begin(), s.z.end());
-      std::vector<double> kept;
-      for (std::size_t k = 0; k < kMaxSamplesPerSize; ++k)
-        kept.push_back(s.z[(2 * k + 1) * s.z.size() / (2 * kMaxSamplesPerSize)]);
-      s.z = std::move(kept);
-    }
-  }
-  return sizes;
-}
-
-// Noise of one sample's log rate: from the repetitions at each size (MAD of the deviations from
-// the size's median, corrected for the median's own freedom), or, with one sample per size, from
-// successive differences of the sizes (variance 2 sigma^2; the few level steps do not move the
-// median).
-double noise_sigma(const std::vector<Size>& sizes) {
-  std::vector<double> dev;
-  double reps = 0;
-  for (const Size& s : sizes)
-    if (s.z.size() > 1) {
-      for (double z : s.z) dev.push_back(std::fabs(z - s.median_z));
-      reps += static_cast<double>(s.z.size());
-    }
-  if (dev.size() >= 6) {
-    const double per_size = reps / static_cast<double>(std::count_if(sizes.begin(), sizes.end(),
-                                                                     [](const Size& s) { return s.z.size() > 1; }));
-    const double sigma = 1.4826 * median_of(dev) * std::sqrt(per_size / (per_size - 1));
-    return std::max(sigma, kNoiseFloor);
-  }
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < sizes.size(); ++i) diffs.push_back(std::fabs(sizes[i].median_z - sizes[i - 1].median_z));
-  return std::max(1.4826 * median_of(diffs) / std::sqrt(2.0), kNoiseFloor);
-}
 
 // Parameter layout: ln B_0..L-1, ln C_0..L-2, ln s_0..L-2 (or one ln s shared by every knee),
 // [ln A]. A shared width is the simpler model (one sweep kernel, one replacement behaviour at
@@ -516,19 +437,12 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
   return fit;
 }
 
-}  // namespace
-
-LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
-  // Ceres reports through glog: a singular covariance (a level the data cannot pin down) is an
-  // expected outcome here, reported as an unknown interval, not as an error line on stderr.
-  static const bool quiet_glog = [] {
-    FLAGS_minloglevel = google::GLOG_FATAL;
-    return true;
-  }();
-  (void)quiet_glog;
+// The curve's sizes and samples, their noise, and the knee capacities a CPU's topology binds;
+// `max_levels` is the most levels the data can support.
+Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions& options, int* max_levels) {
   Data d;
   d.sizes = group_sizes(points);
-  if (d.sizes.size() < 3) return {};
+  if (d.sizes.size() < 3) return d;
   for (const Size& s : d.sizes)
     for (double z : s.z) d.samples.emplace_back(s.lw, z);
   d.sigma = noise_sigma(d.sizes);
@@ -545,7 +459,13 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     most_levels = std::min(most_levels, static_cast<int>(d.bound_capacities.size()) + 1);
   }
   // At least two sizes per level on average: a level needs a rate, a knee and a width.
-  const int max_levels = std::clamp(static_cast<int>(d.sizes.size()) / 2, 1, most_levels);
+  *max_levels = std::clamp(static_cast<int>(d.sizes.size()) / 2, 1, most_levels);
+  return d;
+}
+
+// The model the criterion picks over level counts, with and without a launch ramp and knee widths
+// of their own; an infinite cost when no count gives a physical fit.
+Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_levels) {
   Candidate chosen;
   Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {
@@ -571,12 +491,15 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
       previous = std::move(c);
     }
   }
-  if (!std::isfinite(chosen.cost)) return {};
-  // The chosen model must describe the curve: a fit whose typical size sits many noise widths off,
-  // or a single level that misses a tenth of the sizes by more than a quarter (one "level" across
-  // a curve that falls 9x once every capacity-bound knee was non-physical: the robust loss takes
-  // the sizes past the knee for outliers), would publish a rate no kernel ran at. Such a curve
-  // gets no levels, and says so.
+  return chosen;
+}
+
+// The chosen model must describe the curve: a fit whose typical size sits many noise widths off,
+// or a single level that misses a tenth of the sizes by more than a quarter (one "level" across
+// a curve that falls 9x once every capacity-bound knee was non-physical: the robust loss takes
+// the sizes past the knee for outliers), would publish a rate no kernel ran at. Such a curve
+// gets no levels, and says so: empty when the model describes it, otherwise why not.
+std::string misfit_reason(const Data& d, const Candidate& chosen) {
   std::vector<double> misfit;
   int gross = 0;
   for (const Size& sz : d.sizes) {
@@ -590,15 +513,34 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   // levels the fit did find are still measured.
   const bool gross_misses =
       chosen.lay.levels == 1 && gross >= 2 && gross > kMaxGrossMissFraction * static_cast<double>(d.sizes.size());
-  if (off || gross_misses) {
+  if (!off && !gross_misses) return {};
+  char why[240];
+  std::snprintf(why, sizeof why,
+                "no level model describes the curve: the best (%d level%s) misses the typical size by %.0f%% and "
+                "%d of %zu sizes by more than %.0f%% (noise %.1f%%)",
+                chosen.lay.levels, chosen.lay.levels == 1 ? "" : "s", 100 * (std::exp(typical) - 1), gross,
+                d.sizes.size(), 100 * (kGrossMisfit - 1), 100 * d.sigma);
+  return why;
+}
+
+}  // namespace
+
+LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
+  // Ceres reports through glog: a singular covariance (a level the data cannot pin down) is an
+  // expected outcome here, reported as an unknown interval, not as an error line on stderr.
+  static const bool quiet_glog = [] {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    return true;
+  }();
+  (void)quiet_glog;
+  int max_levels = 0;
+  const Data d = prepare_data(points, options, &max_levels);
+  if (d.sizes.size() < 3) return {};
+  const Candidate chosen = choose_model(d, options, max_levels);
+  if (!std::isfinite(chosen.cost)) return {};
+  if (std::string why = misfit_reason(d, chosen); !why.empty()) {
     LevelModelFit none;
-    char why[240];
-    std::snprintf(why, sizeof why,
-                  "no level model describes the curve: the best (%d level%s) misses the typical size by %.0f%% and "
-                  "%d of %zu sizes by more than %.0f%% (noise %.1f%%)",
-                  chosen.lay.levels, chosen.lay.levels == 1 ? "" : "s", 100 * (std::exp(typical) - 1), gross,
-                  d.sizes.size(), 100 * (kGrossMisfit - 1), 100 * d.sigma);
-    none.model = why;
+    none.model = std::move(why);
     none.rejected = true;
     return none;
   }

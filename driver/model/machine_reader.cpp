@@ -273,27 +273,10 @@ Machine read_machine_file(const std::string& path) {
 
 namespace {
 
-Machine read_machine_root(const Reader& r, const YAML::Node& root) {
-  Machine m;
-  m.schema = r.text(r.need(root, "schema", ""), "schema");
-  if (m.schema != kMachineSchema)
-    r.fail(root["schema"], "schema",
-           "unsupported schema '" + m.schema + "' (this roofprobe reads " + kMachineSchema + ")");
-  YAML::Node complete = r.need(root, "complete", "");
-  try {
-    m.complete = complete.as<bool>();
-  } catch (const YAML::Exception&) {
-    r.fail(complete, "complete", "expected true or false");
-  }
-  if (YAML::Node missing = root["missing"]) {
-    if (!missing.IsSequence()) r.fail(missing, "missing", "expected a list");
-    for (const auto& item : missing) m.missing.push_back(r.text(item, "missing[]"));
-  }
-  m.provenance = r.text_map(root["provenance"], "provenance");
-
+DeviceInfo read_device(const Reader& r, const YAML::Node& root) {
   YAML::Node dev = r.need(root, "device", "");
   if (!dev.IsMap()) r.fail(dev, "device", "expected a mapping");
-  DeviceInfo& d = m.device;
+  DeviceInfo d;
   d.kind = r.text(r.need(dev, "kind", "device."), "device.kind");
   if (d.kind != "cpu" && d.kind != "gpu") r.fail(dev["kind"], "device.kind", "expected cpu or gpu");
   d.backend = r.opt_text(dev, "backend", "device.");
@@ -334,6 +317,80 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
       if (!basis.empty()) d.theoretical_basis[name] = basis;
     }
   }
+  return d;
+}
+
+MemoryLevel read_memory_level(const Reader& r, const YAML::Node& n, const std::string& where) {
+  if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+  MemoryLevel l;
+  l.level = r.text(r.need(n, "level", where), where + "level");
+  l.source = r.opt_text(n, "source", where);
+  if (l.source.empty()) l.source = "empirical";
+  l.gbs = r.number(r.need(n, "gbs", where), where + "gbs");
+  l.gtxn_s = r.opt_number(n, "gtxn_s", where);
+  l.bytes_per_clk_per_unit = n["bytes_per_clk_per_sm"] ? r.opt_number(n, "bytes_per_clk_per_sm", where)
+                                                       : r.opt_number(n, "bytes_per_clk_per_core", where);
+  if (YAML::Node ws = n["working_set_bytes"]) {
+    if (!ws.IsSequence() || ws.size() != 2) r.fail(ws, where + "working_set_bytes", "expected [lo, hi]");
+    l.working_set_lo = r.number(ws[0], where + "working_set_bytes[0]");
+    l.working_set_hi = r.number(ws[1], where + "working_set_bytes[1]");
+  }
+  l.gbs_ci95 = r.interval(n["gbs_ci95"], where + "gbs_ci95");
+  l.capacity_bytes = r.opt_number(n, "capacity_bytes", where);
+  l.capacity_ci95 = r.interval(n["capacity_ci95"], where + "capacity_ci95");
+  l.noisy = r.opt_flag(n, "noisy", where);
+  l.stats = r.stats(n["stats"], where + "stats");
+  l.probe = r.opt_text(n, "probe", where);
+  l.params = r.text_map(n["params"], where + "params");
+  l.headline_series = r.opt_text(n, "headline", where);
+  if (YAML::Node bs = n["by_series"]) {
+    if (!bs.IsMap()) r.fail(bs, where + "by_series", "expected a mapping");
+    for (const auto& kv : bs)
+      l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
+  }
+  l.citation = r.opt_text(n, "citation", where);
+  return l;
+}
+
+ComputeCeiling read_compute_ceiling(const Reader& r, const YAML::Node& n, const std::string& where) {
+  if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+  ComputeCeiling c;
+  c.name = r.text(r.need(n, "name", where), where + "name");
+  c.source = r.opt_text(n, "source", where);
+  if (c.source.empty()) c.source = "empirical";
+  c.gflops = r.number(r.need(n, "gflops", where), where + "gflops");
+  c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
+  c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
+  c.noisy = r.opt_flag(n, "noisy", where);
+  c.clock_mhz = r.opt_number(n, "clock_mhz", where);
+  c.instructions_gips = r.opt_number(n, "instructions_gips", where);
+  c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);
+  c.stats = r.stats(n["stats"], where + "stats");
+  c.probe = r.opt_text(n, "probe", where);
+  c.params = r.text_map(n["params"], where + "params");
+  c.citation = r.opt_text(n, "citation", where);
+  return c;
+}
+
+Machine read_machine_root(const Reader& r, const YAML::Node& root) {
+  Machine m;
+  m.schema = r.text(r.need(root, "schema", ""), "schema");
+  if (m.schema != kMachineSchema)
+    r.fail(root["schema"], "schema",
+           "unsupported schema '" + m.schema + "' (this roofprobe reads " + kMachineSchema + ")");
+  YAML::Node complete = r.need(root, "complete", "");
+  try {
+    m.complete = complete.as<bool>();
+  } catch (const YAML::Exception&) {
+    r.fail(complete, "complete", "expected true or false");
+  }
+  if (YAML::Node missing = root["missing"]) {
+    if (!missing.IsSequence()) r.fail(missing, "missing", "expected a list");
+    for (const auto& item : missing) m.missing.push_back(r.text(item, "missing[]"));
+  }
+  m.provenance = r.text_map(root["provenance"], "provenance");
+
+  m.device = read_device(r, root);
 
   if (YAML::Node units = root["units"]) {
     if (!units.IsMap()) r.fail(units, "units", "expected a mapping");
@@ -347,58 +404,14 @@ Machine read_machine_root(const Reader& r, const YAML::Node& root) {
   if (!memory.IsSequence()) r.fail(memory, "memory", "expected a list");
   for (const auto& n : memory) {
     const std::string where = "memory[" + std::to_string(m.memory.size()) + "].";
-    if (!n.IsMap()) r.fail(n, where, "expected a mapping");
-    MemoryLevel l;
-    l.level = r.text(r.need(n, "level", where), where + "level");
-    l.source = r.opt_text(n, "source", where);
-    if (l.source.empty()) l.source = "empirical";
-    l.gbs = r.number(r.need(n, "gbs", where), where + "gbs");
-    l.gtxn_s = r.opt_number(n, "gtxn_s", where);
-    l.bytes_per_clk_per_unit = n["bytes_per_clk_per_sm"] ? r.opt_number(n, "bytes_per_clk_per_sm", where)
-                                                         : r.opt_number(n, "bytes_per_clk_per_core", where);
-    if (YAML::Node ws = n["working_set_bytes"]) {
-      if (!ws.IsSequence() || ws.size() != 2) r.fail(ws, where + "working_set_bytes", "expected [lo, hi]");
-      l.working_set_lo = r.number(ws[0], where + "working_set_bytes[0]");
-      l.working_set_hi = r.number(ws[1], where + "working_set_bytes[1]");
-    }
-    l.gbs_ci95 = r.interval(n["gbs_ci95"], where + "gbs_ci95");
-    l.capacity_bytes = r.opt_number(n, "capacity_bytes", where);
-    l.capacity_ci95 = r.interval(n["capacity_ci95"], where + "capacity_ci95");
-    l.noisy = r.opt_flag(n, "noisy", where);
-    l.stats = r.stats(n["stats"], where + "stats");
-    l.probe = r.opt_text(n, "probe", where);
-    l.params = r.text_map(n["params"], where + "params");
-    l.headline_series = r.opt_text(n, "headline", where);
-    if (YAML::Node bs = n["by_series"]) {
-      if (!bs.IsMap()) r.fail(bs, where + "by_series", "expected a mapping");
-      for (const auto& kv : bs)
-        l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
-    }
-    l.citation = r.opt_text(n, "citation", where);
-    m.memory.push_back(l);
+    m.memory.push_back(read_memory_level(r, n, where));
   }
 
   YAML::Node compute = r.need(root, "compute", "");
   if (!compute.IsSequence()) r.fail(compute, "compute", "expected a list");
   for (const auto& n : compute) {
     const std::string where = "compute[" + std::to_string(m.compute.size()) + "].";
-    if (!n.IsMap()) r.fail(n, where, "expected a mapping");
-    ComputeCeiling c;
-    c.name = r.text(r.need(n, "name", where), where + "name");
-    c.source = r.opt_text(n, "source", where);
-    if (c.source.empty()) c.source = "empirical";
-    c.gflops = r.number(r.need(n, "gflops", where), where + "gflops");
-    c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
-    c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
-    c.noisy = r.opt_flag(n, "noisy", where);
-    c.clock_mhz = r.opt_number(n, "clock_mhz", where);
-    c.instructions_gips = r.opt_number(n, "instructions_gips", where);
-    c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);
-    c.stats = r.stats(n["stats"], where + "stats");
-    c.probe = r.opt_text(n, "probe", where);
-    c.params = r.text_map(n["params"], where + "params");
-    c.citation = r.opt_text(n, "citation", where);
-    m.compute.push_back(c);
+    m.compute.push_back(read_compute_ceiling(r, n, where));
   }
   read_instructions_walls_scaling(r, root, m);
   return m;

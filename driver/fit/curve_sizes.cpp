@@ -1,0 +1,85 @@
+#include "driver/fit/curve_sizes.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "driver/fit/median.hpp"
+
+namespace roofprobe::curve_sizes {
+namespace {
+
+constexpr std::size_t kMaxSizes = 400;          // distinct sizes fitted; denser sweeps are pooled
+constexpr std::size_t kMaxSamplesPerSize = 15;  // samples of one size the fit sees (quantiles)
+
+}  // namespace
+
+std::vector<Size> group_sizes(const std::vector<CurvePoint>& points) {
+  std::vector<CurvePoint> valid;
+  for (const CurvePoint& p : points)
+    if (std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0) valid.push_back(p);
+  std::sort(valid.begin(), valid.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
+  std::vector<Size> sizes;
+  double last_x = 0;
+  for (const CurvePoint& p : valid) {
+    // Sizes written as text and read back can differ in the last bit: one size.
+    if (sizes.empty() || p.x > last_x * (1 + 1e-9)) sizes.push_back({std::log(p.x), p.x, p.x, {}, {}, 0}), last_x = p.x;
+    sizes.back().z.push_back(std::log(p.y));
+    sizes.back().y.push_back(p.y);
+  }
+  // A dense external sweep (every 4 KiB up to 1 GiB) would make every start cost thousands of
+  // rows: neighbouring sizes closer than 1/200 of the sweep's log range are pooled.
+  if (sizes.size() > kMaxSizes) {
+    const double min_step = (sizes.back().lw - sizes.front().lw) / (kMaxSizes / 2);
+    std::vector<Size> pooled;
+    double first_lw = 0;
+    int members = 0;
+    for (Size& s : sizes) {
+      if (pooled.empty() || s.lw - first_lw >= min_step) {
+        if (!pooled.empty()) pooled.back().lw /= members;
+        first_lw = s.lw, members = 0;
+        pooled.push_back({0, s.x, s.x, {}, {}, 0});
+      }
+      pooled.back().lw += s.lw;
+      pooled.back().x_last = s.x_last;
+      ++members;
+      pooled.back().z.insert(pooled.back().z.end(), s.z.begin(), s.z.end());
+      pooled.back().y.insert(pooled.back().y.end(), s.y.begin(), s.y.end());
+    }
+    pooled.back().lw /= members;
+    sizes = std::move(pooled);
+  }
+  for (Size& s : sizes) {
+    s.median_z = median_of(s.z);
+    // A point measured until its noise settled can hold thousands of samples: evenly spaced order
+    // statistics keep its distribution (median, spread, outliers) at a bounded cost per fit.
+    if (s.z.size() > kMaxSamplesPerSize) {
+      std::sort(s.z.begin(), s.z.end());
+      std::vector<double> kept;
+      for (std::size_t k = 0; k < kMaxSamplesPerSize; ++k)
+        kept.push_back(s.z[(2 * k + 1) * s.z.size() / (2 * kMaxSamplesPerSize)]);
+      s.z = std::move(kept);
+    }
+  }
+  return sizes;
+}
+
+double noise_sigma(const std::vector<Size>& sizes) {
+  std::vector<double> dev;
+  double reps = 0;
+  for (const Size& s : sizes)
+    if (s.z.size() > 1) {
+      for (double z : s.z) dev.push_back(std::fabs(z - s.median_z));
+      reps += static_cast<double>(s.z.size());
+    }
+  if (dev.size() >= 6) {
+    const double per_size = reps / static_cast<double>(std::count_if(sizes.begin(), sizes.end(),
+                                                                     [](const Size& s) { return s.z.size() > 1; }));
+    const double sigma = 1.4826 * median_of(dev) * std::sqrt(per_size / (per_size - 1));
+    return std::max(sigma, kNoiseFloor);
+  }
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < sizes.size(); ++i) diffs.push_back(std::fabs(sizes[i].median_z - sizes[i - 1].median_z));
+  return std::max(1.4826 * median_of(diffs) / std::sqrt(2.0), kNoiseFloor);
+}
+
+}  // namespace roofprobe::curve_sizes
