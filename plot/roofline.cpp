@@ -325,6 +325,88 @@ std::string header_of(const RooflineChart& c, const std::string& file) {
   return "# " + file + ": x y\n";
 }
 
+// Grow y until the ceiling labels fit under the top and the wall labels under the roofs; grow
+// x to the left until every roof label finds room between the walls. Returns every label's
+// script lines (ceilings, roofs, walls) for the ranges it settled on.
+std::string fitted_labels(const RooflineChart& c, const Frame& frame, Ranges* r) {
+  std::string labels;
+  for (int widen = 0; widen < 5; ++widen) {
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      double top_px = 0;
+      labels = ceiling_labels(c, *r, frame, &top_px);
+      const double excess = top_px + 6 - r->y.px;
+      const double deficit = wall_label_deficit(c, *r);
+      if (excess <= 0 && deficit <= 0) break;
+      if (excess > 0) r->y.hi *= std::pow(10.0, excess / r->y.px_per_decade() * 1.2);
+      if (deficit > 0) r->y.lo /= std::pow(10.0, deficit / r->y.px_per_decade() * 1.2);
+    }
+    bool fits = true;
+    const std::string roof_text = roof_labels(c, *r, &fits);
+    if (fits || c.walls.empty() || widen == 4) {
+      labels += roof_text;
+      break;
+    }
+    r->x.lo /= 2;
+    r->y.lo = std::min(r->y.lo, slowest(c) * r->x.lo / 1.5);
+  }
+  if (!c.walls.empty()) labels += wall_labels(c, *r);
+  return labels;
+}
+
+// Roofs up to their ridge with the peak.
+std::string roof_data(const RooflineChart& c, const Ranges& r) {
+  const double peak = peak_of(c);
+  std::string roofs = header_of(c, c.roof_file);
+  for (const ChartRoof& roof : c.roofs) roofs += block(roof.label, r.x.lo, roof.rate * r.x.lo, peak / roof.rate, peak);
+  return roofs;
+}
+
+// Ceilings from where they meet the fastest roof, one file per data_file in first-seen order.
+void add_ceiling_files(const RooflineChart& c, const Ranges& r, PlotScript* out) {
+  const double top_rate = fastest(c);
+  std::vector<std::string> files;
+  std::map<std::string, std::string> ceiling_data;
+  for (const ChartCeiling& ceiling : c.ceilings) {
+    if (!ceiling_data.count(ceiling.data_file)) {
+      files.push_back(ceiling.data_file);
+      ceiling_data[ceiling.data_file] = header_of(c, ceiling.data_file);
+    }
+    ceiling_data[ceiling.data_file] += block(ceiling.label.empty() ? num(ceiling.value) : ceiling.label,
+                                             ceiling.value / top_rate, ceiling.value, r.x.hi, ceiling.value);
+  }
+  for (const std::string& f : files) out->data_files.push_back({f, ceiling_data[f]});
+}
+
+// The walls' lines and their measured positions; returns whether any wall has one (its markers'
+// file is written only then).
+bool add_wall_files(const RooflineChart& c, const Ranges& r, PlotScript* out) {
+  if (c.walls.empty()) return false;
+  bool any_wall_marks = false;
+  std::string walls = "# walls: x from the axis up to the roofline\n";
+  std::string marks = "# measured wall positions: x y (y at the axis when no rate was measured)\n";
+  for (const ChartWall& w : c.walls) {
+    walls += block(w.label, w.x, r.y.lo, w.x, roofline_at(c, w.x));
+    if (finite_positive(w.measured_x)) {
+      const double y = finite_positive(w.measured_y) ? w.measured_y : r.y.from_px(8);
+      marks += "# " + one_line(w.label) + "\n" + num(w.measured_x) + " " + num(y) + "\n";
+      any_wall_marks = true;
+    }
+  }
+  out->data_files.push_back({c.view + "_walls.dat", walls});
+  if (any_wall_marks) out->data_files.push_back({c.view + "_wall_marks.dat", marks});
+  return any_wall_marks;
+}
+
+std::string points_data(const Overlay& overlay) {
+  std::string pts = "# application kernels: intensity performance, one block per kernel and level\n";
+  for (const PointGroup& g : overlay.groups) {
+    pts += "# " + one_line(g.kernel) + " @ " + one_line(g.level) + "\n";
+    for (const auto& [x, y] : g.xy) pts += num(x) + " " + num(y) + "\n";
+    pts += "\n\n";
+  }
+  return pts;
+}
+
 }  // namespace
 
 std::string intensity_text(double v) {
@@ -368,30 +450,7 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
   KeyLayout layout;
   const Frame frame = frame_for(c, key, &layout);
   Ranges r = choose_ranges(c, frame);
-
-  // Grow y until the ceiling labels fit under the top and the wall labels under the roofs; grow
-  // x to the left until every roof label finds room between the walls.
-  std::string labels;
-  for (int widen = 0; widen < 5; ++widen) {
-    for (int attempt = 0; attempt < 12; ++attempt) {
-      double top_px = 0;
-      labels = ceiling_labels(c, r, frame, &top_px);
-      const double excess = top_px + 6 - r.y.px;
-      const double deficit = wall_label_deficit(c, r);
-      if (excess <= 0 && deficit <= 0) break;
-      if (excess > 0) r.y.hi *= std::pow(10.0, excess / r.y.px_per_decade() * 1.2);
-      if (deficit > 0) r.y.lo /= std::pow(10.0, deficit / r.y.px_per_decade() * 1.2);
-    }
-    bool fits = true;
-    const std::string roof_text = roof_labels(c, r, &fits);
-    if (fits || c.walls.empty() || widen == 4) {
-      labels += roof_text;
-      break;
-    }
-    r.x.lo /= 2;
-    r.y.lo = std::min(r.y.lo, slowest(c) * r.x.lo / 1.5);
-  }
-  if (!c.walls.empty()) labels += wall_labels(c, r);
+  const std::string labels = fitted_labels(c, frame, &r);
 
   std::string s = script_preamble(c.view, format, frame, c.title);
   s += "set logscale x 2\nset logscale y 10\n";
@@ -404,49 +463,12 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
   s += key_command(layout);
   s += labels;
 
-  // Data: roofs up to their ridge with the peak; ceilings from where they meet the fastest roof.
-  const double peak = peak_of(c), top_rate = fastest(c);
   PlotScript out;
   out.view = c.view;
-  std::string roofs = header_of(c, c.roof_file);
-  for (const ChartRoof& roof : c.roofs) roofs += block(roof.label, r.x.lo, roof.rate * r.x.lo, peak / roof.rate, peak);
-  out.data_files.push_back({c.roof_file, roofs});
-  std::vector<std::string> files;
-  std::map<std::string, std::string> ceiling_data;
-  for (const ChartCeiling& ceiling : c.ceilings) {
-    if (!ceiling_data.count(ceiling.data_file)) {
-      files.push_back(ceiling.data_file);
-      ceiling_data[ceiling.data_file] = header_of(c, ceiling.data_file);
-    }
-    ceiling_data[ceiling.data_file] += block(ceiling.label.empty() ? num(ceiling.value) : ceiling.label,
-                                             ceiling.value / top_rate, ceiling.value, r.x.hi, ceiling.value);
-  }
-  for (const std::string& f : files) out.data_files.push_back({f, ceiling_data[f]});
-
-  bool any_wall_marks = false;
-  if (!c.walls.empty()) {
-    std::string walls = "# walls: x from the axis up to the roofline\n";
-    std::string marks = "# measured wall positions: x y (y at the axis when no rate was measured)\n";
-    for (const ChartWall& w : c.walls) {
-      walls += block(w.label, w.x, r.y.lo, w.x, roofline_at(c, w.x));
-      if (finite_positive(w.measured_x)) {
-        const double y = finite_positive(w.measured_y) ? w.measured_y : r.y.from_px(8);
-        marks += "# " + one_line(w.label) + "\n" + num(w.measured_x) + " " + num(y) + "\n";
-        any_wall_marks = true;
-      }
-    }
-    out.data_files.push_back({c.view + "_walls.dat", walls});
-    if (any_wall_marks) out.data_files.push_back({c.view + "_wall_marks.dat", marks});
-  }
-  if (!overlay.groups.empty()) {
-    std::string pts = "# application kernels: intensity performance, one block per kernel and level\n";
-    for (const PointGroup& g : overlay.groups) {
-      pts += "# " + one_line(g.kernel) + " @ " + one_line(g.level) + "\n";
-      for (const auto& [x, y] : g.xy) pts += num(x) + " " + num(y) + "\n";
-      pts += "\n\n";
-    }
-    out.data_files.push_back({c.view + "_points.dat", pts});
-  }
+  out.data_files.push_back({c.roof_file, roof_data(c, r)});
+  add_ceiling_files(c, r, &out);
+  const bool any_wall_marks = add_wall_files(c, r, &out);
+  if (!overlay.groups.empty()) out.data_files.push_back({c.view + "_points.dat", points_data(overlay)});
 
   s += plot_command(c, overlay, key, any_wall_marks);
   s += "unset output\n";

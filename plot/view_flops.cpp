@@ -100,21 +100,11 @@ std::string points_data(const std::vector<Series>& series, bool medians) {
   return s;
 }
 
-}  // namespace
-
-bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
-  std::set<std::string> probes;
-  const std::vector<Series> series = collect(in.samples, &probes);
-  if (series.empty()) {
-    *why = in.samples.empty()
-               ? "no sweep samples (no sweep.csv beside the machine file)"
-               : "no FLOP samples in the sweep (rows with flops > 0 and bytes > 0; probe 'flops' not run)";
-    return false;
-  }
-
-  // Ceilings of the probes drawn (all of them when the machine file does not say which probe).
+// Ceilings of the probes drawn (all of them when the machine file does not say which probe).
+std::vector<Line> ceiling_lines(const Machine& machine, const std::vector<Series>& series,
+                                const std::set<std::string>& probes) {
   std::vector<Line> lines;
-  for (const ComputeCeiling& c : in.machine.compute) {
+  for (const ComputeCeiling& c : machine.compute) {
     if (!finite_positive(c.gflops)) continue;
     if (!c.probe.empty() && !probes.count(c.probe)) continue;
     std::string colour = "#555555";
@@ -123,16 +113,29 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
     lines.push_back(
         {(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops, colour});
   }
+  return lines;
+}
 
+// The right margin holds the ceiling labels (when there are any); the key goes under the axis
+// label in rows.
+Frame frame_for(const std::vector<Line>& lines, const std::vector<Series>& series, KeyLayout* layout) {
   Frame frame;
   double widest = 0;
   for (const Line& l : lines) widest = std::max(widest, Frame::text_px(l.label));
   if (!lines.empty()) frame.right = std::max(0.6, 1 - (widest + 3.5 * Frame::kCharPx) / Frame::kWidthPx);
   std::vector<std::string> titles;
   for (const Series& s : series) titles.push_back(s.name + " (median)");
-  const KeyLayout layout = key_layout(titles, frame);
-  frame.bottom = frame_bottom_for_key(layout.rows);
+  *layout = key_layout(titles, frame);
+  frame.bottom = frame_bottom_for_key(layout->rows);
+  return frame;
+}
 
+struct Ranges {
+  LogAxis x, y;
+};
+
+// x: every sample, at least three octaves. y: every sample and every ceiling.
+Ranges choose_ranges(const std::vector<Series>& series, const std::vector<Line>& lines, const Frame& frame) {
   double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
   bool first = true;
   for (const Series& s : series)
@@ -144,21 +147,25 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
       first = false;
     }
   for (const Line& l : lines) y_hi = std::max(y_hi, l.value);
-  LogAxis x{pow2_floor(x_lo) / 2, pow2_ceil(x_hi) * 2, frame.width_px()};
-  LogAxis y{y_lo / 1.6, y_hi * 1.8, frame.height_px()};
-  if (x.hi / x.lo < 8) x.hi = x.lo * 8;
+  Ranges r;
+  r.x = {pow2_floor(x_lo) / 2, pow2_ceil(x_hi) * 2, frame.width_px()};
+  r.y = {y_lo / 1.6, y_hi * 1.8, frame.height_px()};
+  if (r.x.hi / r.x.lo < 8) r.x.hi = r.x.lo * 8;
+  return r;
+}
 
-  // Ceiling labels in the right margin (moved apart, with connectors), y grown until they fit.
+// Ceiling labels in the right margin (moved apart, with connectors), y grown until they fit.
+std::string ceiling_labels(const std::vector<Line>& lines, const Frame& frame, LogAxis* y) {
   std::string labels;
   for (int attempt = 0; attempt < 6; ++attempt) {
     std::vector<double> wanted;
-    for (const Line& l : lines) wanted.push_back(y.to_px(l.value));
+    for (const Line& l : lines) wanted.push_back(y->to_px(l.value));
     const std::vector<double> placed = spread_apart(wanted, Frame::kLinePx + 2);
     const double connector_px = 1.5 * Frame::kCharPx;
     labels = "# compute ceiling labels (right margin) and their connectors\n";
     double top_px = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      const double at = y.from_px(placed[i]);
+      const double at = y->from_px(placed[i]);
       labels += "set arrow from graph 1, first " + num(lines[i].value) + " to screen " +
                 num(frame.right + connector_px / Frame::kWidthPx) + ", first " + num(at) + " nohead lw 1.5 lc rgb '" +
                 lines[i].colour + "'\n";
@@ -167,22 +174,15 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
                 lines[i].colour + "'\n";
       top_px = std::max(top_px, placed[i] + Frame::kLinePx / 2);
     }
-    const double excess = top_px + 6 - y.px;
+    const double excess = top_px + 6 - y->px;
     if (excess <= 0) break;
-    y.hi *= std::pow(10.0, excess / y.px_per_decade() * 1.2);
+    y->hi *= std::pow(10.0, excess / y->px_per_decade() * 1.2);
   }
+  return labels;
+}
 
-  std::string s = script_preamble("flops", in.format, frame, view_title("Empirical roofline (FLOP sweep)", in.machine));
-  s += "set logscale x 2\nset logscale y 10\n";
-  s += range_command("x", x.lo, x.hi);
-  s += range_command("y", y.lo, y.hi);
-  s += log2_tics("x", x.lo, x.hi, intensity_text);
-  s += log10_tics("y", y.lo, y.hi);
-  s += "set xlabel 'arithmetic intensity of the sample [FLOP/byte]'\n";
-  s += "set ylabel 'performance [GFLOP/s]'\n";
-  s += key_command(layout);
-  s += labels;
-
+// "plot ...": each series' samples and medians, then the ceilings (no newline at the end).
+std::string plot_command(const std::vector<Series>& series, const std::vector<Line>& lines) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const std::string colour = series_colour(i);
@@ -195,21 +195,54 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
   for (std::size_t i = 0; i < lines.size(); ++i)
     parts.push_back("'flops_ceilings.dat' index " + std::to_string(i) + " with lines lw 1.5 dt 2 lc rgb '" +
                     lines[i].colour + "' notitle");
-  s += "plot ";
+  std::string s = "plot ";
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
+  return s;
+}
+
+std::string ceilings_data(const std::vector<Line>& lines, const LogAxis& x) {
+  std::string d = "# fitted compute ceilings: flop_per_byte gflops, across the whole axis\n";
+  for (const Line& l : lines)
+    d += "# " + one_line(l.label) + "\n" + num(x.lo) + " " + num(l.value) + "\n" + num(x.hi) + " " + num(l.value) +
+         "\n\n\n";
+  return d;
+}
+
+}  // namespace
+
+bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
+  std::set<std::string> probes;
+  const std::vector<Series> series = collect(in.samples, &probes);
+  if (series.empty()) {
+    *why = in.samples.empty()
+               ? "no sweep samples (no sweep.csv beside the machine file)"
+               : "no FLOP samples in the sweep (rows with flops > 0 and bytes > 0; probe 'flops' not run)";
+    return false;
+  }
+  const std::vector<Line> lines = ceiling_lines(in.machine, series, probes);
+  KeyLayout layout;
+  const Frame frame = frame_for(lines, series, &layout);
+  Ranges r = choose_ranges(series, lines, frame);
+  const std::string labels = ceiling_labels(lines, frame, &r.y);
+
+  std::string s = script_preamble("flops", in.format, frame, view_title("Empirical roofline (FLOP sweep)", in.machine));
+  s += "set logscale x 2\nset logscale y 10\n";
+  s += range_command("x", r.x.lo, r.x.hi);
+  s += range_command("y", r.y.lo, r.y.hi);
+  s += log2_tics("x", r.x.lo, r.x.hi, intensity_text);
+  s += log10_tics("y", r.y.lo, r.y.hi);
+  s += "set xlabel 'arithmetic intensity of the sample [FLOP/byte]'\n";
+  s += "set ylabel 'performance [GFLOP/s]'\n";
+  s += key_command(layout);
+  s += labels;
+  s += plot_command(series, lines);
   s += "\nunset output\n";
 
   out->view = "flops";
   out->script = s;
   out->data_files = {{"flops_samples.dat", points_data(series, false)},
                      {"flops_medians.dat", points_data(series, true)}};
-  if (!lines.empty()) {
-    std::string d = "# fitted compute ceilings: flop_per_byte gflops, across the whole axis\n";
-    for (const Line& l : lines)
-      d += "# " + one_line(l.label) + "\n" + num(x.lo) + " " + num(l.value) + "\n" + num(x.hi) + " " + num(l.value) +
-           "\n\n\n";
-    out->data_files.push_back({"flops_ceilings.dat", d});
-  }
+  if (!lines.empty()) out->data_files.push_back({"flops_ceilings.dat", ceilings_data(lines, r.x)});
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/backend/carveout.hpp"
 #include "kernels/cuda/backend/gpu_arch.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/stream_pattern.hpp"
@@ -399,6 +400,28 @@ TEST(CudaProbeAxes, GeometricWorkingSetDefaults) {
     EXPECT_GT(v, previous) << s;
     previous = v;
   }
+}
+
+// ---- L1 / shared carveout ------------------------------------------------------------------------
+// Every CUDA probe states its split: a new probe without a row would run at the driver's choice.
+TEST(Carveout, EveryCudaProbeStatesItsSplit) {
+  const std::vector<const Probe*> probes = Registry::instance().probes("cuda");
+  if (probes.empty()) GTEST_SKIP() << "the CUDA backend is not built";
+  for (const Probe* p : probes) EXPECT_NO_THROW(cuda::carveout_of(p->info().name)) << p->info().name;
+  EXPECT_THROW(cuda::carveout_of("a_probe_without_a_row"), std::logic_error);
+}
+
+TEST(Carveout, SharedMemoryProbesGetTheLargestSharedMemoryAndTheRestTheLargestL1) {
+  EXPECT_EQ(cuda::carveout_of("shared"), cuda::Carveout::MaxShared);
+  EXPECT_EQ(cuda::carveout_of("tensor.tile"), cuda::Carveout::MaxShared);  // wgmma, tcgen05 stage tiles there
+  EXPECT_EQ(cuda::carveout_of("bandwidth"), cuda::Carveout::MaxL1);        // its L1 level
+  EXPECT_EQ(cuda::carveout_of("tensor"), cuda::Carveout::MaxL1);
+  // cudaSharedmemCarveoutMaxL1 and cudaSharedmemCarveoutMaxShared.
+  EXPECT_EQ(cuda::carveout_percent(cuda::Carveout::MaxL1), 0);
+  EXPECT_EQ(cuda::carveout_percent(cuda::Carveout::MaxShared), 100);
+  const std::string table = cuda::carveout_table_text();
+  EXPECT_NE(table.find("bandwidth: max L1"), std::string::npos) << table;
+  EXPECT_NE(table.find("shared: max shared"), std::string::npos) << table;
 }
 
 // ---- the CUDA probes declare what the CPU probes declare ------------------------------------

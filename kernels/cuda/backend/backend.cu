@@ -260,6 +260,7 @@ class CudaBackend final : public Backend {
       info.extra["schedulers_per_sm"] = std::to_string(arch.schedulers_per_sm);
     }
     info.extra["shared_per_sm_bytes"] = std::to_string(prop.sharedMemPerMultiprocessor);
+    info.extra["carveout"] = carveout_table_text();  // the L1/shared split each probe runs with
     info.extra["shared_per_block_optin_bytes"] = std::to_string(prop.sharedMemPerBlockOptin);
     info.extra["l1_bytes"] = std::to_string(info.caches.front().bytes);
     info.extra["l2_bytes"] = std::to_string(prop.l2CacheSize);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/backend/carveout.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe::cuda {
@@ -115,10 +116,20 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-// Resident blocks of `kernel` with `block` threads across the whole device: blocks per SM from the
-// occupancy calculator (registers and shared memory of the compiled kernel) x SMs.
+// Sets the L1/shared split `kernel` runs with (carveout.hpp). The driver rounds the preference to
+// a configuration the SM supports.
 template <class Kernel>
-int resident_blocks(Kernel kernel, int block, std::size_t dynamic_shared = 0) {
+void set_carveout(Kernel kernel, Carveout carveout) {
+  RP_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent(carveout)));
+}
+
+// Resident blocks of `kernel` with `block` threads across the whole device: blocks per SM from the
+// occupancy calculator (registers and shared memory of the compiled kernel, at the probe's
+// carveout, which it sets first: occupancy depends on it) x SMs.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int block, Carveout carveout, std::size_t dynamic_shared = 0) {
+  set_carveout(kernel, carveout);
   int device = 0, sms = 0, per_sm = 0;
   RP_CUDA_CHECK(cudaGetDevice(&device));
   RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

@@ -44,7 +44,7 @@ class ClockPoint final : public PreparedPoint {
       : load_(load),
         kernel_(load == ClockLoad::Idle ? &clock_kernel<ClockLoad::Idle> : &clock_kernel<ClockLoad::Fp32Fma>) {
     use_selected_device();
-    blocks_ = resident_blocks(kernel_, kClockBlock);
+    blocks_ = resident_blocks(kernel_, kClockBlock, carveout_of("clock"));
     start_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_));
     stop_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_));
     turns_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_));

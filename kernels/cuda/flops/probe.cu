@@ -263,7 +263,8 @@ class FlopsPoint final : public PreparedPoint {
           "flops: precision=bf16 needs code built for sm_80 or newer for this device, and this "
           "binary's image for it has none (set CMAKE_CUDA_ARCHITECTURES to include it)");
     }
-    shape_ = flop_tiles(working_set, sizeof(T), kFlopsBlock, kFlopsIlp, resident_blocks(fns_.kernel, kFlopsBlock));
+    shape_ = flop_tiles(working_set, sizeof(T), kFlopsBlock, kFlopsIlp,
+                        resident_blocks(fns_.kernel, kFlopsBlock, carveout_of("flops")));
     reps_ = reps_for(seconds_per_pass(dev), kTargetLaunchSeconds);
     data_ = DeviceBuffer<T>(shape_.elements);
     flops_init_kernel<T><<<1024, 256>>>(data_.get(), shape_.elements);

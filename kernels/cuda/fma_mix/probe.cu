@@ -155,7 +155,7 @@ class MixPoint final : public PreparedPoint {
  public:
   MixPoint(int quarters, const DeviceInfo& dev) : quarters_(quarters), kernel_(mix_kernel_for<Ops>(quarters)) {
     use_selected_device();
-    blocks_ = resident_blocks(kernel_, kMixBlock);
+    blocks_ = resident_blocks(kernel_, kMixBlock, carveout_of("fma_mix"));
     threads_ = static_cast<std::int64_t>(blocks_) * kMixBlock;
     words_ = static_cast<std::size_t>(threads_) * kMixChains;
     const MixConstants k = mix_constants(W::kPrecision);

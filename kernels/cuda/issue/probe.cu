@@ -110,7 +110,7 @@ class IssuePoint final : public PreparedPoint {
   IssuePoint(IssueStream stream, std::int64_t n, int active_lanes, const DeviceInfo& dev)
       : stream_(stream), n_(n), active_lanes_(active_lanes), kernel_(kernel_for(stream, issue_loads_per_group(n))) {
     use_selected_device();
-    blocks_ = resident_blocks(kernel_, kIssueBlock);
+    blocks_ = resident_blocks(kernel_, kIssueBlock, carveout_of("issue"));
     warps_ = static_cast<std::int64_t>(blocks_) * (kIssueBlock / 32);
     loads_per_warp_ = n > 0 ? issue_loads_per_warp(warps_, issue_stream_bytes(l2_bytes_of(dev))) : 0;
     groups_per_pass_ = issue_groups_per_pass(n, loads_per_warp_);

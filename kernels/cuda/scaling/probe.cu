@@ -63,7 +63,7 @@ class ScalingPoint final : public PreparedPoint {
                                                   : &scaling_kernel<ScalingKernel::Fp64Fma>),
         sm_count_(sm_count) {
     use_selected_device();
-    blocks_ = resident_blocks(kernel_, kScalingBlock);
+    blocks_ = resident_blocks(kernel_, kScalingBlock, carveout_of("scaling"));
     if (kind == ScalingKernel::MemoryRead) {
       std::uint64_t l2 = 0;
       for (const CacheInfo& c : dev.caches)
@@ -166,7 +166,7 @@ class ScalingPoint final : public PreparedPoint {
     DeviceBuffer<unsigned int> arrived(1);
     RP_CUDA_CHECK(cudaMemset(present.get(), 0, present.bytes()));
     RP_CUDA_CHECK(cudaMemset(arrived.get(), 0, arrived.bytes()));
-    const int census_blocks = resident_blocks(&scaling_census_kernel, kScalingBlock);
+    const int census_blocks = resident_blocks(&scaling_census_kernel, kScalingBlock, carveout_of("scaling"));
     scaling_census_kernel<<<census_blocks, kScalingBlock>>>(present.get(), arrived.get());
     RP_CUDA_CHECK(cudaGetLastError());
     std::vector<std::uint32_t> flags(kScalingMaxSmIds);

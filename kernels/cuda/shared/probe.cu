@@ -53,7 +53,7 @@ class SharedPoint final : public PreparedPoint {
  public:
   SharedPoint(int degree, const DeviceInfo& dev) : degree_(degree) {
     use_selected_device();
-    blocks_ = resident_blocks(&shared_kernel<kSharedSlots>, kSharedBlock);
+    blocks_ = resident_blocks(&shared_kernel<kSharedSlots>, kSharedBlock, carveout_of("shared"));
     warps_ = static_cast<std::size_t>(blocks_) * (kSharedBlock / kSharedWarpLanes);
     // Seconds per loop iteration if the SMs deliver one wavefront per clock.
     const SharedWork per_iteration =

@@ -112,10 +112,10 @@ class SystemPoint final : public PreparedPoint {
       mapped_ = host_.device();
       kernel_ = transfer == SystemTransfer::MappedRead ? &system_mapped_kernel<SystemTransfer::MappedRead>
                                                        : &system_mapped_kernel<SystemTransfer::MappedWrite>;
-      blocks_ = resident_blocks(kernel_, kSystemBlock);
+      blocks_ = resident_blocks(kernel_, kSystemBlock, carveout_of("system"));
     } else {
       device_ = DeviceBuffer<uint4>(n_);
-      blocks_ = resident_blocks(&system_mapped_kernel<SystemTransfer::MappedRead>, kSystemBlock);
+      blocks_ = resident_blocks(&system_mapped_kernel<SystemTransfer::MappedRead>, kSystemBlock, carveout_of("system"));
     }
     sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_));
     fill();
