@@ -348,6 +348,24 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
         "intervals are 95%";
 }
 
+// Every throttle reason the point's samples recorded, "+"-joined in first-seen order; empty when none.
+std::string throttle_of(const std::vector<const Sample*>& samples, const Params& params) {
+  std::vector<std::string> reasons;
+  for (const Sample* s : samples) {
+    if (s->params != params) continue;
+    for (std::size_t start = 0; start < s->throttle.size();) {
+      const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
+      const std::string reason = s->throttle.substr(start, plus - start);
+      if (!reason.empty() && std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
+        reasons.push_back(reason);
+      start = plus + 1;
+    }
+  }
+  std::string out;
+  for (const std::string& r : reasons) out += (out.empty() ? "" : "+") + r;
+  return out;
+}
+
 void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
   for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
     const auto points = group_by_point(samples, spec.metric);
@@ -375,6 +393,7 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.stats = compute_stats(best->values);
     c.probe = group.probe;
     c.params = *best->params;
+    c.throttled = throttle_of(samples, *best->params);
     // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
     // same point's rate in warp instructions, and the FLOPs one instruction does.
     const Sample* first = first_sample_of(samples, *best->params);

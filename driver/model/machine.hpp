@@ -56,6 +56,9 @@ struct ComputeCeiling {
   double fraction_of_theoretical = 0;
   double clock_mhz = 0;  // the clock the theoretical figure uses
   bool noisy = false;    // resting on samples flagged noisy only (see stats.spread)
+  // What lowered the clock while the ceiling's samples ran ("sw-power+hw-thermal", NVML's
+  // throttle reasons); empty when nothing did or the device does not say.
+  std::string throttled;
   // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
   // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
   double instructions_gips = 0;

@@ -37,7 +37,9 @@ const char* const kColumns[] = {"rank",
                                 "shared_gtxn_s",
                                 "clock_mhz",
                                 "point_samples",
-                                "flags"};
+                                "flags",
+                                "power_w",
+                                "throttle"};
 enum Col {
   kRank,
   kBackend,
@@ -60,8 +62,12 @@ enum Col {
   kClockMhz,
   kPointSamples,
   kFlags,
+  kPowerW,
+  kThrottle,
   kColumnCount
 };
+// Files of roofprobe before power_w and throttle end at flags: read alike, those two left empty.
+constexpr int kColumnsBeforeTelemetry = kPowerW;
 static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
 std::string number(double v) {
@@ -91,12 +97,17 @@ double Sample::metric(const std::string& name) const {
   throw std::invalid_argument("unknown metric '" + name + "'");
 }
 
+namespace {
+// The names of the first `columns` columns, comma-separated.
+std::string header_of(int columns) {
+  std::string h;
+  for (int i = 0; i < columns; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+  return h;
+}
+}  // namespace
+
 const std::string& sweep_csv_header() {
-  static const std::string header = [] {
-    std::string h;
-    for (int i = 0; i < kColumnCount; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
-    return h;
-  }();
+  static const std::string header = header_of(kColumnCount);
   return header;
 }
 
@@ -121,7 +132,8 @@ std::string sweep_csv_row(const Sample& s) {
       << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
       << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
       << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
-      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags;
+      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
+      << s.throttle;
   return out.str();
 }
 
@@ -154,8 +166,12 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   if (!in) throw InputError(path + ": cannot read");
   std::string line;
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
-  if (line != sweep_csv_header())
-    throw InputError(path + ":1: not a roofprobe sweep.csv header (for other tools' data use fit --bandwidth-csv)");
+  int columns = kColumnCount;
+  if (line != sweep_csv_header()) {
+    if (line != header_of(kColumnsBeforeTelemetry))
+      throw InputError(path + ":1: not a roofprobe sweep.csv header (for other tools' data use fit --bandwidth-csv)");
+    columns = kColumnsBeforeTelemetry;
+  }
   std::vector<Sample> samples;
   int line_no = 1;
   std::string pending;
@@ -169,8 +185,8 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       if (last) return samples;
       throw InputError(path + ":" + std::to_string(line_no) + ": " + why);
     };
-    if (static_cast<int>(fields.size()) != kColumnCount) {
-      bad("expected " + std::to_string(kColumnCount) + " fields, got " + std::to_string(fields.size()));
+    if (static_cast<int>(fields.size()) != columns) {
+      bad("expected " + std::to_string(columns) + " fields, got " + std::to_string(fields.size()));
       break;
     }
     Sample s;
@@ -202,6 +218,10 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       s.clock_mhz = num(fields[kClockMhz]);
       s.point_samples = static_cast<int>(num(fields[kPointSamples]));
       s.flags = fields[kFlags];
+      if (columns > kPowerW) {
+        s.power_w = num(fields[kPowerW]);
+        s.throttle = fields[kThrottle];
+      }
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());
       break;

@@ -40,6 +40,8 @@ struct Sample {
   // below 90% of the run's), "underfilled" (fewer work items than threads: Work::underfilled);
   // empty when none applies. Only noisy and clock-sag make a sample unreliable (is_noisy).
   std::string flags;
+  double power_w = 0;    // board power the device reported for this launch (0: not reported)
+  std::string throttle;  // what lowered the clock during this launch ("sw-power+hw-thermal"; empty: nothing)
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
   double metric(const std::string& name) const;

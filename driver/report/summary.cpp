@@ -108,7 +108,8 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
       out << "  " << pad(c.name, 18) << pad(fmt("%.1f", c.gflops), 12)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
-          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "") << "\n";
+          << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "")
+          << (c.throttled.empty() ? "" : "  (throttled: " + c.throttled + ")") << "\n";
     }
     out << "\n";
   }

@@ -80,7 +80,7 @@ PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const Mea
   while (!criterion.done()) {
     double t = backend.time_launch(point);
     m.seconds.push_back(t);
-    m.launch_clock_mhz.push_back(backend.last_launch_clock_mhz());
+    m.launch_telemetry.push_back(backend.last_launch_telemetry());
     criterion.add(t);
   }
   m.work = point.work();
@@ -130,8 +130,12 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     // A clock probe's launch lasts a known number of cycles: its clock is that over the time.
     // Otherwise the clock measured during this launch where the backend measured one, else the
     // reading taken right after the point.
-    const double during = i < m.launch_clock_mhz.size() ? m.launch_clock_mhz[i] : 0;
-    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6 : during > 0 ? during : m.clock_mhz;
+    const LaunchTelemetry during = i < m.launch_telemetry.size() ? m.launch_telemetry[i] : LaunchTelemetry{};
+    s.clock_mhz = m.work.clock_cycles > 0 ? m.work.clock_cycles / s.seconds / 1e6
+                  : during.clock_mhz > 0  ? during.clock_mhz
+                                          : m.clock_mhz;
+    s.power_w = during.power_w;
+    s.throttle = during.throttle;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
     out.push_back(std::move(s));

@@ -33,10 +33,10 @@ class NoiseCriterion {
 };
 
 struct PointMeasurement {
-  std::vector<double> seconds;           // one per sampled launch
-  std::vector<double> launch_clock_mhz;  // per sampled launch, measured during it (0: not measured)
-  Work work;                             // per launch, at the final repetition count
-  double clock_mhz = 0;                  // measured right after sampling
+  std::vector<double> seconds;                    // one per sampled launch
+  std::vector<LaunchTelemetry> launch_telemetry;  // per sampled launch: clock, power, throttle during it
+  Work work;                                      // per launch, at the final repetition count
+  double clock_mhz = 0;                           // measured right after sampling
   bool converged = false;
   double noise = 0;
   Check check;

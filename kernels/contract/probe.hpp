@@ -172,7 +172,7 @@ class PreparedPoint {
   virtual void set_repetitions(std::int64_t reps) { (void)reps; }
   virtual std::int64_t repetitions() const { return 1; }
   // True when the point feeds a ceiling whose theoretical peak scales with the core clock: the
-  // backend then measures the clock around each of its launches (Backend::last_launch_clock_mhz)
+  // backend then measures the clock around each of its launches (Backend::last_launch_telemetry)
   // even where that costs time (CPU without cycle counters: a short clock chain per launch).
   virtual bool wants_launch_clock() const { return false; }
   // Seconds the last launch's parallel phase lasted, timed by the launch itself from the moment
@@ -207,6 +207,13 @@ class Probe {
   virtual void add_theoretical_peaks(DeviceInfo& dev) const { (void)dev; }
 };
 
+// What the device reported over one launch; 0 / empty: not reported.
+struct LaunchTelemetry {
+  double clock_mhz = 0;  // core / SM clock while the launch ran
+  double power_w = 0;    // board power, as the device reports it right after the launch
+  std::string throttle;  // what lowered the clock while it ran ("sw-power+hw-thermal"); empty: nothing
+};
+
 // A backend owns a device: it describes it and times launches with the device's own clock.
 class Backend {
  public:
@@ -220,9 +227,10 @@ class Backend {
   virtual double time_launch(PreparedPoint& point) = 0;
   // Clock measured right now, MHz (0 if the backend cannot measure it).
   virtual double measure_clock_mhz() = 0;
-  // Clock measured during the last time_launch(), MHz; 0 when that launch was not measured
-  // (the backend cannot, or the point did not ask: PreparedPoint::wants_launch_clock).
-  virtual double last_launch_clock_mhz() const { return 0; }
+  // What the device reported during the last time_launch(): its clock (0 when that launch was
+  // not measured: the backend cannot, or the point did not ask, PreparedPoint::wants_launch_clock),
+  // power and throttle reasons (GPUs with NVML).
+  virtual LaunchTelemetry last_launch_telemetry() const { return {}; }
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
   virtual bool recover() { return false; }
   // Threads the device runs without oversubscribing (CPU: the cores hwloc reports); 0 when the

@@ -173,7 +173,7 @@ class CpuBackend final : public Backend {
     return parallel > 0 && parallel <= seconds ? parallel : seconds;
   }
 
-  double last_launch_clock_mhz() const override { return last_clock_mhz_; }
+  LaunchTelemetry last_launch_telemetry() const override { return {last_clock_mhz_, 0, {}}; }
 
   // All threads run the chain at once: the all-core clock is what the probes run at.
   double measure_clock_mhz() override { return clock_.chain_now(0.01); }

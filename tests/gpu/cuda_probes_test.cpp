@@ -42,6 +42,31 @@ TEST_F(CudaProbeTest, DescribesTheDevice) {
               d.memory_name.c_str(), d.extra.at("memory_peak_gbs").c_str());
 }
 
+// NVML telemetry during a launch: where the driver has NVML (device.extra.telemetry), an FMA
+// launch of a few milliseconds reports the SM clock it ran at, near the clock measured with
+// clock64(), and the board power; without NVML the reason is printed and the readings are 0.
+TEST_F(CudaProbeTest, LaunchesReportTheClockAndPowerNvmlSawDuringThem) {
+  const DeviceInfo& d = device();
+  const std::string telemetry = d.extra.count("telemetry") ? d.extra.at("telemetry") : "";
+  std::printf("telemetry: %s\n", telemetry.c_str());
+  const Params params{{"precision", "fp32"},
+                      {"form", "fma"},
+                      {"flops_per_element", "1024"},
+                      {"working_set_bytes", std::to_string(32u << 20)}};
+  Work work;
+  best_seconds("flops", params, 3, &work);
+  const LaunchTelemetry t = gpu_test::cuda_backend()->last_launch_telemetry();
+  std::printf("last launch: SM clock %.0f MHz (clock64: %.0f MHz), %.0f W, throttle '%s'\n", t.clock_mhz,
+              d.clock_measured_mhz, t.power_w, t.throttle.c_str());
+  if (telemetry.rfind("NVML", 0) != 0) {
+    EXPECT_EQ(t.clock_mhz, 0);
+    GTEST_SKIP() << "no NVML: " << telemetry;
+  }
+  EXPECT_GT(t.clock_mhz, 0.5 * d.clock_measured_mhz);
+  EXPECT_LT(t.clock_mhz, 1.1 * d.clock_measured_mhz);
+  EXPECT_GT(t.power_w, 0);
+}
+
 struct FlopsCase {
   const char* precision;
   const char* form;

@@ -13,6 +13,7 @@
 
 #include "kernels/cuda/backend/carveout.hpp"
 #include "kernels/cuda/backend/gpu_arch.hpp"
+#include "kernels/cuda/backend/throttle.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/stream_pattern.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
@@ -422,6 +423,17 @@ TEST(Carveout, SharedMemoryProbesGetTheLargestSharedMemoryAndTheRestTheLargestL1
   const std::string table = cuda::carveout_table_text();
   EXPECT_NE(table.find("bandwidth: max L1"), std::string::npos) << table;
   EXPECT_NE(table.find("shared: max shared"), std::string::npos) << table;
+}
+
+// ---- NVML throttle reasons --------------------------------------------------------------------
+// Only the reasons that lower the clock are recorded: idle, application clocks, sync boost and
+// display clocks describe a setting or an empty GPU, not a measurement slowed down.
+TEST(ThrottleReasons, OnlyClockLoweringReasonsAreNamed) {
+  EXPECT_EQ(cuda::throttle_text(0), "");
+  EXPECT_EQ(cuda::throttle_text(0x1 | 0x2 | 0x10 | 0x100), "");
+  EXPECT_EQ(cuda::throttle_text(0x4), "sw-power");
+  EXPECT_EQ(cuda::throttle_text(0x4 | 0x40 | 0x2), "sw-power+hw-thermal");
+  EXPECT_EQ(cuda::throttle_text(0x8 | 0x20 | 0x80), "hw-slowdown+sw-thermal+power-brake");
 }
 
 // ---- the CUDA probes declare what the CPU probes declare ------------------------------------

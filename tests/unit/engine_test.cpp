@@ -137,7 +137,9 @@ class ClockingBackend : public FakeBackend {
     last_ = 3000 + (++launches_ % 7);
     return FakeBackend::time_launch(p);
   }
-  double last_launch_clock_mhz() const override { return last_; }
+  LaunchTelemetry last_launch_telemetry() const override {
+    return {last_, 250 + last_ / 100, last_ > 3005 ? "sw-power" : ""};
+  }
 
  private:
   double last_ = 0;
@@ -148,11 +150,13 @@ TEST(Engine, SamplesCarryTheClockMeasuredDuringTheirLaunch) {
   ClockingBackend backend;
   FakePoint point;
   PointMeasurement m = measure_point(backend, point, settings());
-  ASSERT_EQ(m.launch_clock_mhz.size(), m.seconds.size());
+  ASSERT_EQ(m.launch_telemetry.size(), m.seconds.size());
   auto samples = samples_of(m, "fake", "probe", Params{{"a", "1"}}, 0, 0);
   bool varied = false;
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    EXPECT_EQ(samples[i].clock_mhz, m.launch_clock_mhz[i]);
+    EXPECT_EQ(samples[i].clock_mhz, m.launch_telemetry[i].clock_mhz);
+    EXPECT_EQ(samples[i].power_w, m.launch_telemetry[i].power_w);  // and the power and throttle of that launch
+    EXPECT_EQ(samples[i].throttle, samples[i].clock_mhz > 3005 ? "sw-power" : "");
     EXPECT_GE(samples[i].clock_mhz, 3000);
     varied |= samples[i].clock_mhz != samples[0].clock_mhz;
   }

@@ -1,8 +1,10 @@
-// Compute ceilings' theoretical peaks use the clock measured with the ceiling's own samples, and
-// a device without a theoretical figure says why under `missing`.
+// Compute ceilings' theoretical peaks use the clock measured with the ceiling's own samples, a
+// ceiling whose samples were throttled says so, and a device without a theoretical figure says why
+// under `missing`.
 #include <gtest/gtest.h>
 
 #include "driver/fit/fit.hpp"
+#include "driver/model/machine.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 
 namespace roofprobe {
@@ -63,6 +65,28 @@ TEST(FitComputeClock, SamplesWithoutAClockKeepTheDeviceClock) {
   ASSERT_EQ(m.compute.size(), 1u);
   EXPECT_DOUBLE_EQ(m.compute[0].clock_mhz, 3000);
   EXPECT_DOUBLE_EQ(m.compute[0].theoretical_gflops, 120);
+}
+
+// NVML's throttle reasons of the ceiling's own point reach the machine file (the union over its
+// samples); a throttled point that is not the ceiling's does not.
+TEST(FitComputeClock, AThrottledCeilingSaysWhatThrottledIt) {
+  register_probe();
+  std::vector<Sample> samples;
+  add_point(samples, 16, 80, 1980);
+  add_point(samples, 64, 100, 1755);
+  samples[0].throttle = "hw-thermal";  // the slower point: not the ceiling's
+  samples[3].throttle = "sw-power";    // the ceiling's point
+  samples[5].throttle = "sw-power+sw-thermal";
+  Machine m;
+  m.device.kind = "gpu";
+  m.device.name = "a GPU";
+  m.device.clock_measured_mhz = 1980;
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 1u);
+  EXPECT_EQ(m.compute[0].throttled, "sw-power+sw-thermal");
+  const Machine back = read_machine_text(machine_to_yaml(m), "throttled.yaml");
+  ASSERT_EQ(back.compute.size(), 1u);
+  EXPECT_EQ(back.compute[0].throttled, "sw-power+sw-thermal");
 }
 
 TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {

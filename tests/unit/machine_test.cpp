@@ -240,6 +240,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   s.clock_mhz = 2400;
   s.point_samples = 3;
   s.flags = "noisy";
+  s.power_w = 412.5;
+  s.throttle = "sw-power+hw-thermal";
   {
     SweepWriter w(path);
     w.append_point({s, s});
@@ -260,6 +262,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   EXPECT_DOUBLE_EQ(rows[1].metric("gips"), 0.5);
   EXPECT_DOUBLE_EQ(rows[1].metric("shared_gtxn_s"), 1.25);
   EXPECT_DOUBLE_EQ(rows[1].metric("clock_mhz"), 2400);
+  EXPECT_DOUBLE_EQ(rows[1].power_w, 412.5);
+  EXPECT_EQ(rows[1].throttle, "sw-power+hw-thermal");
   // A torn last line (killed mid-write) is dropped, a torn line elsewhere is an error.
   std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mode=read";
   EXPECT_EQ(read_sweep_csv(path).size(), 3u);
@@ -268,8 +272,25 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
     read_sweep_csv(path);
     FAIL() << "torn middle line accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 21 fields"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 23 fields"), std::string::npos) << e.what();
   }
+}
+
+// A sweep written before power_w and throttle were recorded (every measured sweep of 2026-11-24
+// and -25) is read alike, those two empty; it cannot be resumed by this version.
+TEST(SweepCsv, ASweepWithoutTelemetryColumnsIsRead) {
+  const std::string path = temp_dir() + "/sweep_before_telemetry.csv";
+  write(path,
+        "rank,backend,probe,point,sample,params,working_set_bytes,seconds,bytes,flops,transactions,"
+        "warp_instructions,shared_wavefronts,gbs,gflops,gtxn_s,gips,shared_gtxn_s,clock_mhz,point_samples,flags\n"
+        "0,cuda,flops,0,0,precision=fp64,4096,1,0,2e12,0,0,0,0,2000,0,0,0,1755,1,\n");
+  const std::vector<Sample> rows = read_sweep_csv(path);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].gflops, 2000);
+  EXPECT_DOUBLE_EQ(rows[0].clock_mhz, 1755);
+  EXPECT_EQ(rows[0].power_w, 0);
+  EXPECT_EQ(rows[0].throttle, "");
+  EXPECT_THROW(prepare_sweep_for_resume(path), InputError);
 }
 
 TEST(SweepCsv, ResumeKeepsWholePointsAndCutsPartialOnes) {

@@ -7,13 +7,17 @@
 // cudaDeviceProp::clockRate and ::memoryClockRate.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "kernels/cuda/backend/gpu_arch.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
+#include "kernels/cuda/backend/nvml_telemetry.hpp"
 
 namespace roofprobe::cuda {
 namespace {
@@ -151,6 +155,10 @@ class CudaBackend final : public Backend {
     add_memory(info, device);
     add_extra(info, prop, arch, cc, device);
 
+    open_telemetry(device);
+    info.extra["telemetry"] = telemetry_->unavailable_reason().empty()
+                                  ? "NVML: SM clock, board power and throttle reasons during every launch"
+                                  : "none: " + telemetry_->unavailable_reason();
     info.clock_measured_mhz = measure_clock_mhz();
     add_theoretical_peaks(info, arch, cc);
     // Each probe adds the peaks only it knows (FP16/BF16/INT32, tensor shapes, ...).
@@ -158,15 +166,26 @@ class CudaBackend final : public Backend {
     return info;
   }
 
+  // The launch is timed by its events; while it runs, NVML is read every ~0.2 ms (clock, throttle
+  // reasons): the host waits for the stop event anyway, and a reading costs the GPU nothing.
   double time_launch(PreparedPoint& point) override {
+    if (!telemetry_) open_telemetry(selected_device());
     EventPair events;
     RP_CUDA_CHECK(cudaEventRecord(events.start()));
     point.launch();
     RP_CUDA_CHECK(cudaEventRecord(events.stop()));
+    telemetry_->begin_launch();
+    while (cudaEventQuery(events.stop()) == cudaErrorNotReady) {
+      telemetry_->sample();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     const double s = events.seconds();
     RP_CUDA_CHECK(cudaGetLastError());  // an error raised inside the kernel
+    last_telemetry_ = telemetry_->end_launch();
     return s;
   }
+
+  LaunchTelemetry last_launch_telemetry() const override { return last_telemetry_; }
 
   // Cycles counted by clock64() on the SMs over the event time of the same launch. ~20 ms of
   // spinning makes the launch overhead (a few microseconds) negligible; a first, shorter spin
@@ -214,6 +233,15 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  void open_telemetry(int device) {
+    char bus_id[32] = {};
+    RP_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+    telemetry_ = std::make_unique<NvmlTelemetry>(bus_id);
+  }
+
+  std::unique_ptr<NvmlTelemetry> telemetry_;
+  LaunchTelemetry last_telemetry_;
+
   // L1: the unified L1/shared array per SM from the per-architecture table (the runtime reports
   // only the shared-memory part); unknown architectures fall back to the shared-memory size,
   // a lower bound. L2: one instance for the chip (A100/H100 split it in two partitions, but a

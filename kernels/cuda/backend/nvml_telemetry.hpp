@@ -1,0 +1,45 @@
+// NVML, loaded at run time: the SM clock, board power and clock throttle reasons of the GPU under
+// measurement, read while a launch runs. libnvidia-ml.so.1 comes with the NVIDIA driver (as
+// libcuda.so.1 does), so it is opened with dlopen rather than linked: a binary built here runs
+// where the driver has it and measures without it where it has not (an old driver, a container
+// without the library), saying why in device.extra.telemetry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/contract/probe.hpp"
+
+namespace roofprobe::cuda {
+
+class NvmlTelemetry {
+ public:
+  // The device with this PCI bus id (cudaDeviceGetPCIBusId: NVML and CUDA may number devices
+  // differently).
+  explicit NvmlTelemetry(const std::string& pci_bus_id);
+  ~NvmlTelemetry();
+  NvmlTelemetry(const NvmlTelemetry&) = delete;
+  NvmlTelemetry& operator=(const NvmlTelemetry&) = delete;
+
+  // Empty when readings work; otherwise why not (no library, no device, no permission).
+  const std::string& unavailable_reason() const { return why_not_; }
+
+  // Starts the readings of one launch.
+  void begin_launch();
+  // One reading of the SM clock and the throttle reasons while the launch runs.
+  void sample();
+  // The launch's telemetry: the mean SM clock of its readings, the board power now, and every
+  // clock-lowering throttle reason seen (throttle.hpp). All 0 / empty when NVML is unavailable.
+  LaunchTelemetry end_launch();
+
+ private:
+  struct Api;
+  Api* api_ = nullptr;
+  void* device_ = nullptr;  // nvmlDevice_t
+  std::string why_not_;
+  double clock_sum_ = 0;
+  int readings_ = 0;
+  std::uint64_t throttle_mask_ = 0;
+};
+
+}  // namespace roofprobe::cuda
