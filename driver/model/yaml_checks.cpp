@@ -32,13 +32,17 @@ class DocumentChecker : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, nullptr, 1); }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    if (anchor != 0) anchored_scalar_[anchor] = value;
     leaf(mark, anchor, &value, 1);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     for (const OpenNode& open : open_)
       if (open.anchor == anchor) fail(mark, "an alias refers to a node it is inside (a cycle)");
     const auto size = anchored_size_.find(anchor);
-    leaf(mark, 0, nullptr, size == anchored_size_.end() ? 1 : size->second);
+    // An alias of a scalar used as a key is that scalar as a key: `*k: 2` repeats `x:` when k is x.
+    const auto scalar = anchored_scalar_.find(anchor);
+    leaf(mark, 0, scalar == anchored_scalar_.end() ? nullptr : &scalar->second,
+         size == anchored_size_.end() ? 1 : size->second);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -103,6 +107,7 @@ class DocumentChecker : public YAML::EventHandler {
   std::string name_;
   std::vector<OpenNode> open_;
   std::map<YAML::anchor_t, long long> anchored_size_;
+  std::map<YAML::anchor_t, std::string> anchored_scalar_;  // anchors of scalars: their text
 };
 
 }  // namespace

@@ -246,7 +246,10 @@ BackendConfig parse_backend(const Reporter& r, const std::string& name, const YA
     for (const Probe* p : Registry::instance().probes(name)) {
       const bool listed = std::any_of(bc.probes.begin(), bc.probes.end(),
                                       [&](const ProbeConfig& pc) { return pc.name == p->info().name; });
-      if (!listed) bc.probes.push_back(parse_probe(r, *p, YAML::Node(), name + ".probes." + p->info().name));
+      if (listed) continue;
+      ProbeConfig pc = parse_probe(r, *p, YAML::Node(), name + ".probes." + p->info().name);
+      pc.line = probes.Mark().line + 1;  // errors about it point at `probes: all` (or `all: {}`)
+      bc.probes.push_back(std::move(pc));
     }
   return bc;
 }

@@ -210,7 +210,7 @@ class Probe {
 // What the device reported over one launch; 0 / empty: not reported.
 struct LaunchTelemetry {
   double clock_mhz = 0;  // core / SM clock while the launch ran
-  double power_w = 0;    // board power, as the device reports it right after the launch
+  double power_w = 0;    // board power NVML reports right after the launch (a 1 s average on Ampere and later)
   std::string throttle;  // what lowered the clock while it ran ("sw-power+hw-thermal"); empty: nothing
 };
 
@@ -227,9 +227,10 @@ class Backend {
   virtual double time_launch(PreparedPoint& point) = 0;
   // Clock measured right now, MHz (0 if the backend cannot measure it).
   virtual double measure_clock_mhz() = 0;
-  // What the device reported during the last time_launch(): its clock (0 when that launch was
-  // not measured: the backend cannot, or the point did not ask, PreparedPoint::wants_launch_clock),
-  // power and throttle reasons (GPUs with NVML).
+  // What the device reported during the last time_launch(): its clock, power and throttle
+  // reasons. The CPU backend measures the clock where it is free (cycle counters) or the point
+  // asks (PreparedPoint::wants_launch_clock); the CUDA backend reads NVML during every launch
+  // where the driver has it. 0 / empty: not measured.
   virtual LaunchTelemetry last_launch_telemetry() const { return {}; }
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
   virtual bool recover() { return false; }

@@ -129,6 +129,9 @@ TEST(Config, DuplicateKeysNameBothLines) {
             "test.yaml:3: flops: written twice in one mapping (first on line 3)");
   EXPECT_EQ(error_of("cpu:\n  ? [a]\n  : probes\n  probes: {flops: {}}\n  probes: {}\n"),
             "test.yaml:5: probes: written twice in one mapping (first on line 4)");
+  // A key written through an alias of a scalar is that scalar.
+  EXPECT_EQ(error_of("a: &k threads\ncpu:\n  threads: 1\n  *k : 2\n  probes: {flops: {}}\n"),
+            "test.yaml:4: threads: written twice in one mapping (first on line 3)");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    flops: {precision: fp64}\n    bandwidth: {mode: read}\n"
                      "  threads: 1\n  threads: 2\n"),
             "test.yaml:6: threads: written twice in one mapping (first on line 5)");

@@ -174,8 +174,12 @@ class CudaBackend final : public Backend {
     RP_CUDA_CHECK(cudaEventRecord(events.start()));
     point.launch();
     RP_CUDA_CHECK(cudaEventRecord(events.stop()));
+    RP_CUDA_CHECK(cudaGetLastError());  // a launch the runtime refused
     telemetry_->begin_launch();
+    // "Not ready" is no error, but clear it so no later check can take it for one; any other
+    // answer ends the loop, and a fault surfaces in events.seconds().
     while (cudaEventQuery(events.stop()) == cudaErrorNotReady) {
+      (void)cudaGetLastError();
       telemetry_->sample();
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }

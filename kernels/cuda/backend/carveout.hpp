@@ -6,6 +6,7 @@
 // lists it (device.extra.carveout). Plain C++, host-tested.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -17,9 +18,21 @@ enum class Carveout {
   MaxShared,  // the largest shared memory: the kernel's data lives there
 };
 
-// The value of cudaFuncAttributePreferredSharedMemoryCarveout: a percentage of the maximum shared
-// memory (cudaSharedmemCarveoutMaxL1 = 0, cudaSharedmemCarveoutMaxShared = 100).
-inline int carveout_percent(Carveout c) { return c == Carveout::MaxShared ? 100 : 0; }
+// The value of cudaFuncAttributePreferredSharedMemoryCarveout to request: a percentage of the
+// maximum shared memory per SM. MaxShared: 100. MaxL1: the smallest share that still holds the
+// `blocks_per_sm` the kernel reaches with all of it. A kernel with shared memory of its own needs
+// its bytes plus the driver's reserve per block (1 KiB on sm_80 and later), in 128-byte units, so a
+// flat 0% would cost it blocks: an A100 bandwidth block (128 B + 1 KiB, 8 per SM) fits 7 times in
+// the smallest configuration. A kernel without shared memory gets 0.
+inline int carveout_percent(Carveout c, int blocks_per_sm, std::size_t shared_per_block, std::size_t reserved_per_block,
+                            std::size_t shared_per_sm) {
+  if (c == Carveout::MaxShared) return 100;
+  if (shared_per_block == 0 || shared_per_sm == 0 || blocks_per_sm <= 0) return 0;
+  const std::size_t per_block = (shared_per_block + reserved_per_block + 127) / 128 * 128;
+  const std::size_t percent =
+      (per_block * static_cast<std::size_t>(blocks_per_sm) * 100 + shared_per_sm - 1) / shared_per_sm;
+  return percent > 100 ? 100 : static_cast<int>(percent);
+}
 inline const char* carveout_name(Carveout c) { return c == Carveout::MaxShared ? "max shared" : "max L1"; }
 
 struct ProbeCarveout {

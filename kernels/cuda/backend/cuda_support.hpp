@@ -116,12 +116,28 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-// Sets the L1/shared split `kernel` runs with (carveout.hpp). The driver rounds the preference to
-// a configuration the SM supports.
+// Sets the L1/shared split `kernel` runs with (carveout.hpp), for blocks of `block` threads. The
+// driver rounds the preference up to a configuration the SM supports.
 template <class Kernel>
-void set_carveout(Kernel kernel, Carveout carveout) {
-  RP_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                     cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent(carveout)));
+void set_carveout(Kernel kernel, Carveout carveout, int block, std::size_t dynamic_shared = 0) {
+  const void* entry = reinterpret_cast<const void*>(kernel);
+  int percent = 100;
+  if (carveout == Carveout::MaxL1) {
+    cudaFuncAttributes attr{};
+    RP_CUDA_CHECK(cudaFuncGetAttributes(&attr, entry));
+    const std::size_t shared = attr.sharedSizeBytes + dynamic_shared;
+    int per_sm = 0, device = 0, reserved = 0, shared_per_sm = 0;
+    if (shared > 0) {  // the blocks per SM with all of the shared memory: what MaxL1 must keep
+      RP_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+      RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
+      RP_CUDA_CHECK(cudaGetDevice(&device));
+      RP_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+      RP_CUDA_CHECK(cudaDeviceGetAttribute(&shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    }
+    percent = carveout_percent(carveout, per_sm, shared, static_cast<std::size_t>(reserved),
+                               static_cast<std::size_t>(shared_per_sm));
+  }
+  RP_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
 }
 
 // Resident blocks of `kernel` with `block` threads across the whole device: blocks per SM from the
@@ -129,7 +145,7 @@ void set_carveout(Kernel kernel, Carveout carveout) {
 // carveout, which it sets first: occupancy depends on it) x SMs.
 template <class Kernel>
 int resident_blocks(Kernel kernel, int block, Carveout carveout, std::size_t dynamic_shared = 0) {
-  set_carveout(kernel, carveout);
+  set_carveout(kernel, carveout, block, dynamic_shared);
   int device = 0, sms = 0, per_sm = 0;
   RP_CUDA_CHECK(cudaGetDevice(&device));
   RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

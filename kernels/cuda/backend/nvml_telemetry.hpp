@@ -28,8 +28,10 @@ class NvmlTelemetry {
   void begin_launch();
   // One reading of the SM clock and the throttle reasons while the launch runs.
   void sample();
-  // The launch's telemetry: the mean SM clock of its readings, the board power now, and every
-  // clock-lowering throttle reason seen (throttle.hpp). All 0 / empty when NVML is unavailable.
+  // The launch's telemetry: the mean SM clock of its readings, the board power now (what
+  // nvmlDeviceGetPowerUsage reports: on Ampere and later a one-second average, so it describes
+  // the point more than this launch), and every clock-lowering throttle reason seen
+  // (throttle.hpp). All 0 / empty when NVML is unavailable.
   LaunchTelemetry end_launch();
 
  private:

@@ -69,7 +69,7 @@ void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, 
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
 int stream_max_blocks_per_sm(int threads) {
-  set_carveout(stream_kernel<Mode, Bits, Cache>, carveout_of("bandwidth"));  // before the occupancy it decides
+  set_carveout(stream_kernel<Mode, Bits, Cache>, carveout_of("bandwidth"), threads);  // before the occupancy it decides
   int per_sm = 0;
   RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_kernel<Mode, Bits, Cache>, threads, 0));
   return per_sm;

@@ -93,7 +93,7 @@ StrideFns stride_fns_for(int stride, int word_bytes) {
 }
 
 int resident_blocks_of(const void* kernel) {
-  set_carveout(kernel, carveout_of("stride"));
+  set_carveout(kernel, carveout_of("stride"), kStrideBlock);
   int device = 0, sms = 0, per_sm = 0;
   RP_CUDA_CHECK(cudaGetDevice(&device));
   RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

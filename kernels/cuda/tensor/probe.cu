@@ -49,7 +49,7 @@ class TensorPoint final : public PreparedPoint {
     use_selected_device();
     const std::string lacks = binary_lacks_reason(t, api);
     if (!lacks.empty()) throw std::runtime_error(point_text(t, api) + ": " + lacks);
-    set_carveout(kernel_, carveout_of(tile_api(api) ? "tensor.tile" : "tensor"));
+    set_carveout(kernel_, carveout_of(tile_api(api) ? "tensor.tile" : "tensor"), block_threads(api));
     int sms = 0, per_sm = 0, device = 0;
     RP_CUDA_CHECK(cudaGetDevice(&device));
     RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
