@@ -184,13 +184,20 @@ class CpuBackend final : public Backend {
   // measured during that ceiling's own samples. Unknown cores get no figure and the reason.
   static void add_theoretical_peaks(DeviceInfo& d) {
     const CpuIdentity id = read_cpu_identity();
-    d.extra["cpuid"] = describe_identity(id);
+    d.extra["cpuid"] = describe_identity(id) + " (" + describe_features(id.features) + ")";
     std::string why_not;
     if (d.clock_measured_mhz <= 0) why_not = "the core clock could not be measured on this ISA";
     if (!kHardwareFma) why_not = "built without hardware FMA (-march gives no FMA instructions)";
     const double ghz = d.clock_measured_mhz / 1000.0;
+    const int vector_bits = static_cast<int>(kSimdBytes) * 8;
+    // Xeons whose 512-bit FMA count depends on the SKU: the count is timed (uarch.hpp).
+    Avx512FmaUnits units;
+    if (vector_bits >= 512 && !core_peak(id, vector_bits, 64).known) {
+      units = time_avx512_fma_units();
+      if (units.units > 0) d.extra["avx512_fma_units"] = std::to_string(units.units) + " (" + units.method + ")";
+    }
     for (auto [prec, bits] : {std::pair<const char*, int>{"FP64", 64}, {"FP32", 32}}) {
-      const CorePeak peak = core_peak(id, static_cast<int>(kSimdBytes) * 8, bits);
+      const CorePeak peak = core_peak(id, vector_bits, bits, units);
       if (!peak.known && why_not.empty()) why_not = peak.why_unknown;
       if (!why_not.empty()) break;
       d.extra["uarch"] = peak.uarch;

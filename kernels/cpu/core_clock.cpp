@@ -21,16 +21,20 @@ namespace {
 
 // One dependent add per cycle: `kAddsPerIteration` adds form a chain whose length in cycles is
 // the number of adds (latency 1 on every x86-64 and AArch64 core), so adds / time = clock.
+// The addend is a register, not an immediate: Golden Cove and later Intel cores fold
+// `add $imm, reg` chains in the renamer and retire several per cycle (an immediate chain read
+// 22-23 GHz on a Xeon VM whose register-add and imul chains both read 4.0 GHz). A register's
+// value is unknown at rename, so a register-register add waits for its input every time.
 constexpr int kAddsPerIteration = 64;
 constexpr int kIterationsPerBlock = 1024;
 
 #if defined(__x86_64__)
 #define RP_ADD8 \
-  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+  "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
 #elif defined(__aarch64__)
 #define RP_ADD8                                                                                                      \
-  "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd " \
-  "%0, %0, #1\n\tadd %0, %0, #1\n\t"
+  "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd " \
+  "%0, %0, %1\n\tadd %0, %0, %1\n\t"
 #endif
 
 // The thread's own CPU time, not wall time: time the thread spent preempted by another
@@ -75,10 +79,11 @@ double chain_clock_mhz(double seconds) {
   const auto blocks =
       static_cast<std::int64_t>(std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
   std::uint64_t x = 0;
+  const std::uint64_t one = 1;
   const double start = thread_cpu_seconds();
   for (std::int64_t b = 0; b < blocks; ++b)
     for (int i = 0; i < kIterationsPerBlock; ++i)
-      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x));
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
   const double elapsed = thread_cpu_seconds() - start;
   const double adds = static_cast<double>(blocks) * kIterationsPerBlock * kAddsPerIteration;
   if (x != static_cast<std::uint64_t>(adds) || elapsed <= 0) return 0;  // impossible unless asm broke

@@ -36,6 +36,11 @@ CpuIdentity read_cpu_identity() {
   id.vendor = vendor;
   if (__get_cpuid(1, &a, &b, &c, &d) == 0) return id;
   std::tie(id.family, id.model) = decode_family_model(a);
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) != 0) {
+    if (b & (1u << 16)) id.features |= kAvx512F;
+    if (d & (1u << 23)) id.features |= kAvx512Fp16;
+    if (d & (1u << 24)) id.features |= kAmxTile;
+  }
 #endif
   return id;
 }
@@ -53,6 +58,10 @@ constexpr const char* kSkuRule =
     "1 or 2 512-bit FMA units per core depending on the SKU, which CPUID does not report "
     "(Intel ARK lists '# of AVX-512 FMA Units' per SKU; the Optimization Reference Manual gives a "
     "timing test); build with -DROOFPROBE_CPU_ARCH=x86-64-v3 for a 256-bit figure";
+constexpr FpUnits sku_dependent_avx512{0, 0, 0, kSkuRule, true};
+
+constexpr unsigned kPreAvx512 = kAvx512F | kAvx512Fp16 | kAmxTile;
+constexpr unsigned kPreFp16 = kAvx512Fp16 | kAmxTile;
 
 // ---- AMD (model ranges as Linux arch/x86/kernel/cpu/amd.c assigns Zen generations) ----
 void add_amd_rows(std::vector<UarchRow>& t) {
@@ -65,7 +74,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                {128, 2, 2},
                no_avx512,
                "AMD Software Optimization Guide for AMD Family 17h Processors (pub. 55723), "
-               "ch. 2 'Floating-Point Unit'; Agner Fog microarchitecture.pdf, 'AMD Zen'"});
+               "ch. 2 'Floating-Point Unit'; Agner Fog microarchitecture.pdf, 'AMD Zen'",
+               kPreAvx512});
   t.push_back({kAmd,
                0x17,
                {{0x30, 0x4F}, {0x60, 0x7F}, {0x90, 0x91}, {0xA0, 0xAF}},
@@ -74,7 +84,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                {256, 2, 2},
                no_avx512,
                "AMD Software Optimization Guide for AMD Family 17h Models 30h and Greater "
-               "(pub. 56305), ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD"});
+               "(pub. 56305), ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD",
+               kPreAvx512});
   t.push_back({kAmd,
                0x19,
                {{0x00, 0x0F}, {0x20, 0x5F}},
@@ -83,7 +94,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                {256, 2, 2},
                no_avx512,
                "AMD Software Optimization Guide for AMD Family 19h Processors (pub. 56665), "
-               "ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD"});
+               "ch. 2 'Floating-Point Unit': 256-bit FP0/FP1 FMA, FP2/FP3 FADD",
+               kPreAvx512});
   // Zen 4 runs AVX-512 on the same 256-bit pipes, one 512-bit op in two halves.
   t.push_back({kAmd,
                0x19,
@@ -95,7 +107,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                "AMD Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647), "
                "ch. 2 'Floating-Point Unit' (512-bit ops on 256-bit FP0/FP1 FMA, FP2/FP3 FADD); "
                "Chips and Cheese, 'AMD's Zen 4 Part 1: Frontend and Execution Engine' (2022); "
-               "A. Yee, 'Zen4's AVX512 Teardown' (numberworld.org, 2022)"});
+               "A. Yee, 'Zen4's AVX512 Teardown' (numberworld.org, 2022)",
+               kPreFp16});
   // Zen 5 desktop (Granite Ridge) and server (Turin): full 512-bit pipes.
   t.push_back({kAmd,
                0x1A,
@@ -105,7 +118,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                {256, 2, 2},
                {512, 2, 2},
                "AMD Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. 58455), "
-               "ch. 2 'Floating-Point Unit'; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)"});
+               "ch. 2 'Floating-Point Unit'; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)",
+               kAmxTile});
   // Zen 5 mobile (Strix Point) keeps Zen 4's 256-bit datapath for 512-bit ops.
   t.push_back({kAmd,
                0x1A,
@@ -115,7 +129,8 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                {256, 2, 2},
                {256, 2, 2},
                "Chips and Cheese, 'AMD's Strix Point: Zen 5 Hits Mobile' (2024): 512-bit ops on "
-               "256-bit pipes as in Zen 4; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)"});
+               "256-bit pipes as in Zen 4; A. Yee, 'Zen5's AVX512 Teardown' (numberworld.org, 2024)",
+               kAmxTile});
   t.push_back({kAmd,
                0x1A,
                {{0x10, 0x1F}, {0x60, 0x7F}},
@@ -126,66 +141,12 @@ void add_amd_rows(std::vector<UarchRow>& t) {
                 "Zen 5 parts differ in AVX-512 datapath width (512-bit on Granite Ridge/"
                 "Turin, 256-bit on Strix Point) and no source in this table covers these models"},
                "AMD Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. 58455), "
-               "ch. 2 'Floating-Point Unit' (256-bit figures)"});
+               "ch. 2 'Floating-Point Unit' (256-bit figures)",
+               kAmxTile});
 }
 
 // ---- Intel family 6 (model numbers as Linux arch/x86/include/asm/intel-family.h) ----
-void add_intel_rows(std::vector<UarchRow>& t) {
-  // Haswell/Broadwell: FMA on ports 0 and 1, FADD on port 1 only (min(2f, f + a) = 2 holds).
-  t.push_back({kIntel,
-               6,
-               {{0x3C, 0x3C}, {0x3F, 0x3F}, {0x45, 0x46}, {0x3D, 0x3D}, {0x47, 0x47}, {0x4F, 0x4F}, {0x56, 0x56}},
-               "Intel Haswell / Broadwell",
-               {128, 2, 0},
-               {256, 2, 0},
-               no_avx512,
-               "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), Haswell "
-               "microarchitecture: FMA on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Haswell'"});
-  t.push_back({kIntel,
-               6,
-               {{0x4E, 0x4E}, {0x5E, 0x5E}, {0x8E, 0x8E}, {0x9E, 0x9E}, {0xA5, 0xA6}},
-               "Intel Skylake client (Kaby/Coffee/Comet Lake)",
-               {128, 2, 0},
-               {256, 2, 0},
-               no_avx512,
-               "Intel Optimization Reference Manual (248966), Skylake client microarchitecture: "
-               "FMA/FMUL/FADD on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Skylake'"});
-  t.push_back({kIntel,
-               6,
-               {{0x55, 0x55}},
-               "Intel Skylake-SP / Cascade Lake / Cooper Lake",
-               {128, 2, 0},
-               {256, 2, 0},
-               {0, 0, 0, kSkuRule},
-               "Intel Optimization Reference Manual (248966), Skylake server microarchitecture "
-               "(ports 0+1 fused for 512-bit, port 5 FMA on some SKUs); Agner Fog microarchitecture.pdf"});
-  t.push_back({kIntel,
-               6,
-               {{0x7D, 0x7E}, {0x8C, 0x8D}, {0xA7, 0xA7}},
-               "Intel Ice Lake / Tiger Lake / Rocket Lake client",
-               {128, 2, 0},
-               {256, 2, 0},
-               {512, 1, 0},
-               "Intel Optimization Reference Manual (248966), Ice Lake client microarchitecture: one "
-               "512-bit FMA (ports 0+1 fused), no port-5 FMA; Agner Fog microarchitecture.pdf, 'Ice Lake'"});
-  t.push_back({kIntel,
-               6,
-               {{0x6A, 0x6A}, {0x6C, 0x6C}},
-               "Intel Ice Lake-SP / Ice Lake-D",
-               {128, 2, 0},
-               {256, 2, 0},
-               {0, 0, 0, kSkuRule},
-               "Intel Optimization Reference Manual (248966), Ice Lake server; Intel ARK"});
-  // Golden Cove servers: FMA on ports 0/1, FADD units on ports 1/5 (port 5 a pipe of its own).
-  t.push_back({kIntel,
-               6,
-               {{0x8F, 0x8F}, {0xCF, 0xCF}},
-               "Intel Sapphire Rapids / Emerald Rapids",
-               {128, 2, 1},
-               {256, 2, 1},
-               {0, 0, 0, kSkuRule},
-               "Intel Optimization Reference Manual (248966), Golden Cove microarchitecture (FADD on "
-               "ports 1 and 5); Chips and Cheese, 'Popping the Hood on Golden Cove' (2021)"});
+void add_intel_hybrid_rows(std::vector<UarchRow>& t) {
   constexpr const char* hybrid =
       "hybrid part: P-cores and E-cores have different FP units, so the peak depends on which "
       "cores the threads land on";
@@ -204,7 +165,71 @@ void add_intel_rows(std::vector<UarchRow>& t) {
                {0, 0, 0, hybrid},
                {0, 0, 0, hybrid},
                {0, 0, 0, hybrid},
-               kIntelOrm});
+               kIntelOrm,
+               kAmxTile});
+}
+
+void add_intel_rows(std::vector<UarchRow>& t) {
+  // Haswell/Broadwell: FMA on ports 0 and 1, FADD on port 1 only (min(2f, f + a) = 2 holds).
+  t.push_back({kIntel,
+               6,
+               {{0x3C, 0x3C}, {0x3F, 0x3F}, {0x45, 0x46}, {0x3D, 0x3D}, {0x47, 0x47}, {0x4F, 0x4F}, {0x56, 0x56}},
+               "Intel Haswell / Broadwell",
+               {128, 2, 0},
+               {256, 2, 0},
+               no_avx512,
+               "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), Haswell "
+               "microarchitecture: FMA on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Haswell'",
+               kPreAvx512});
+  t.push_back({kIntel,
+               6,
+               {{0x4E, 0x4E}, {0x5E, 0x5E}, {0x8E, 0x8E}, {0x9E, 0x9E}, {0xA5, 0xA6}},
+               "Intel Skylake client (Kaby/Coffee/Comet Lake)",
+               {128, 2, 0},
+               {256, 2, 0},
+               no_avx512,
+               "Intel Optimization Reference Manual (248966), Skylake client microarchitecture: "
+               "FMA/FMUL/FADD on ports 0 and 1; Agner Fog microarchitecture.pdf, 'Skylake'",
+               kPreAvx512});
+  t.push_back({kIntel,
+               6,
+               {{0x55, 0x55}},
+               "Intel Skylake-SP / Cascade Lake / Cooper Lake",
+               {128, 2, 0},
+               {256, 2, 0},
+               sku_dependent_avx512,
+               "Intel Optimization Reference Manual (248966), Skylake server microarchitecture "
+               "(ports 0+1 fused for 512-bit, port 5 FMA on some SKUs); Agner Fog microarchitecture.pdf",
+               kPreFp16});
+  t.push_back({kIntel,
+               6,
+               {{0x7D, 0x7E}, {0x8C, 0x8D}, {0xA7, 0xA7}},
+               "Intel Ice Lake / Tiger Lake / Rocket Lake client",
+               {128, 2, 0},
+               {256, 2, 0},
+               {512, 1, 0},
+               "Intel Optimization Reference Manual (248966), Ice Lake client microarchitecture: one "
+               "512-bit FMA (ports 0+1 fused), no port-5 FMA; Agner Fog microarchitecture.pdf, 'Ice Lake'",
+               kPreFp16});
+  t.push_back({kIntel,
+               6,
+               {{0x6A, 0x6A}, {0x6C, 0x6C}},
+               "Intel Ice Lake-SP / Ice Lake-D",
+               {128, 2, 0},
+               {256, 2, 0},
+               sku_dependent_avx512,
+               "Intel Optimization Reference Manual (248966), Ice Lake server; Intel ARK",
+               kPreFp16});
+  // Golden Cove servers: FMA on ports 0/1, FADD units on ports 1/5 (port 5 a pipe of its own).
+  t.push_back({kIntel,
+               6,
+               {{0x8F, 0x8F}, {0xCF, 0xCF}},
+               "Intel Sapphire Rapids / Emerald Rapids",
+               {128, 2, 1},
+               {256, 2, 1},
+               sku_dependent_avx512,
+               "Intel Optimization Reference Manual (248966), Golden Cove microarchitecture (FADD on "
+               "ports 1 and 5); Chips and Cheese, 'Popping the Hood on Golden Cove' (2021)"});
 }
 
 const std::vector<UarchRow>& build_table() {
@@ -212,6 +237,7 @@ const std::vector<UarchRow>& build_table() {
     std::vector<UarchRow> t;
     add_amd_rows(t);
     add_intel_rows(t);
+    add_intel_hybrid_rows(t);
     return t;
   }();
   return table;
@@ -233,7 +259,9 @@ std::string fmt(double v) {
 
 const std::vector<UarchRow>& uarch_table() { return build_table(); }
 
-const UarchRow* find_uarch(const CpuIdentity& id) {
+namespace {
+
+const UarchRow* row_by_model(const CpuIdentity& id) {
   for (const UarchRow& row : uarch_table()) {
     if (id.vendor != row.vendor || id.family != row.family) continue;
     for (auto [lo, hi] : row.models)
@@ -242,15 +270,72 @@ const UarchRow* find_uarch(const CpuIdentity& id) {
   return nullptr;
 }
 
+// Intel cores with AMX are the Xeon P-cores from Sapphire Rapids on (Golden Cove, Raptor Cove,
+// Redwood Cove): FMA on ports 0 and 1, FADD also on port 5 for 128/256-bit; 512-bit ops on the
+// fused port 0+1 and, on SKUs with a second unit, port 5. Reached by the ISA alone, where the
+// model number is not in the table or contradicts the ISA.
+const UarchRow& amx_xeon_row() {
+  static const UarchRow row{kIntel,
+                            6,
+                            {},
+                            "Intel Xeon core with AMX (Sapphire Rapids or later), identified by its ISA",
+                            {128, 2, 1},
+                            {256, 2, 1},
+                            sku_dependent_avx512,
+                            "Intel Optimization Reference Manual (248966), Golden Cove and Redwood Cove "
+                            "microarchitectures (FMA on ports 0/1, FADD on ports 1 and 5; 512-bit on ports "
+                            "0+1 fused and 5); Intel SDM vol. 2A, CPUID leaf 7 (AMX-TILE: EDX bit 24)",
+                            0};
+  return row;
+}
+
+const UarchRow* row_by_isa(const CpuIdentity& id) {
+  if (id.vendor == kIntel && id.family == 6 && (id.features & kAmxTile) != 0) return &amx_xeon_row();
+  return nullptr;
+}
+
+}  // namespace
+
+const UarchRow* find_uarch(const CpuIdentity& id) {
+  const UarchRow* row = row_by_model(id);
+  return row != nullptr ? row : row_by_isa(id);
+}
+
+std::string describe_features(unsigned features) {
+  std::string out;
+  for (auto [bit, name] :
+       {std::pair<unsigned, const char*>{kAvx512F, "AVX-512F"}, {kAvx512Fp16, "AVX512-FP16"}, {kAmxTile, "AMX"}})
+    if ((features & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out.empty() ? "none of AVX-512F, AVX512-FP16, AMX" : out;
+}
+
+int fma_units_from_ratio(double ratio) {
+  if (ratio >= 0.8 && ratio < 1.5) return 2;
+  if (ratio > 0.3 && ratio <= 0.6) return 1;
+  return 0;
+}
+
 std::string describe_identity(const CpuIdentity& id) {
   if (id.vendor.empty()) return "a CPU without x86 CPUID";
   const std::string who = id.vendor == kAmd ? "AMD" : id.vendor == kIntel ? "Intel" : id.vendor;
   return who + " family " + hex(id.family) + " model " + hex(id.model);
 }
 
-CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits) {
+CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits, const Avx512FmaUnits& units) {
   CorePeak p;
   const UarchRow* row = find_uarch(id);
+  std::string contradiction;
+  if (row != nullptr && (id.features & row->lacks) != 0) {
+    // The model number names cores without an extension this CPU has: it is not the silicon's.
+    contradiction = "CPUID's " + describe_identity(id) + " names " + row->name + ", but the CPU reports " +
+                    describe_features(id.features & row->lacks) +
+                    ", which those cores lack (a hypervisor's model number)";
+    row = row_by_isa(id);
+    if (row == nullptr) {
+      p.why_unknown = contradiction + ": the FMA pipe count and datapath width are unknown";
+      return p;
+    }
+  }
   if (row == nullptr) {
     p.why_unknown = describe_identity(id) +
                     " is not in the microarchitecture table (kernels/cpu/uarch.cpp): its FMA pipe "
@@ -259,10 +344,22 @@ CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits) {
   }
   p.uarch = row->name;
   p.source = row->source;
-  const FpUnits& u = vector_bits >= 512 ? row->v512 : vector_bits >= 256 ? row->v256 : row->v128;
+  if (!contradiction.empty()) p.source += "; " + contradiction;
+  FpUnits u = vector_bits >= 512 ? row->v512 : vector_bits >= 256 ? row->v256 : row->v128;
+  std::string timed;
+  if (vector_bits >= 512 && u.fma_units_by_sku && units.units > 0) {
+    // 512-bit ops issue to the fused port 0+1 and, with a second unit, to port 5; FADDs go to
+    // the same units, so no FADD-only pipe is left at this width.
+    u = FpUnits{512, units.units, 0};
+    char text[200];
+    std::snprintf(text, sizeof text, "; %d 512-bit FMA unit%s per core by timing (%s: ratio %.2f)", units.units,
+                  units.units == 1 ? "" : "s", units.method.c_str(), units.ratio);
+    p.source += text;
+  }
   if (u.unknown != nullptr || u.datapath_bits <= 0 || element_bits <= 0) {
     p.why_unknown = std::string(row->name) + " (" + describe_identity(id) + "), " + std::to_string(vector_bits) +
                     "-bit vectors: " + (u.unknown ? u.unknown : "no figure");
+    if (u.fma_units_by_sku && !units.method.empty()) p.why_unknown += "; timing test: " + units.method;
     return p;
   }
   const int bits = std::min(u.datapath_bits, vector_bits);

@@ -15,10 +15,23 @@ namespace roofprobe::cpu {
 
 // What CPUID leaf 0 / leaf 1 say about the processor.
 struct CpuIdentity {
-  std::string vendor;  // "AuthenticAMD", "GenuineIntel", ...
-  int family = -1;     // display family (base + extended), e.g. 0x19
-  int model = -1;      // display model (extended << 4 | base where the vendor uses it), e.g. 0x11
+  std::string vendor;     // "AuthenticAMD", "GenuineIntel", ...
+  int family = -1;        // display family (base + extended), e.g. 0x19
+  int model = -1;         // display model (extended << 4 | base where the vendor uses it), e.g. 0x11
+  unsigned features = 0;  // CpuFeature bits CPUID leaf 7 reports
 };
+
+// ISA extensions that tell core generations apart where a hypervisor's CPUID model number does
+// not: a VM on a Xeon with AMX was seen reporting model 0xA7 (Rocket Lake, a client core with one
+// 512-bit FMA unit and no AMX).
+enum CpuFeature : unsigned {
+  kAvx512F = 1u << 0,     // leaf 7 EBX bit 16
+  kAvx512Fp16 = 1u << 1,  // leaf 7 EDX bit 23
+  kAmxTile = 1u << 2,     // leaf 7 EDX bit 24
+};
+
+// "AVX-512F, AVX512-FP16, AMX" (the bits set in `features`).
+std::string describe_features(unsigned features);
 
 // Display family/model from CPUID leaf 1 EAX, by the rule of the Intel SDM (vol. 2A, CPUID) and
 // AMD APM (vol. 3, CPUID Fn0000_0001_EAX): the extended fields count when the base family is
@@ -34,6 +47,9 @@ struct FpUnits {
   int fma_pipes = 0;              // pipes that execute FMA (and FMUL, FADD)
   int add_pipes = 0;              // further pipes, on ports of their own, that execute FADD only
   const char* unknown = nullptr;  // non-null: no figure for this width, and why
+  // True where the count of 512-bit FMA units varies by SKU and CPUID does not say it (Intel
+  // Xeon): a timing test of the units (Avx512FmaUnits) then gives the count.
+  bool fma_units_by_sku = false;
 };
 
 struct UarchRow {
@@ -43,10 +59,26 @@ struct UarchRow {
   const char* name;                         // "AMD Zen 4"
   FpUnits v128, v256, v512;                 // SSE/NEON-width, AVX/AVX2, AVX-512 instructions
   const char* source;                       // where the pipe counts and widths come from
+  unsigned lacks = 0;                       // CpuFeature bits none of these cores has
 };
 
 const std::vector<UarchRow>& uarch_table();
-const UarchRow* find_uarch(const CpuIdentity& id);  // nullptr when no row matches
+// The row of the CPUID family/model; for an Intel model number no row knows, a core with AMX is
+// a Golden Cove-class Xeon (Sapphire Rapids and later). nullptr when nothing matches.
+const UarchRow* find_uarch(const CpuIdentity& id);
+
+// The number of 512-bit FMA units of one core, found by timing (the Intel Optimization
+// Reference Manual's method for SKUs whose count CPUID does not report): independent 512-bit FMAs
+// run at the 256-bit FMA rate on a core with two units and at half of it with one. The ratio is
+// clock-free. units 0: not measured (no AVX-512) or inconclusive; `method` says which.
+struct Avx512FmaUnits {
+  int units = 0;
+  double ratio = 0;  // 512-bit FMA instructions per second / 256-bit ones
+  std::string method;
+};
+// The count from a measured ratio: 2 at >= 0.8, 1 at <= 0.6, otherwise 0 (inconclusive).
+int fma_units_from_ratio(double ratio);
+Avx512FmaUnits time_avx512_fma_units();  // about 40 ms of this thread's time; fma_units.cpp
 
 // Peak FLOP per cycle of one core for vectors of `vector_bits` holding `element_bits` lanes.
 //   FMA form:   fma_pipes x min(datapath, vector) / element x 2
@@ -64,7 +96,9 @@ struct CorePeak {
   std::string source;
 };
 
-CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits);
+// `units` settles rows whose 512-bit FMA count depends on the SKU. A row whose cores lack an
+// extension the CPU reports (a hypervisor's model number) gives no value and says so.
+CorePeak core_peak(const CpuIdentity& id, int vector_bits, int element_bits, const Avx512FmaUnits& units = {});
 
 // "AMD family 0x19 model 0x11" (for messages).
 std::string describe_identity(const CpuIdentity& id);

@@ -2,6 +2,11 @@
 // FLOP/cycle, SKU-dependent and unknown parts give no value and a reason, rows do not overlap.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
 #include "kernels/cpu/uarch.hpp"
@@ -71,6 +76,70 @@ TEST(Uarch, SkuDependentAvx512GivesNoValueAndSaysWhy) {
   }
 }
 
+TEST(Uarch, SkuDependentAvx512TakesTheTimedUnitCount) {
+  const CpuIdentity spr{"GenuineIntel", 6, 0x8F, kAvx512F | kAvx512Fp16 | kAmxTile};
+  const CorePeak two = core_peak(spr, 512, 64, {2, 0.93, "timed"});
+  ASSERT_TRUE(two.known) << two.why_unknown;
+  EXPECT_DOUBLE_EQ(two.fma_flops_per_cycle, 32);    // 2 units x 8 lanes x 2
+  EXPECT_DOUBLE_EQ(two.nofma_flops_per_cycle, 16);  // FMUL and FADD share the two units
+  EXPECT_NE(two.source.find("2 512-bit FMA units per core by timing (timed: ratio 0.93)"), std::string::npos)
+      << two.source;
+  EXPECT_DOUBLE_EQ(core_peak(spr, 512, 32, {1, 0.5, "timed"}).fma_flops_per_cycle, 32);  // 1 unit x 16 x 2
+  const CorePeak inconclusive = core_peak(spr, 512, 64, {0, 0.7, "timed, inconclusive"});
+  EXPECT_FALSE(inconclusive.known);
+  EXPECT_NE(inconclusive.why_unknown.find("timing test: timed, inconclusive"), std::string::npos)
+      << inconclusive.why_unknown;
+  // A core whose 512-bit figure does not depend on the SKU ignores a timed count.
+  EXPECT_DOUBLE_EQ(core_peak(kGenoa, 512, 64, {2, 1.0, "timed"}).fma_flops_per_cycle, 16);
+  EXPECT_DOUBLE_EQ(core_peak(spr, 256, 64, {1, 0.5, "timed"}).fma_flops_per_cycle, 16);  // AVX2: ports 0, 1
+}
+
+TEST(Uarch, FmaUnitsFromTheirThroughputRatio) {
+  EXPECT_EQ(fma_units_from_ratio(0.93), 2);
+  EXPECT_EQ(fma_units_from_ratio(1.02), 2);
+  EXPECT_EQ(fma_units_from_ratio(0.5), 1);
+  EXPECT_EQ(fma_units_from_ratio(0.7), 0);  // neither: no count
+  EXPECT_EQ(fma_units_from_ratio(0), 0);
+  EXPECT_EQ(fma_units_from_ratio(3), 0);
+}
+
+// A VM on an AMX Xeon was seen reporting model 0xA7 (Rocket Lake: one 512-bit FMA, no AMX): the
+// table's row would have halved the peak. The ISA outranks the model number.
+TEST(Uarch, AModelNumberTheIsaContradictsIsNotBelieved) {
+  const CpuIdentity vm{"GenuineIntel", 6, 0xA7, kAvx512F | kAvx512Fp16 | kAmxTile};
+  const CorePeak wide = core_peak(vm, 512, 64, {2, 0.92, "timed"});
+  ASSERT_TRUE(wide.known) << wide.why_unknown;
+  EXPECT_NE(wide.uarch.find("AMX"), std::string::npos) << wide.uarch;
+  EXPECT_DOUBLE_EQ(wide.fma_flops_per_cycle, 32);
+  EXPECT_NE(wide.source.find("names Intel Ice Lake / Tiger Lake / Rocket Lake client, but the CPU reports "
+                             "AVX512-FP16, AMX, which those cores lack"),
+            std::string::npos)
+      << wide.source;
+  EXPECT_FALSE(core_peak(vm, 512, 64).known);  // SKU-dependent until timed
+  EXPECT_DOUBLE_EQ(core_peak(vm, 256, 64).nofma_flops_per_cycle, 12);
+  // The same model number without AMX is what it says.
+  EXPECT_DOUBLE_EQ(core_peak({"GenuineIntel", 6, 0xA7, kAvx512F}, 512, 64).fma_flops_per_cycle, 16);
+  // A contradiction with no class to fall back on gives no value.
+  const CorePeak zen3 = core_peak({"AuthenticAMD", 0x19, 0x01, kAvx512F}, 256, 64);
+  EXPECT_FALSE(zen3.known);
+  EXPECT_NE(zen3.why_unknown.find("reports AVX-512F, which those cores lack"), std::string::npos) << zen3.why_unknown;
+  // An unknown Intel model number with AMX is the same class.
+  EXPECT_TRUE(core_peak({"GenuineIntel", 6, 0xAD, kAvx512F | kAmxTile}, 256, 64).known);
+  EXPECT_FALSE(core_peak({"GenuineIntel", 6, 0xAD, kAvx512F}, 256, 64).known);
+}
+
+TEST(FmaUnits, ThisMachinesCountIsTimedWhereItHasAvx512) {
+  const Avx512FmaUnits units = time_avx512_fma_units();
+  EXPECT_FALSE(units.method.empty());
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << units.method;
+  // 512-bit FMAs run at most as fast as 256-bit ones (per instruction) and at least at half.
+  EXPECT_GT(units.ratio, 0.3);
+  EXPECT_LT(units.ratio, 1.3);
+  std::printf("512/256-bit FMA throughput ratio %.3f -> %d units\n", units.ratio, units.units);
+#endif
+}
+
 TEST(Uarch, UnknownAndHybridPartsGiveNoValue) {
   const CorePeak zen6 = core_peak({"AuthenticAMD", 0x1A, 0x50}, 512, 64);
   EXPECT_FALSE(zen6.known);
@@ -121,7 +190,10 @@ TEST(CpuBackendPeaks, EitherSourcedPeaksOrAReason) {
   ASSERT_TRUE(d.extra.count("clock_method"));
   EXPECT_FALSE(d.extra.at("clock_method").empty());
   // The probes' vector width (they are built with -march=native, this test is not).
-  const CorePeak expected = core_peak(read_cpu_identity(), 8 * std::stoi(d.extra.at("simd_bytes")), 64);
+  // ... and the 512-bit FMA unit count the backend timed, where the SKU decides it.
+  Avx512FmaUnits units;
+  if (d.extra.count("avx512_fma_units")) units.units = std::stoi(d.extra.at("avx512_fma_units"));
+  const CorePeak expected = core_peak(read_cpu_identity(), 8 * std::stoi(d.extra.at("simd_bytes")), 64, units);
   if (expected.known) {
     ASSERT_TRUE(d.theoretical_gflops.count("FP64.FMA"));
     EXPECT_NEAR(d.theoretical_gflops.at("FP64.FMA"),
@@ -133,6 +205,35 @@ TEST(CpuBackendPeaks, EitherSourcedPeaksOrAReason) {
     EXPECT_EQ(d.extra.at("theoretical_unknown"), expected.why_unknown);
   }
 }
+
+#if defined(__x86_64__)
+// A chain of dependent 64-bit multiplies (latency 3 on every x86-64 core since Core 2 and Zen):
+// an independent reading of the clock for the add chain to agree with.
+double imul_chain_mhz() {
+  std::uint64_t x = 1;
+  const std::uint64_t three = 3;
+  constexpr long kIterations = 200000;
+  timespec a{}, b{};
+  double best = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    for (long i = 0; i < kIterations; ++i)
+      asm volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t" : "+r"(x) : "r"(three));
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    const double seconds = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+    if (seconds > 0) best = std::max(best, 3.0 * 4 * kIterations / seconds / 1e6);
+  }
+  return best;
+}
+
+// Golden Cove folds `add $1, reg` chains in the renamer: an immediate chain read 22 GHz.
+TEST(CoreClock, AddChainAgreesWithAMultiplyChain) {
+  double add = 0, mul = 0;
+  for (int attempt = 0; attempt < 3; ++attempt)
+    add = std::max(add, chain_clock_mhz(0.005)), mul = std::max(mul, imul_chain_mhz());
+  EXPECT_NEAR(add / mul, 1.0, 0.15) << "add chain " << add << " MHz, imul chain " << mul << " MHz";
+}
+#endif
 
 TEST(CoreClock, ChainAndLaunchClocksArePlausible) {
   const double mhz = chain_clock_mhz(0.002);
