@@ -219,22 +219,26 @@ constexpr double kRampedFirstLevelReach = 1.25;
 const double kKneeReach = std::log(2.5);
 const double kLastKneeReach = std::log(4.0);
 
-// With bound capacities, each knee belongs to the nearest one, within its reach, and no two
-// knees to the same.
+// With bound capacities, each knee belongs to a cache of its own, in order (a cache may show no
+// knee): within kKneeReach of a nearer cache's capacity. The last cache's window is wider. Its
+// lower edge is the nearer cache's reach, not a factor of its own capacity: the share of a
+// last-level cache a run gets depends on what else runs on the socket (a VM host's other
+// tenants, sub-NUMA clustering, cache allocation), which the topology does not report. hwloc gave
+// a 2-core VM on a Xeon a 480 MiB L3 whose knee was at ~110 MB. Its upper edge is kLastKneeReach.
 bool knees_at_capacities(const Data& d, const Candidate& c) {
-  if (d.bound_capacities.empty()) return true;
-  std::vector<std::size_t> used;
+  const std::vector<double>& caps = d.bound_capacities;
+  if (caps.empty()) return true;
+  std::size_t next = 0;  // the first cache the next knee may belong to
   for (int i = 0; i + 1 < c.lay.levels; ++i) {
     const double knee = c.p[c.lay.c(i)];
-    std::size_t nearest = 0;
-    for (std::size_t h = 1; h < d.bound_capacities.size(); ++h)
-      if (std::fabs(d.bound_capacities[h] - knee) < std::fabs(d.bound_capacities[nearest] - knee)) nearest = h;
-    const bool last = nearest + 1 == d.bound_capacities.size();
-    if (std::fabs(d.bound_capacities[nearest] - knee) >
-        (last && knee > d.bound_capacities[nearest] ? kLastKneeReach : kKneeReach))
-      return false;
-    if (std::find(used.begin(), used.end(), nearest) != used.end()) return false;
-    used.push_back(nearest);
+    bool placed = false;
+    for (std::size_t h = next; h < caps.size() && !placed; ++h) {
+      const bool last = h + 1 == caps.size();
+      const double lo = last && h > 0 ? caps[h - 1] + kKneeReach : caps[h] - kKneeReach;
+      const double hi = caps[h] + (last ? kLastKneeReach : kKneeReach);
+      if (knee >= lo && knee <= hi) placed = true, next = h + 1;
+    }
+    if (!placed) return false;
   }
   return true;
 }

@@ -81,6 +81,32 @@ TEST(FindPlateaus, TheLastCacheMayFadeIntoMemoryFarPastItsCapacity) {
   }
 }
 
+TEST(FindPlateaus, ARunsShareOfTheLastCacheMayBeFarBelowItsReportedCapacity) {
+  // A 2-core VM on a Xeon: hwloc reports the socket's 480 MiB L3, the run's share of it ends near
+  // 110 MB (other tenants, sub-NUMA clustering). Bound to the reported caches, the L3 knee still
+  // belongs to the L3 (2026-11-25: the L3 was lost and the L1 with it, a read curve fitted as
+  // two levels); the inner caches keep their 2.5x reach.
+  const SweepShape vm{{{80 * KiB, 630}, {3.5 * MiB, 350}, {110 * MiB, 110}, {0, 50}}, 0.2, 0};
+  const std::vector<CacheInfo> caches = {{"L1", static_cast<std::uint64_t>(48 * KiB), 2},
+                                         {"L2", static_cast<std::uint64_t>(2 * MiB), 2},
+                                         {"L3", static_cast<std::uint64_t>(480 * MiB), 1}};
+  LevelModelOptions bound;
+  for (const CacheInfo& c : caches) bound.capacity_hints.push_back(static_cast<double>(c.bytes) * c.instances);
+  bound.knees_at_capacities = true;
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    Rng rng(seed);
+    const auto plateaus = find_plateaus(synth(vm, geometric_sizes(4 * KiB, 4 * GiB, 3), 0.01, 3, rng), bound);
+    const std::string ctx = "seed " + std::to_string(seed);
+    ASSERT_EQ(plateaus.size(), 4u) << ctx;
+    EXPECT_EQ(name_levels(plateaus, caches, "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"})) << ctx;
+    EXPECT_NEAR(plateaus[2].value / 110, 1, 0.05) << ctx;
+  }
+  // Still one knee per cache: a knee below the L2's reach cannot be the L3's.
+  const SweepShape inner{{{80 * KiB, 630}, {600 * KiB, 450}, {3.5 * MiB, 350}, {0, 50}}, 0.1, 0};
+  Rng rng(1);
+  EXPECT_LE(find_plateaus(synth(inner, geometric_sizes(4 * KiB, 4 * GiB, 3), 0.01, 3, rng), bound).size(), 3u);
+}
+
 TEST(FindPlateaus, ACurveNoModelDescribesGetsNoLevelAndSaysWhy) {
   // Bound to caches whose capacities are nowhere near the curve's one knee (100 MB, more than 4x
   // past the last "cache"), no multi-level fit is physical: the one level left would sit between
