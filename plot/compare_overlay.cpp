@@ -105,10 +105,11 @@ std::vector<std::string> overlay_ceiling_names(const std::vector<Machine>& machi
   return common;
 }
 
-PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std::vector<std::string>& labels,
-                                 const std::string& view, const std::string& format) {
-  const std::vector<std::string> names = overlay_ceiling_names(machines);
-  // Shorter machine names: a first word all of them share ("NVIDIA ") says nothing here.
+namespace {
+
+// Shorter machine names: a first word all of them share ("NVIDIA ") says nothing here.
+std::vector<std::string> short_machine_names(const std::vector<Machine>& machines,
+                                             const std::vector<std::string>& labels) {
   std::vector<std::string> who(machines.size());
   for (std::size_t i = 0; i < machines.size(); ++i) who[i] = i < labels.size() ? labels[i] : machines[i].device.name;
   const std::size_t space = who.empty() ? std::string::npos : who[0].find(' ');
@@ -118,8 +119,12 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
       }))
     for (std::string& w : who) w.erase(0, space + 1);
   for (std::string& w : who) w = shorten(w, 32);
-  std::vector<Roof> roofs;
-  std::vector<Ceiling> ceilings;
+  return who;
+}
+
+// One roof per memory level and one ceiling per common compute ceiling of each machine.
+void overlay_lines(const std::vector<Machine>& machines, const std::vector<std::string>& names,
+                   const std::vector<std::string>& who, std::vector<Roof>& roofs, std::vector<Ceiling>& ceilings) {
   for (std::size_t i = 0; i < machines.size(); ++i) {
     const Machine& m = machines[i];
     double peak = 0;
@@ -135,23 +140,11 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
   }
   if (roofs.empty()) throw InputError("compare --plot: none of the machine files has a memory level with a bandwidth");
   if (ceilings.empty()) throw InputError("compare --plot: none of the machine files has a compute ceiling");
+}
 
-  // Ranges: from 1/64 FLOP/byte (further left when a ceiling meets its fastest roof there) to
-  // 1024 (further right when a ridge comes within two octaves of the edge).
-  double lowest = ceilings.front().gflops, highest = 0, slowest = roofs.front().gbs, fastest = 0, far_ridge = 0;
-  for (const Ceiling& c : ceilings) lowest = std::min(lowest, c.gflops), highest = std::max(highest, c.gflops);
-  for (const Roof& r : roofs) {
-    slowest = std::min(slowest, r.gbs);
-    fastest = std::max(fastest, r.gbs);
-    far_ridge = std::max(far_ridge, r.ridge);
-  }
-  // Each ceiling starts where it meets its machine's fastest roof.
-  std::vector<double> machine_fastest(machines.size(), 0);
-  for (const Roof& r : roofs) machine_fastest[r.machine] = std::max(machine_fastest[r.machine], r.gbs);
-  for (Ceiling& c : ceilings) c.x_start = machine_fastest[c.machine] > 0 ? c.gflops / machine_fastest[c.machine] : 0;
-
+// The frame's margins for the ceiling labels (right) and the key (bottom), and the key's script.
+std::string key_script_for(const std::vector<Roof>& roofs, const std::vector<Ceiling>& ceilings, Frame& frame) {
   // The right margin holds the ceiling labels, the bottom the key (one entry per roof).
-  Frame frame;
   double widest = 0;
   for (const Ceiling& c : ceilings) widest = std::max(widest, Frame::text_px(c.label));
   frame.right = std::max(0.6, 1 - (widest + 3.5 * Frame::kCharPx) / Frame::kWidthPx);
@@ -177,12 +170,12 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
                   ", screen " + num(y / Frame::kHeightPx) + " left tc rgb '#000000'\n";
   }
 
-  LogAxis x{std::min(1.0 / 64, pow2_floor(lowest / fastest / 4)), 0, frame.width_px()};
-  x.hi = std::max(1024.0, pow2_ceil(std::max(far_ridge, x.lo) * 4));
-  LogAxis y{slowest * x.lo / 1.5, highest * 2, frame.height_px()};
-  for (Roof& r : roofs)
-    if (r.ridge <= 0) r.ridge = x.hi;
+  return key_script;
+}
 
+// The ceiling labels' script; grows y's range until the highest label fits.
+std::string ceiling_labels_script(const std::vector<Ceiling>& ceilings, const Frame& frame, LogAxis& y,
+                                  std::size_t machine_count) {
   // Ceiling labels at their line's height where they can be, moved apart where they would
   // touch; a connector from the line's end at the frame keeps a moved label attached. The y
   // range grows until the highest label fits.
@@ -210,13 +203,50 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
     if (excess <= 0) break;
     // Too many labels for the height left (the key grows with every file): no y range fits them.
     if (!(y.px > 0) || !std::isfinite(y.px_per_decade()) || !std::isfinite(y.hi))
-      throw InputError("compare --plot: " + std::to_string(machines.size()) +
+      throw InputError("compare --plot: " + std::to_string(machine_count) +
                        " machine files do not fit one plot; plot them in smaller groups");
     y.hi *= std::pow(10.0, excess / y.px_per_decade() * 1.2);
   }
   if (!std::isfinite(y.hi) || !std::isfinite(y.lo) || !(y.hi > y.lo))
-    throw InputError("compare --plot: " + std::to_string(machines.size()) +
+    throw InputError("compare --plot: " + std::to_string(machine_count) +
                      " machine files do not fit one plot; plot them in smaller groups");
+
+  return labels_script;
+}
+
+}  // namespace
+
+PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std::vector<std::string>& labels,
+                                 const std::string& view, const std::string& format) {
+  const std::vector<std::string> names = overlay_ceiling_names(machines);
+  const std::vector<std::string> who = short_machine_names(machines, labels);
+  std::vector<Roof> roofs;
+  std::vector<Ceiling> ceilings;
+  overlay_lines(machines, names, who, roofs, ceilings);
+  // Ranges: from 1/64 FLOP/byte (further left when a ceiling meets its fastest roof there) to
+  // 1024 (further right when a ridge comes within two octaves of the edge).
+  double lowest = ceilings.front().gflops, highest = 0, slowest = roofs.front().gbs, fastest = 0, far_ridge = 0;
+  for (const Ceiling& c : ceilings) lowest = std::min(lowest, c.gflops), highest = std::max(highest, c.gflops);
+  for (const Roof& r : roofs) {
+    slowest = std::min(slowest, r.gbs);
+    fastest = std::max(fastest, r.gbs);
+    far_ridge = std::max(far_ridge, r.ridge);
+  }
+  // Each ceiling starts where it meets its machine's fastest roof.
+  std::vector<double> machine_fastest(machines.size(), 0);
+  for (const Roof& r : roofs) machine_fastest[r.machine] = std::max(machine_fastest[r.machine], r.gbs);
+  for (Ceiling& c : ceilings) c.x_start = machine_fastest[c.machine] > 0 ? c.gflops / machine_fastest[c.machine] : 0;
+
+  Frame frame;
+  const std::string key_script = key_script_for(roofs, ceilings, frame);
+
+  LogAxis x{std::min(1.0 / 64, pow2_floor(lowest / fastest / 4)), 0, frame.width_px()};
+  x.hi = std::max(1024.0, pow2_ceil(std::max(far_ridge, x.lo) * 4));
+  LogAxis y{slowest * x.lo / 1.5, highest * 2, frame.height_px()};
+  for (Roof& r : roofs)
+    if (r.ridge <= 0) r.ridge = x.hi;
+
+  const std::string labels_script = ceiling_labels_script(ceilings, frame, y, machines.size());
 
   std::string title = "Roofline comparison: ";
   for (std::size_t i = 0; i < machines.size(); ++i) title += (i ? " vs " : "") + who[i];

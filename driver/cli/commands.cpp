@@ -148,13 +148,9 @@ void check_thread_count(const Backend& backend, int threads, bool oversubscribe,
                      std::to_string(cores) + " cores), even with --oversubscribe");
 }
 
-int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
-                const ResumeState* resume) {
-  // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
-  // environment already chose one (ROOFPROBE_CUDA_DEVICE: the user's, or the MPI binding's per rank).
-  if (bc.name == "cuda" && bc.device >= 0 && std::getenv("ROOFPROBE_CUDA_DEVICE") == nullptr)
-    ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
-  Backend& backend = *Registry::instance().backend(bc.name);
+// The CPU threads of the run: the command line's, else the config's; a resumed run keeps its own.
+int run_thread_count(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, Backend& backend,
+                     const ResumeState* resume, const std::string& out_dir) {
   const bool from_cli = bc.name == "cpu" && o.threads >= 0;
   int threads = from_cli ? o.threads : bc.threads;
   if (resume != nullptr) {
@@ -167,6 +163,69 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   }
   if (bc.name == "cpu")
     check_thread_count(backend, threads, o.oversubscribe, from_cli ? "--threads" : config.source + ": cpu.threads");
+  return threads;
+}
+
+// A new run's provenance and run record, or a resumed run's samples and the points they cover.
+void begin_record(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const Plan& plan,
+                  const ResumeState* resume, const std::string& dir, Machine& machine, std::vector<Sample>& all,
+                  std::set<int>& done) {
+  if (resume != nullptr) {
+    check_same_device(dir, resume->header.device, machine.device);
+    machine.provenance = resume->header.provenance;
+    machine.provenance["resumed"] = utc_now();
+    machine.provenance["resume_command"] = o.command_line;
+    all = resume->samples;
+    for (const Sample& s : all) {
+      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) || plan.points[s.point].params != s.params ||
+          plan.points[s.point].probe->info().name != s.probe)
+        throw InputError(dir + "/sweep.csv: cannot resume: point " + std::to_string(s.point) +
+                         " does not match the plan of config.yaml");
+      done.insert(s.point);
+    }
+  } else {
+    machine.provenance = {
+        {"tool", "roofprobe"},       {"version", kVersion},     {"git", kGitRevision},
+        {"command", o.command_line}, {"config", config.source}, {"config_hash", config_hash(config.text)},
+        {"started", utc_now()},      {"host", host_name()},     {"backend", bc.name}};
+    for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
+    write_run_record(dir, config, machine);
+  }
+}
+
+// What an interrupted run did not measure, on stderr and under missing:.
+void note_interruption(Machine& machine, const SweepOutcome& outcome, std::size_t points, const std::string& dir) {
+  const int stopped_by = outcome.stopped_by;
+  const std::vector<std::string>& not_measured = outcome.not_measured;
+  if (stopped_by != 0) {
+    std::cerr << "note: stopped by " << signal_name(stopped_by) << ": " << not_measured.size()
+              << " points not measured; continue with: roofprobe run --resume " << dir << "\n";
+    machine.missing.push_back("interrupted by " + std::string(signal_name(stopped_by)) + ": " +
+                              std::to_string(not_measured.size()) + " of " + std::to_string(points) +
+                              " points not measured (roofprobe run --resume " + dir + ")");
+    for (const auto& label : not_measured) machine.missing.push_back(label + ": not measured (interrupted)");
+  }
+}
+
+void write_run_plots(const Machine& machine, const std::vector<Sample>& all, const std::string& dir) {
+  PlotOptions plot_options;
+  plot_options.out_dir = dir + "/plots";
+  try {
+    PlotReport report = render_plots(machine, all, plot_options);
+    for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
+  } catch (const InputError& e) {
+    std::cerr << "warning: plots not written: " << e.what() << "\n";
+  }
+}
+
+int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
+                const ResumeState* resume) {
+  // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
+  // environment already chose one (ROOFPROBE_CUDA_DEVICE: the user's, or the MPI binding's per rank).
+  if (bc.name == "cuda" && bc.device >= 0 && std::getenv("ROOFPROBE_CUDA_DEVICE") == nullptr)
+    ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
+  Backend& backend = *Registry::instance().backend(bc.name);
+  const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
   Plan plan = build_plan(config, bc, device);
 
@@ -189,27 +248,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   machine.device = device;
   std::vector<Sample> all;
   std::set<int> done;
-  if (resume != nullptr) {
-    check_same_device(dir, resume->header.device, device);
-    machine.provenance = resume->header.provenance;
-    machine.provenance["resumed"] = utc_now();
-    machine.provenance["resume_command"] = o.command_line;
-    all = resume->samples;
-    for (const Sample& s : all) {
-      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) || plan.points[s.point].params != s.params ||
-          plan.points[s.point].probe->info().name != s.probe)
-        throw InputError(dir + "/sweep.csv: cannot resume: point " + std::to_string(s.point) +
-                         " does not match the plan of config.yaml");
-      done.insert(s.point);
-    }
-  } else {
-    machine.provenance = {
-        {"tool", "roofprobe"},       {"version", kVersion},     {"git", kGitRevision},
-        {"command", o.command_line}, {"config", config.source}, {"config_hash", config_hash(config.text)},
-        {"started", utc_now()},      {"host", host_name()},     {"backend", bc.name}};
-    for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
-    write_run_record(dir, config, machine);
-  }
+  begin_record(o, config, bc, plan, resume, dir, machine, all, done);
   for (const auto& s : plan.skipped) {
     std::cerr << "note: skipped " << s << "\n";
     machine.missing.push_back(s);
@@ -229,31 +268,16 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
   const int failures = outcome.failures;
   const int stopped_by = outcome.stopped_by;
-  const std::vector<std::string>& not_measured = outcome.not_measured;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
-  if (stopped_by != 0) {
-    std::cerr << "note: stopped by " << signal_name(stopped_by) << ": " << not_measured.size()
-              << " points not measured; continue with: roofprobe run --resume " << dir << "\n";
-    machine.missing.push_back("interrupted by " + std::string(signal_name(stopped_by)) + ": " +
-                              std::to_string(not_measured.size()) + " of " + std::to_string(plan.points.size()) +
-                              " points not measured (roofprobe run --resume " + dir + ")");
-    for (const auto& label : not_measured) machine.missing.push_back(label + ": not measured (interrupted)");
-  }
+  if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
 
   fit_samples(all, machine);
   machine.complete = failures == 0 && stopped_by == 0;
   machine.provenance["finished"] = utc_now();
   write_machine_file(machine, dir + "/machine.yaml");
 
-  PlotOptions plot_options;
-  plot_options.out_dir = dir + "/plots";
-  try {
-    PlotReport report = render_plots(machine, all, plot_options);
-    for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
-  } catch (const InputError& e) {
-    std::cerr << "warning: plots not written: " << e.what() << "\n";
-  }
+  write_run_plots(machine, all, dir);
   print_summary(std::cout, machine, dir);
   if (stopped_by != 0) return 128 + stopped_by;
   return failures == 0 ? 0 : 1;

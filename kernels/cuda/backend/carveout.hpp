@@ -1,15 +1,18 @@
 // The L1 / shared-memory split each CUDA probe runs with. Volta and later carve L1 and shared
 // memory out of one SRAM per SM; unless a kernel states a preference
 // (cudaFuncAttributePreferredSharedMemoryCarveout) the driver picks the split, and a measurement
-// of L1 would depend on what the driver chose. Every probe states its split here, the occupancy
+// of L1 would depend on what the driver chose. Every probe states its split (RP_CUDA_CARVEOUT in its
+// own probe.cu), the occupancy
 // query of its kernels applies it (cuda_support.hpp: resident_blocks), and the device description
 // lists it (device.extra.carveout). Plain C++, host-tested.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofprobe::cuda {
 
@@ -36,33 +39,49 @@ inline int carveout_percent(Carveout c, int blocks_per_sm, std::size_t shared_pe
 inline const char* carveout_name(Carveout c) { return c == Carveout::MaxShared ? "max shared" : "max L1"; }
 
 struct ProbeCarveout {
-  const char* probe;
+  std::string probe;
   Carveout carveout;
 };
 
-// One row per CUDA probe (ProbeConformance holds every registered CUDA probe to having one).
-// "tensor.tile" is the tensor probe's wgmma and tcgen05 paths, which stage their tiles in shared
-// memory; its mma.sync and WMMA paths keep their operands in registers.
-inline constexpr ProbeCarveout kProbeCarveouts[] = {
-    {"bandwidth", Carveout::MaxL1},  // its ca curves measure L1: the largest one the SM has
-    {"clock", Carveout::MaxL1},           {"flops", Carveout::MaxL1},   {"fma_mix", Carveout::MaxL1},
-    {"issue", Carveout::MaxL1},           {"scaling", Carveout::MaxL1}, {"shared", Carveout::MaxShared},
-    {"stride", Carveout::MaxL1},          {"system", Carveout::MaxL1},  {"tensor", Carveout::MaxL1},
-    {"tensor.tile", Carveout::MaxShared},
+// Every CUDA probe states its split in its own folder, beside its kernels:
+//   RP_CUDA_CARVEOUT(bandwidth, Carveout::MaxL1);  // why
+// (ProbeConformance holds every registered CUDA probe to having one). The rows, sorted by name.
+inline std::vector<ProbeCarveout>& carveout_rows() {
+  static std::vector<ProbeCarveout> rows;
+  return rows;
+}
+
+struct CarveoutRegistrar {
+  CarveoutRegistrar(const char* probe, Carveout carveout) {
+    std::vector<ProbeCarveout>& rows = carveout_rows();
+    const auto at = std::lower_bound(rows.begin(), rows.end(), std::string_view(probe),
+                                     [](const ProbeCarveout& row, std::string_view name) { return row.probe < name; });
+    if (at != rows.end() && at->probe == probe)
+      throw std::logic_error("CUDA probe '" + std::string(probe) + "' states its carveout twice");
+    rows.insert(at, ProbeCarveout{probe, carveout});
+  }
 };
+
+#define RP_CUDA_CARVEOUT_CONCAT2(a, b) a##b
+#define RP_CUDA_CARVEOUT_CONCAT(a, b) RP_CUDA_CARVEOUT_CONCAT2(a, b)
+// `key` is the probe's name, or "<name>.<part>" for a part of a probe with a split of its own.
+#define RP_CUDA_CARVEOUT(key, split)                                                                 \
+  static const ::roofprobe::cuda::CarveoutRegistrar RP_CUDA_CARVEOUT_CONCAT(rp_carveout_, __LINE__)( \
+      key, ::roofprobe::cuda::split)
 
 // The split of `probe`; std::logic_error for a probe without a row (a new probe must choose).
 inline Carveout carveout_of(std::string_view probe) {
-  for (const ProbeCarveout& row : kProbeCarveouts)
+  for (const ProbeCarveout& row : carveout_rows())
     if (probe == row.probe) return row.carveout;
-  throw std::logic_error("CUDA probe '" + std::string(probe) + "' states no L1/shared carveout (carveout.hpp)");
+  throw std::logic_error("CUDA probe '" + std::string(probe) +
+                         "' states no L1/shared carveout (RP_CUDA_CARVEOUT in its probe.cu, backend/carveout.hpp)");
 }
 
 // "bandwidth: max L1, ..., shared: max shared, ...": what device.extra.carveout records.
 inline std::string carveout_table_text() {
   std::string out;
-  for (const ProbeCarveout& row : kProbeCarveouts)
-    out += (out.empty() ? "" : ", ") + std::string(row.probe) + ": " + carveout_name(row.carveout);
+  for (const ProbeCarveout& row : carveout_rows())
+    out += (out.empty() ? "" : ", ") + row.probe + ": " + carveout_name(row.carveout);
   return out;
 }
 

@@ -30,6 +30,8 @@
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("bandwidth", Carveout::MaxL1);  // its ca curves measure L1: the largest one the SM has
 namespace {
 
 constexpr double kTargetLaunchSeconds = 2e-3;

@@ -22,6 +22,8 @@
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("clock", Carveout::MaxL1);  // no shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

@@ -29,6 +29,8 @@
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("flops", Carveout::MaxL1);  // operands in registers, no shared memory
 namespace {
 
 // The fp64/fp32 chain's constants (flop_chain.hpp): x converges towards b / (1 - a) = 4.

@@ -28,6 +28,8 @@
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("fma_mix", Carveout::MaxL1);  // operands in registers, no shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

@@ -27,6 +27,8 @@
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("issue", Carveout::MaxL1);  // no shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

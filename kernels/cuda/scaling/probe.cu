@@ -23,6 +23,8 @@
 #include "kernels/cuda/scaling/kernel.cuh"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("scaling", Carveout::MaxL1);  // its bandwidth part streams through L1
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

@@ -24,6 +24,8 @@
 #include "kernels/cuda/shared/kernel.cuh"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("shared", Carveout::MaxShared);  // its data lives in shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 2e-3;

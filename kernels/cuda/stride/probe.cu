@@ -20,6 +20,8 @@
 #include "kernels/cuda/stride/kernel.cuh"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("stride", Carveout::MaxL1);  // its walls are global-memory (L1/L2) patterns
 namespace {
 
 constexpr double kTargetLaunchSeconds = 2e-3;

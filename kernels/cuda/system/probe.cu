@@ -24,6 +24,8 @@
 #include "kernels/cuda/system/kernel.cuh"
 
 namespace roofprobe::cuda {
+
+RP_CUDA_CARVEOUT("system", Carveout::MaxL1);  // no shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

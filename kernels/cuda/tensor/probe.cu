@@ -34,6 +34,11 @@
 #include "kernels/cuda/tensor/wgmma_kernel.cuh"
 
 namespace roofprobe::cuda {
+
+// mma.sync and WMMA keep their operands in registers; the wgmma and tcgen05 paths ("tensor.tile")
+// stage their tiles in shared memory.
+RP_CUDA_CARVEOUT("tensor", Carveout::MaxL1);
+RP_CUDA_CARVEOUT("tensor.tile", Carveout::MaxShared);
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;

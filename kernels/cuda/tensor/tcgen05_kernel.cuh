@@ -30,6 +30,10 @@ namespace roofprobe::cuda {
 
 // Buffers as the wgmma path's (kernels/cuda/tensor/wgmma_kernel.cuh), with its M and N: a [set][m][k], b [set][n][k]
 // 16-bit; c [set][m][n] and out [block][m][n] f32; hits [block][thread].
+// One function of ~90 lines on purpose: TMEM allocation, the MMA loop, the read-back and the
+// deallocation must stay in one kernel body in this order (tcgen05.alloc and dealloc by the
+// same warp, the TMEM address kept in shared memory between them), and the PTX/SASS checks
+// count the UTCHMMA of this one body; split into device functions it reads no simpler.
 template <TensorType T>
 __global__ void __launch_bounds__(kTcgen05Threads, 1)
     tensor_tcgen05_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
