@@ -50,18 +50,20 @@ void register_probe_points(const std::string& backend_name) {
             state.SetIterationTime(s);
             seconds += s;
           }
-          Work w = prepared->work();
-          double n = static_cast<double>(state.iterations());
-          // The rates the probe's Work gives (as the engine derives them), zero counts left out.
-          auto rate = [&](const char* name, double per_launch) {
-            if (per_launch > 0) state.counters[name] = benchmark::Counter(per_launch * n / seconds);
+          const Work w = prepared->work();
+          const double n = static_cast<double>(state.iterations());
+          // The engine's rates (rates_of, 1e9 units) of one launch of the mean length, in the
+          // per-second units Google Benchmark prints with its own prefixes; zero counts left out.
+          const Rates r = rates_of(w, seconds / n);
+          auto rate = [&](const char* name, double per_second_1e9) {
+            if (per_second_1e9 > 0) state.counters[name] = benchmark::Counter(per_second_1e9 * 1e9);
           };
-          rate("bytes_per_second", w.bytes());
-          rate("flops_per_second", w.flops);
-          rate("transactions_per_second", w.transactions);
-          rate("warp_instructions_per_second", w.warp_instructions);
-          rate("shared_wavefronts_per_second", w.shared_wavefronts);
-          rate("clock_hz", w.clock_cycles);
+          rate("bytes_per_second", r.gbs);
+          rate("flops_per_second", r.gflops);
+          rate("transactions_per_second", r.gtxn_s);
+          rate("warp_instructions_per_second", r.gips);
+          rate("shared_wavefronts_per_second", r.shared_gtxn_s);
+          rate("clock_hz", w.clock_cycles * n / seconds / 1e9);  // cycles counted by the probe, not a Work rate
           state.counters["working_set_bytes"] = w.working_set_bytes;
           Check check = prepared->verify();
           if (!check.ok) state.SkipWithError(("verification failed: " + check.detail).c_str());

@@ -55,30 +55,30 @@ void write_partial_fleet() {
 
 std::vector<AggregatePoint> aggregate_points(const Plan& plan, const DeviceInfo& device) {
   AggregatePoint memory{device.memory_name.empty() ? "DRAM" : device.memory_name, "gbs", nullptr, {}};
-  AggregatePoint fma{"FP64.FMA", "gflops", nullptr, {}};
-  double best_ws = -1, best_k = -1;
+  AggregatePoint compute{"", "gflops", nullptr, {}};
+  double best_memory = -1, best_compute = -1;
+  // The points the probes offer (ProbeInfo::fleet): per kind, the largest value of its axis.
   for (const PlanPoint& p : plan.points) {
-    const std::string& name = p.probe->info().name;
-    if (name == "bandwidth" && p.params.count("mode") && p.params.at("mode") == "read" &&
-        p.params.count("working_set_bytes")) {
-      double ws = param_real(p.params, "working_set_bytes");
-      if (ws > best_ws) {
-        best_ws = ws;
-        memory.probe = p.probe;
-        memory.params = p.params;
-      }
-    }
-    if (name == "flops" && p.params.count("precision") && p.params.at("precision") == "fp64" &&
-        p.params.count("form") && p.params.at("form") == "fma" && p.params.count("flops_per_element")) {
-      double k = param_real(p.params, "flops_per_element");
-      if (k > best_k) {
-        best_k = k;
-        fma.probe = p.probe;
-        fma.params = p.params;
-      }
-    }
+    const FleetAggregate& offer = p.probe->info().fleet;
+    if (offer.kind == FleetAggregate::Kind::None || !p.params.count(offer.largest_axis)) continue;
+    if (!std::all_of(offer.select.begin(), offer.select.end(), [&](const auto& kv) {
+          const auto it = p.params.find(kv.first);
+          return it != p.params.end() && it->second == kv.second;
+        }))
+      continue;
+    const double value = param_real(p.params, offer.largest_axis);
+    const bool is_memory = offer.kind == FleetAggregate::Kind::Memory;
+    double& best = is_memory ? best_memory : best_compute;
+    if (value <= best) continue;
+    best = value;
+    AggregatePoint& point = is_memory ? memory : compute;
+    point.probe = p.probe;
+    point.params = p.params;
+    if (!is_memory) point.ceiling = offer.ceiling;
   }
-  return {memory, fma};
+  // Every rank names both entries alike, whatever its plan holds (the barriers pair them).
+  if (compute.ceiling.empty()) compute.ceiling = "FP64.FMA";
+  return {memory, compute};
 }
 
 FleetAggregates combine_aggregates(const std::vector<std::string>& per_rank) {

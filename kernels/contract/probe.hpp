@@ -183,12 +183,28 @@ class PreparedPoint {
   virtual double parallel_seconds() const { return 0; }
 };
 
+// The point a probe offers the fleet (driver/fleet): under MPI every rank runs it at the same
+// moment, and fleet.yaml reports the node's and the job's total rate. Among the plan's points of
+// the probe whose axes equal `select`, the one with the largest `largest_axis` is run.
+struct FleetAggregate {
+  enum class Kind {
+    None,     // the probe offers none
+    Memory,   // GB/s of the device's memory (its memory_name: DRAM, HBM)
+    Compute,  // GFLOP/s of the ceiling `ceiling`
+  };
+  Kind kind = Kind::None;
+  std::string ceiling;  // Compute: "FP64.FMA"
+  Params select;        // e.g. {mode: read}; {precision: fp64, form: fma}
+  std::string largest_axis;
+};
+
 struct ProbeInfo {
   std::string name;     // "flops", "bandwidth": the contract names
   std::string backend;  // "cpu" | "cuda"
   std::string description;
   std::vector<Axis> axes;
   std::vector<FeedSpec> feeds;
+  FleetAggregate fleet;
 };
 
 class Probe {

@@ -293,6 +293,8 @@ class CpuBandwidthProbe final : public Probe {
     feed.series_axes = {"mode"};  // every mode its own series: mode=read, ..., mode=write_nt
     feed.primary_series = "mode=read";
     info_.feeds = {feed};
+    // The fleet's memory aggregate: every rank reading its largest working set at once.
+    info_.fleet = {FleetAggregate::Kind::Memory, "", {{"mode", "read"}}, "working_set_bytes"};
   }
 
   const ProbeInfo& info() const override { return info_; }

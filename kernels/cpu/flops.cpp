@@ -162,6 +162,9 @@ class CpuFlopsProbe final : public Probe {
     feed.series_axes = {"precision", "form"};
     feed.name_pattern = "{precision}.{form}";
     info_.feeds = {feed};
+    // The fleet's compute aggregate: every rank's FP64 FMA peak at once.
+    info_.fleet = {
+        FleetAggregate::Kind::Compute, "FP64.FMA", {{"precision", "fp64"}, {"form", "fma"}}, "flops_per_element"};
   }
 
   const ProbeInfo& info() const override { return info_; }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -69,6 +70,29 @@ TEST(ProbeConformance, FeedsNameRealMetricsAndAxes) {
       if (f.kind == FeedKind::ComputeCeiling) EXPECT_FALSE(f.name_pattern.empty()) << who;
     }
   }
+}
+
+// The fleet's aggregates are declared by the probes (ProbeInfo::fleet): each backend offers one
+// memory and one compute point, on axes and choices the probe has.
+TEST(ProbeConformance, FleetAggregatesNameRealAxesAndChoices) {
+  std::map<std::string, std::set<FleetAggregate::Kind>> offered;
+  for (const Probe* p : Registry::instance().probes()) {
+    const ProbeInfo& info = p->info();
+    if (info.fleet.kind == FleetAggregate::Kind::None) continue;
+    const std::string who = info.backend + "/" + info.name;
+    EXPECT_TRUE(offered[info.backend].insert(info.fleet.kind).second) << who << ": a second offer of this kind";
+    EXPECT_TRUE(has_axis(info, info.fleet.largest_axis)) << who << ": " << info.fleet.largest_axis;
+    for (const auto& [axis, value] : info.fleet.select) {
+      const auto a = std::find_if(info.axes.begin(), info.axes.end(), [&](const Axis& x) { return x.name == axis; });
+      ASSERT_NE(a, info.axes.end()) << who << ": select names axis " << axis;
+      if (a->type == AxisType::Choice)
+        EXPECT_NE(std::find(a->defaults.begin(), a->defaults.end(), value), a->defaults.end())
+            << who << ": " << axis << "=" << value << " is not among the defaults, so the default plan lacks it";
+    }
+    if (info.fleet.kind == FleetAggregate::Kind::Compute) EXPECT_FALSE(info.fleet.ceiling.empty()) << who;
+  }
+  for (const auto& [backend, kinds] : offered) EXPECT_EQ(kinds.size(), 2u) << backend;
+  EXPECT_EQ(offered.count("cpu"), 1u);
 }
 
 TEST(ProbeConformance, ChoiceAxesHaveTheirDefaultsAmongTheChoices) {

@@ -412,6 +412,8 @@ class CudaBandwidthProbe final : public Probe {
     feed.primary_series = "cache_op=ca;mode=read";
     feed.series_reach = {{"cache_op=ca;mode=read", "L1", true}, {"", "L2", false}};
     info_.feeds = {feed};
+    // The fleet's memory aggregate: every rank reading its largest working set at once.
+    info_.fleet = {FleetAggregate::Kind::Memory, "", {{"mode", "read"}}, "working_set_bytes"};
   }
 
   const ProbeInfo& info() const override { return info_; }
