@@ -387,7 +387,9 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
                                ? theo->second * own_clock / dev.clock_measured_mhz
                                : theo->second;
     c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
-    auto unknown = dev.extra.find("theoretical_unknown");
+    // Why there is no peak: the ceiling's own reason (theoretical_unknown.<name>) or the device's.
+    auto unknown = dev.extra.find("theoretical_unknown." + c.name);
+    if (unknown == dev.extra.end()) unknown = dev.extra.find("theoretical_unknown");
     if (theo == dev.theoretical_gflops.end() && unknown != dev.extra.end())
       machine.missing.push_back(c.name + ": no theoretical peak: " + unknown->second);
     c.stats = compute_stats(best->values);

@@ -103,5 +103,19 @@ TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {
   EXPECT_EQ(m.missing[0], "FP64.FMA: no theoretical peak: Intel hybrid client: hybrid part");
 }
 
+// A ceiling's own reason (a tensor type the peak table lacks on this GPU) comes before the device's.
+TEST(FitComputeClock, AnUnknownPeakOfOneCeilingSaysItsOwnReason) {
+  register_probe();
+  std::vector<Sample> samples;
+  add_point(samples, 64, 100, 2999);
+  Machine m;
+  m.device.clock_measured_mhz = 3000;
+  m.device.extra["theoretical_unknown"] = "the device's reason";
+  m.device.extra["theoretical_unknown.FP64.FMA"] = "no figure for this type on compute capability 12.1";
+  fit_samples(samples, m);
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_EQ(m.missing[0], "FP64.FMA: no theoretical peak: no figure for this type on compute capability 12.1");
+}
+
 }  // namespace
 }  // namespace roofprobe

@@ -428,8 +428,15 @@ class CudaTensorProbe final : public Probe {
     for (int i = 0; i < kTensorTypeCount; ++i) {
       const auto t = static_cast<TensorType>(i);
       const TensorPeak peak = tensor_peak_per_sm(t, cc, tensor_part_of(dev.name.c_str()));
-      if (peak.flops_per_clk_per_sm <= 0) continue;
       const std::string name = ceiling_name(t);
+      if (peak.flops_per_clk_per_sm <= 0) {
+        // Said, not left blank: the fitter lists it under missing: beside a measured ceiling.
+        dev.extra["theoretical_unknown." + name] =
+            "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type on compute "
+            "capability " +
+            cc_text(cc);
+        continue;
+      }
       dev.theoretical_gflops[name] = dev.compute_units * peak.flops_per_clk_per_sm * mhz * 1e-3;
       char clock[64];
       std::snprintf(clock, sizeof clock, "%.1f MHz (%s SM clock)", mhz, clock_kind);
