@@ -8,13 +8,17 @@ _avx_fma and against roofprobe's theoretical peak (at the clock measured during 
 
 Working sets come from the cache sizes of the cores used (sysfs): L1 and L2 = 50% of the
 threads' private caches together, L3 = 50% of the L3 instances they share, DRAM = 16 x L3.
+With --levels-from MACHINE_YAML the L3 and DRAM sets come from a roofprobe run of this machine
+instead: the middle (geometric mean) of the level's working_set_bytes span. Use it where the
+share of the L3 a run gets is not what sysfs reports (a VM: 480 MiB reported, a knee near 110 MB);
+the private L1 and L2 are what sysfs says.
 Each round runs, per row: roofprobe, likwid _avx512, roofprobe, likwid _avx (so each tool gets
 the same number of runs); a row's figure per tool is its best run over all rounds. A roofprobe
 run measures the point at its default vector widths (512 and 256 bits on AVX-512 builds) and
 its figure is the faster width's median over its samples (what its fitter takes per size);
 likwid's is the MByte/s (MFlops/s) it prints for its run. Both use 1e6/1e9-based units.
 
-usage: bench/compare_likwid.py ROOFPROBE [--threads 2] [--rounds 3] [--out DIR]
+usage: bench/compare_likwid.py ROOFPROBE [--threads 2] [--rounds 3] [--out DIR] [--levels-from MACHINE_YAML]
 Needs likwid-bench (Debian package likwid)."""
 import argparse
 import csv
@@ -52,6 +56,24 @@ def cache_totals(threads):
 def working_sets(threads):
     c = cache_totals(threads)
     return {"L1": c[1] // 2, "L2": c[2] // 2, "L3": c[3] // 2, "DRAM": 16 * c[3]}
+
+
+def working_sets_from(machine_yaml):
+    """{level: bytes}: the geometric middle of each memory level's span in a machine file."""
+    text = open(machine_yaml).read()
+    memory = text[text.index("\nmemory:"):]
+    end = re.search(r"\n\S", memory[1:])
+    memory = memory[: end.start() + 1] if end else memory
+    sizes = {}
+    for entry in re.split(r"\n  - ", memory)[1:]:
+        level = re.search(r"level: (\S+)", entry)
+        span = re.search(r"working_set_bytes: \[([0-9.e+]+), ([0-9.e+]+)\]", entry)
+        if level and span and level.group(1) in ("L1", "L2", "L3", "DRAM"):
+            middle = (float(span.group(1)) * float(span.group(2))) ** 0.5
+            sizes[level.group(1)] = max(4096, int(middle) // 4096 * 4096)
+    if not sizes:
+        sys.exit(f"error: {machine_yaml}: no L1/L2/L3/DRAM level with a working_set_bytes span")
+    return sizes
 
 
 def roofprobe_point(binary, threads, probe_yaml, workdir):
@@ -150,9 +172,14 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default="/tmp/roofprobe-vs-likwid", help="scratch directory and raw.json")
+    ap.add_argument("--levels-from", metavar="MACHINE_YAML",
+                    help="working sets at the middle of each level of this machine file, not from sysfs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     sizes = working_sets(a.threads)
+    if a.levels_from:
+        measured = working_sets_from(a.levels_from)
+        sizes.update({level: measured[level] for level in ("L3", "DRAM") if level in measured})
     started, load_before = time.strftime("%Y-%m-%d %H:%M:%S %Z"), os.getloadavg()[0]
     rows = run_rows(a, sizes)
     finished, load_after = time.strftime("%H:%M:%S %Z"), os.getloadavg()[0]
