@@ -221,7 +221,7 @@ const double kLastKneeReach = std::log(4.0);
 
 // With bound capacities, each knee belongs to a cache of its own, in order (a cache may show no
 // knee): within kKneeReach of a nearer cache's capacity. The last cache's window is wider. Its
-// lower edge is the nearer cache's reach, not a factor of its own capacity: the share of a
+// lower edge reaches down to the nearer cache's reach, not only a factor of its own capacity: the share of a
 // last-level cache a run gets depends on what else runs on the socket (a VM host's other
 // tenants, sub-NUMA clustering, cache allocation), which the topology does not report. hwloc gave
 // a 2-core VM on a Xeon a 480 MiB L3 whose knee was at ~110 MB. Its upper edge is kLastKneeReach.
@@ -234,7 +234,10 @@ bool knees_at_capacities(const Data& d, const Candidate& c) {
     bool placed = false;
     for (std::size_t h = next; h < caps.size() && !placed; ++h) {
       const bool last = h + 1 == caps.size();
-      const double lo = last && h > 0 ? caps[h - 1] + kKneeReach : caps[h] - kKneeReach;
+      // Never narrower than the inner caches' window: where the nearer cache's total is close to
+      // the last one's (a Skylake-SP socket: 28 MiB of L2, 38.5 MB of L3) its reach passes the
+      // last cache's own capacity.
+      const double lo = last && h > 0 ? std::min(caps[h] - kKneeReach, caps[h - 1] + kKneeReach) : caps[h] - kKneeReach;
       const double hi = caps[h] + (last ? kLastKneeReach : kKneeReach);
       if (knee >= lo && knee <= hi) placed = true, next = h + 1;
     }

@@ -184,7 +184,7 @@ class CpuBackend final : public Backend {
   // measured during that ceiling's own samples. Unknown cores get no figure and the reason.
   static void add_theoretical_peaks(DeviceInfo& d) {
     const CpuIdentity id = read_cpu_identity();
-    d.extra["cpuid"] = describe_identity(id) + " (" + describe_features(id.features) + ")";
+    d.extra["cpuid"] = describe_identity(id) + (id.vendor.empty() ? "" : " (" + describe_features(id.features) + ")");
     std::string why_not;
     if (d.clock_measured_mhz <= 0) why_not = "the core clock could not be measured on this ISA";
     if (!kHardwareFma) why_not = "built without hardware FMA (-march gives no FMA instructions)";

@@ -309,9 +309,12 @@ std::string describe_features(unsigned features) {
   return out.empty() ? "none of AVX-512F, AVX512-FP16, AMX" : out;
 }
 
+// One unit: half the instruction rate, less where the 512-bit licence clock is lower (<= ~0.5).
+// Two units: the same rate times the licence clocks' ratio (Skylake-SP's heavy AVX-512 clock is
+// ~0.85 of its heavy AVX2 clock; Sapphire Rapids' nearly 1).
 int fma_units_from_ratio(double ratio) {
-  if (ratio >= 0.8 && ratio < 1.5) return 2;
-  if (ratio > 0.3 && ratio <= 0.6) return 1;
+  if (ratio >= 0.7 && ratio < 1.5) return 2;
+  if (ratio > 0.25 && ratio <= 0.55) return 1;
   return 0;
 }
 

@@ -101,6 +101,17 @@ TEST(FindPlateaus, ARunsShareOfTheLastCacheMayBeFarBelowItsReportedCapacity) {
     EXPECT_EQ(name_levels(plateaus, caches, "DRAM"), (std::vector<std::string>{"L1", "L2", "L3", "DRAM"})) << ctx;
     EXPECT_NEAR(plateaus[2].value / 110, 1, 0.05) << ctx;
   }
+  // A socket whose summed L2 is close to its L3 (Skylake-SP: 28 x 1 MiB, 38.5 MB): the L3's knee
+  // keeps its own window around 38.5 MB, though the L2's reach (70 MB) lies past it.
+  const SweepShape sp{{{1.5 * MiB, 9000}, {20 * MiB, 3800}, {50 * MiB, 1500}, {0, 200}}, 0.15, 0};
+  LevelModelOptions server;
+  server.capacity_hints = {28 * 48 * KiB, 28 * MiB, 38.5 * MiB};
+  server.knees_at_capacities = true;
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    Rng rng(seed);
+    EXPECT_EQ(find_plateaus(synth(sp, geometric_sizes(64 * KiB, 4 * GiB, 3), 0.01, 3, rng), server).size(), 4u)
+        << "seed " << seed;
+  }
   // Still one knee per cache: a knee below the L2's reach cannot be the L3's.
   const SweepShape inner{{{80 * KiB, 630}, {600 * KiB, 450}, {3.5 * MiB, 350}, {0, 50}}, 0.1, 0};
   Rng rng(1);

@@ -44,7 +44,7 @@ struct ProbeCarveout {
 };
 
 // Every CUDA probe states its split in its own folder, beside its kernels:
-//   RP_CUDA_CARVEOUT(bandwidth, Carveout::MaxL1);  // why
+//   RP_CUDA_CARVEOUT("bandwidth", Carveout::MaxL1);  // why
 // (ProbeConformance holds every registered CUDA probe to having one). The rows, sorted by name.
 inline std::vector<ProbeCarveout>& carveout_rows() {
   static std::vector<ProbeCarveout> rows;

@@ -430,7 +430,9 @@ class CudaTensorProbe final : public Probe {
       const TensorPeak peak = tensor_peak_per_sm(t, cc, tensor_part_of(dev.name.c_str()));
       const std::string name = ceiling_name(t);
       if (peak.flops_per_clk_per_sm <= 0) {
-        // Said, not left blank: the fitter lists it under missing: beside a measured ceiling.
+        // Said, not left blank, where the device runs the type (the fitter lists it under
+        // missing: beside the measured ceiling); a type it cannot run says so in the plan.
+        if (!device_reason(t, TensorApi::Mma, cc).empty()) continue;
         dev.extra["theoretical_unknown." + name] =
             "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type on compute "
             "capability " +
