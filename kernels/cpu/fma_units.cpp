@@ -3,7 +3,9 @@
 // Twelve independent FMA chains (more than latency 4 x 2 units) keep every unit busy; the same
 // loop with 256-bit FMAs runs two per cycle on every such core (ports 0 and 1). A core with two
 // 512-bit units runs the 512-bit loop at the same instruction rate (ratio ~1; a lower AVX-512
-// license clock takes ~10% off), a core with one at half (~0.5). Thread CPU time: time spent
+// licence clock takes up to ~15% off), a core with one at half (~0.5). The Optimization
+// Reference Manual describes timing the units for the SKUs CPUID does not tell apart; this is
+// that idea in its simplest form, not a copy of its code. Thread CPU time: time spent
 // preempted is not counted. Functions carry their own target attributes so the test exists in
 // builds for any x86-64 level and runs only where the CPU has AVX-512F.
 #include "kernels/cpu/uarch.hpp"
@@ -77,8 +79,8 @@ Avx512FmaUnits time_avx512_fma_units() {
   out.units = fma_units_from_ratio(out.ratio);
   char text[240];
   std::snprintf(text, sizeof text,
-                "independent 512-bit vs 256-bit FMA throughput, the Intel Optimization Reference Manual's "
-                "FMA-unit test%s",
+                "throughput of independent 512-bit vs 256-bit FMAs (timing the units, as the Intel "
+                "Optimization Reference Manual suggests)%s",
                 out.units == 0 ? ", inconclusive: the ratio is neither ~1 nor ~0.5" : "");
   if (out.units == 0) std::snprintf(text + std::strlen(text), sizeof text - std::strlen(text), " (%.2f)", out.ratio);
   out.method = text;
