@@ -37,14 +37,6 @@ constexpr int kIterationsPerBlock = 1024;
   "%0, %0, %1\n\tadd %0, %0, %1\n\t"
 #endif
 
-// The thread's own CPU time, not wall time: time the thread spent preempted by another
-// process must not read as a slow clock.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 #if defined(__linux__)
 int open_counter(std::uint32_t type, std::uint64_t config, bool exclude_kernel) {
   perf_event_attr attr{};
@@ -68,6 +60,14 @@ bool read_scaled(int fd, double& value) {
 #endif
 
 }  // namespace
+
+// The thread's own CPU time, not wall time: time the thread spent preempted by another
+// process must not read as a slow clock.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 double chain_clock_mhz(double seconds) {
 #if defined(RP_ADD8)

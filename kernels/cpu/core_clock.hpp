@@ -7,7 +7,7 @@
 //             each OpenMP thread for itself; clock = sum of cycles / sum of on-CPU time during
 //             the launch. No cost to the launch. Needs a PMU the kernel exposes (often absent
 //             in VMs) and perf_event_paranoid <= 2.
-//   chain:    a dependent integer-add chain (one add per cycle on every x86-64 and AArch64 core)
+//   chain:    a dependent register-add chain (one add per cycle on every x86-64 and AArch64 core)
 //             run by every thread for kChainSeconds (at 5 GHz; longer at lower clocks) of its
 //             own CPU time right before and right after the launch; clock = mean of those
 //             2 x threads readings. Costs about 2 x kChainSeconds per launch, so it runs only
@@ -19,6 +19,9 @@
 #include <vector>
 
 namespace roofprobe::cpu {
+
+// This thread's CPU time, seconds (CLOCK_THREAD_CPUTIME_ID): time spent preempted is not counted.
+double thread_cpu_seconds();
 
 // Adds per second / 1e6 of a dependent add chain, timed by this thread's CPU time (time
 // preempted by other processes does not count as slow clock), long enough to last `seconds`

@@ -8,6 +8,7 @@
 // that idea in its simplest form, not a copy of its code. Thread CPU time: time spent
 // preempted is not counted. Functions carry their own target attributes so the test exists in
 // builds for any x86-64 level and runs only where the CPU has AVX-512F.
+#include "kernels/cpu/core_clock.hpp"  // thread_cpu_seconds
 #include "kernels/cpu/uarch.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -18,19 +19,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 
 namespace roofprobe::cpu {
 namespace {
 
 #if defined(RP_FMA_UNITS_TEST)
 constexpr long kIterations = 1 << 21;  // x 12 FMAs: ~12 ms per width at 2 per cycle and 2 GHz
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 // FMA instructions per second of `Vec` with `fma`, best of three tries.
 template <typename Vec, typename Fma>

@@ -3,6 +3,8 @@
 // under `missing`.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "driver/fit/fit.hpp"
 #include "driver/model/machine.hpp"
 #include "tests/unit/fit_only_probe.hpp"
@@ -89,14 +91,20 @@ TEST(FitComputeClock, AThrottledCeilingSaysWhatThrottledIt) {
   EXPECT_EQ(back.compute[0].throttled, "sw-power+sw-thermal");
 }
 
-TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {
+// One FP64.FMA point fitted on a device with no theoretical peak, `extra` saying why.
+Machine fitted_without_a_peak(const std::map<std::string, std::string>& extra) {
   register_probe();
   std::vector<Sample> samples;
   add_point(samples, 64, 100, 2999);
   Machine m;
   m.device.clock_measured_mhz = 3000;
-  m.device.extra["theoretical_unknown"] = "Intel hybrid client: hybrid part";
+  for (const auto& [key, value] : extra) m.device.extra[key] = value;
   fit_samples(samples, m);
+  return m;
+}
+
+TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {
+  const Machine m = fitted_without_a_peak({{"theoretical_unknown", "Intel hybrid client: hybrid part"}});
   ASSERT_EQ(m.compute.size(), 1u);
   EXPECT_DOUBLE_EQ(m.compute[0].theoretical_gflops, 0);
   ASSERT_EQ(m.missing.size(), 1u);
@@ -105,14 +113,9 @@ TEST(FitComputeClock, UnknownTheoreticalPeakIsListedWithTheReason) {
 
 // A ceiling's own reason (a tensor type the peak table lacks on this GPU) comes before the device's.
 TEST(FitComputeClock, AnUnknownPeakOfOneCeilingSaysItsOwnReason) {
-  register_probe();
-  std::vector<Sample> samples;
-  add_point(samples, 64, 100, 2999);
-  Machine m;
-  m.device.clock_measured_mhz = 3000;
-  m.device.extra["theoretical_unknown"] = "the device's reason";
-  m.device.extra["theoretical_unknown.FP64.FMA"] = "no figure for this type on compute capability 12.1";
-  fit_samples(samples, m);
+  const Machine m =
+      fitted_without_a_peak({{"theoretical_unknown", "the device's reason"},
+                             {"theoretical_unknown.FP64.FMA", "no figure for this type on compute capability 12.1"}});
   ASSERT_EQ(m.missing.size(), 1u);
   EXPECT_EQ(m.missing[0], "FP64.FMA: no theoretical peak: no figure for this type on compute capability 12.1");
 }

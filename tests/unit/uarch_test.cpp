@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
@@ -214,14 +213,12 @@ double imul_chain_mhz() {
   std::uint64_t x = 1;
   const std::uint64_t three = 3;
   constexpr long kIterations = 200000;
-  timespec a{}, b{};
   double best = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    const double start = thread_cpu_seconds();
     for (long i = 0; i < kIterations; ++i)
       asm volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t" : "+r"(x) : "r"(three));
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-    const double seconds = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+    const double seconds = thread_cpu_seconds() - start;
     if (seconds > 0) best = std::max(best, 3.0 * 4 * kIterations / seconds / 1e6);
   }
   return best;
