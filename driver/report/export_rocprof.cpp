@@ -149,12 +149,24 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
     values[missing] = values[from];
     notes.push_back(std::string(missing) + " is " + from + "'s " + csv_number(values[from].value) + " (" + why + ")");
   };
-  if (cpu) {
-    stand_in("LDSBw", "L1Bw", "a CPU has no LDS; its L1 is the nearest memory");
-  } else if (upper(m.device.vendor).find("NVIDIA") != std::string::npos || m.device.backend == "cuda") {
-    stand_in("L1Bw", "LDSBw", "NVIDIA's L1 and shared memory are one SRAM with one datapath");
-    stand_in("LDSBw", "L1Bw", "NVIDIA's L1 and shared memory are one SRAM with one datapath");
+  const bool nvidia =
+      !cpu && (upper(m.device.vendor).find("NVIDIA") != std::string::npos || m.device.backend == "cuda");
+  const char* kSram = "NVIDIA's L1 and shared memory are one SRAM with one datapath";
+  if (nvidia) {
+    stand_in("L1Bw", "LDSBw", kSram);
+    stand_in("LDSBw", "L1Bw", kSram);
   }
+  // A cache level the file has no figure for (spec sheets rarely give one for the L2) is bounded
+  // below by the level behind it: every byte the memory delivers passes through the L2 (and the
+  // MALL, where there is one), and every byte the L2 delivers passes through the L1. The bound
+  // stands in, and the note calls it a lower bound: an L2 roof drawn at the HBM's height then says
+  // "no L2 figure", never a 0 that the tool would divide by.
+  stand_in("L2Bw", values.count("MALLBw") != 0 ? "MALLBw" : "HBMBw",
+           "a lower bound: the file has no L2 figure, and every byte from beyond the L2 passes through it");
+  stand_in("L1Bw", "L2Bw",
+           "a lower bound: the file has no L1 figure, and every byte from the L2 passes through the L1");
+  if (cpu) stand_in("LDSBw", "L1Bw", "a CPU has no LDS; its L1 is the nearest memory");
+  if (nvidia) stand_in("LDSBw", "L1Bw", kSram);
   std::vector<std::string> absent;
   for (const char* need : {"HBMBw", "L2Bw", "L1Bw", "LDSBw"})
     if (values.count(need) == 0 || !(values[need].value > 0)) absent.push_back(need);
@@ -163,8 +175,9 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
     for (const std::string& a : absent) list += (list.empty() ? "" : ", ") + a;
     throw InputError("export --format rocprof-csv: AMD's roofline_calc divides by " + list +
                      ", and this machine file has no level (measured, published or spec) for " +
-                     (absent.size() == 1 ? "it" : "them") + " (a run that measures " +
-                     (absent.size() == 1 ? "it" : "them") + ", or a spec value in the file, is needed)");
+                     (absent.size() == 1 ? "it" : "them") + " nor for the memory that would bound " +
+                     (absent.size() == 1 ? "it" : "them") +
+                     " (a run that measures the memory, or a spec value in the file, is needed)");
   }
   if (settings.notes != nullptr)
     for (std::string& n : notes) settings.notes->push_back("note: rocprof-csv: " + n);
