@@ -119,10 +119,10 @@ Subcommand add_points_command(CLI::App& app) {
                      roofprobe::kNcuMetrics + " ./app > app-ncu.csv");
   points_cmd->add_option("--out", o->out, "Points file to write (default: stdout)");
   points_cmd->add_option("--dram-level", o->dram_level, "Level name for the dram__ metrics")->capture_default_str();
-  points_cmd
-      ->add_option("--tensor-flops-per-inst", o->tensor_flops_per_instruction,
-                   "FLOPs per tensor-pipe warp instruction (512: V100 HMMA.884; 4096: mma.sync m16n8k16 on A100/H100)")
-      ->capture_default_str();
+  points_cmd->add_option(
+      "--tensor-flops-per-inst", o->tensor_flops_per_instruction,
+      "FLOPs per tensor-pipe (HMMA) warp instruction (512: V100 HMMA.884; 4096: m16n8k16). Default: by "
+      "the export's CC column; sm__ops_path_tensor_* counters, where collected, are exact and win");
   points_cmd->add_flag("--full-names", o->full_names,
                        "Keep ncu's full kernel names (return type, template and argument lists)");
   return {points_cmd, {"--out"}, [o] { return roofprobe::points_command(*o); }};

@@ -12,6 +12,7 @@
 
 #include "driver/model/errors.hpp"
 #include "driver/report/csv_text.hpp"
+#include "driver/report/ncu_tensor.hpp"
 #include "driver/report/points.hpp"
 
 namespace roofprobe {
@@ -145,6 +146,7 @@ std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::stri
   const auto id_col = column("ID");
   const std::size_t metric_col = *column("Metric Name"), value_col = *column("Metric Value");
   const auto unit_col = column("Metric Unit");
+  const auto cc_col = column("CC");  // the compute capability, which tensor FLOPs depend on
   std::vector<Launch> out;
   std::map<std::string, std::size_t> index;  // launch id (or kernel name) -> out
   for (std::size_t r = header + 1; r < records.size(); ++r) {
@@ -155,6 +157,8 @@ std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::stri
     const std::string id = id_col && *id_col < row.size() ? trim(row[*id_col]) : kernel;
     auto [it, added] = index.emplace(id + "\n" + kernel, out.size());
     if (added) out.push_back({kernel, {}});
+    if (cc_col && *cc_col < row.size())
+      if (auto cc = ncu_number(row[*cc_col])) out[it->second].values["CC"] = *cc;
     const std::string unit = unit_col && *unit_col < row.size() ? row[*unit_col] : std::string();
     if (auto v = ncu_number(row[value_col]))
       out[it->second].values[trim(row[metric_col])] = scaled_value(*v, unit, row[metric_col]);
@@ -259,6 +263,7 @@ struct KernelTotals {
   std::string kernel;
   double flops = 0, tensor_instructions = 0, instructions = 0, seconds = 0;
   bool has_flops = false, has_instructions = false, has_time = true;
+  std::set<std::string> tensor_how, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
   std::vector<double> transactions = std::vector<double>(levels().size(), 0.0);
   std::vector<bool> has_level = std::vector<bool>(levels().size(), false);
 };
@@ -275,11 +280,14 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
       }
     }
   }
-  if (auto v = metric(c, {"sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum"})) {
-    k.flops += tensor_flops * *v;
-    k.tensor_instructions += *v;
+  const TensorWork tensor = tensor_work(c, tensor_flops);
+  if (!tensor.how.empty()) {
+    k.flops += tensor.flops;
     k.has_flops = true;
+    k.tensor_how.insert(tensor.how);
   }
+  k.tensor_instructions += tensor.instructions;
+  if (!tensor.uncounted.empty()) k.tensor_uncounted.insert(tensor.uncounted);
   if (auto v = metric(c, {"smsp__inst_executed.sum", "sm__inst_executed.sum"})) {
     k.instructions += *v;
     k.has_instructions = true;
@@ -421,6 +429,29 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
   }
 }
 
+// How tensor FLOPs were counted, once per way, and each kernel whose tensor work had no figure.
+void add_tensor_notes(const std::vector<KernelTotals>& kernels, NcuConversion* out) {
+  std::set<std::string> ways;
+  for (const KernelTotals& k : kernels) ways.insert(k.tensor_how.begin(), k.tensor_how.end());
+  for (const std::string& how : ways) {
+    if (how == "ops")
+      out->notes.push_back("tensor FLOPs from sm__ops_path_tensor_* (Nsight Compute's tensor-path op counters)");
+    else if (how.rfind("pipe:", 0) == 0)
+      out->notes.push_back("tensor-pipe instructions counted as " + how.substr(5) +
+                           " FLOPs each (one counter cannot tell shapes apart: 512 is V100's HMMA.884, 4096 an "
+                           "m16n8k16; set --tensor-flops-per-inst, or collect sm__ops_path_tensor_* for exact FLOPs)");
+    else
+      out->notes.push_back("tensor FLOPs from instruction counts of kind@CC " + how +
+                           " x the FLOPs of the shape cuBLAS issues there (hmma: 512 on 7.0, 2048 on 7.5, 4096 from "
+                           "8.0; imma: 2048 / 8192; dmma: 512 on 8.x); sm__ops_path_tensor_* counts them exactly");
+  }
+  for (const KernelTotals& k : kernels)
+    for (const std::string& u : k.tensor_uncounted)
+      out->notes.push_back("kernel '" + short_kernel_name(k.kernel) + "': tensor instructions " + u +
+                           " have no one FLOPs-per-instruction figure (wgmma/tcgen05 N, Hopper's f64 shapes) and are "
+                           "not counted: collect sm__ops_path_tensor_src_* or set --tensor-flops-per-inst");
+}
+
 // A note for each kind of metric no kernel had, and for the tensor FLOPs assumed.
 void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions& options, NcuConversion* out) {
   bool any_flops = false, any_instructions = false, any_tensor = false;
@@ -428,7 +459,7 @@ void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions
   for (const KernelTotals& k : kernels) {
     any_flops |= k.has_flops;
     any_instructions |= k.has_instructions;
-    any_tensor |= k.tensor_instructions > 0;
+    any_tensor |= !k.tensor_how.empty() || !k.tensor_uncounted.empty();
     for (std::size_t l = 0; l < levels().size(); ++l) any_level[l] = any_level[l] || k.has_level[l];
   }
   if (!any_flops)
@@ -436,9 +467,7 @@ void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions
         "no FLOP metrics (smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
         "sm__inst_executed_pipe_tensor.sum): no flop points");
   if (!any_instructions) out->notes.push_back("no smsp__inst_executed.sum: no instruction points");
-  if (any_tensor)
-    out->notes.push_back("tensor-pipe instructions counted as " + number_text(options.tensor_flops_per_instruction) +
-                         " FLOPs each (V100 HMMA; set --tensor-flops-per-inst for other shapes)");
+  if (any_tensor) add_tensor_notes(kernels, out);
   for (std::size_t l = 0; l < levels().size(); ++l)
     if (!any_level[l])
       out->notes.push_back(std::string("no ") + (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) +

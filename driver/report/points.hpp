@@ -50,9 +50,11 @@ inline constexpr const char* kNcuMetrics =
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 
 struct NcuOptions {
-  std::string dram_level = "HBM";             // the level name the dram__ metrics get
-  double tensor_flops_per_instruction = 512;  // FLOPs one tensor-pipe warp instruction does
-  bool full_names = false;                    // keep ncu's full kernel names (return type, args)
+  std::string dram_level = "HBM";  // the level name the dram__ metrics get
+  // FLOPs of one tensor-pipe (and HMMA) warp instruction; 0: by the launch's compute capability
+  // (ncu_tensor.hpp), V100's 512 where the export has no CC column.
+  double tensor_flops_per_instruction = 0;
+  bool full_names = false;  // keep ncu's full kernel names (return type, args)
 };
 
 struct NcuConversion {
@@ -67,8 +69,8 @@ struct NcuConversion {
 // (usecond, Ksector, cycle/nsecond, ...). Throws InputError when nothing can be converted.
 //
 //   FLOPs        sum over d, f, h of add + mul + 2 x fma (smsp__ or sm__
-//                sass_thread_inst_executed_op_<p><op>_pred_on.sum), plus
-//                sm__inst_executed_pipe_tensor.sum x tensor_flops_per_instruction
+//                sass_thread_inst_executed_op_<p><op>_pred_on.sum), plus the tensor FLOPs
+//                (tensor_work in ncu_tensor.hpp: op counters, per-kind or pipe instructions)
 //   instructions smsp__inst_executed.sum (warp instructions)
 //   L1           l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum sectors (32 B)
 //   shared       l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum wavefronts (128 B)

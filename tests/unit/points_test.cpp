@@ -179,7 +179,7 @@ TEST_F(NcuRaw, FlopsAddMulAndTwiceFmaSharedWavefrontsAnd128ByteTransactions) {
 
 TEST_F(NcuRaw, TensorInstructionsCountTheirFlops) {
   // 1,000,000 tensor-pipe instructions x 512 FLOPs in 500 us = 1024 GFLOP/s.
-  const auto& p = find(result.points, "ampere_h16816gemm_128x128_ldg8_stages_64x3_tn", "L2", "flop");
+  const auto& p = find(result.points, "volta_h884gemm_128x128_ldg8_nn", "L2", "flop");
   expect_rel(p.performance, 1024);
   expect_rel(p.intensity, 512e6 / ((1048576.0 + 524288) * 32));
   bool noted = false;
@@ -189,7 +189,7 @@ TEST_F(NcuRaw, TensorInstructionsCountTheirFlops) {
   NcuOptions wmma;
   wmma.tensor_flops_per_instruction = 1024;
   const auto doubled = convert_ncu_csv(fixture("ncu_raw_v100.csv"), "f", wmma);
-  expect_rel(find(doubled.points, "ampere_h16816gemm_128x128_ldg8_stages_64x3_tn", "L2", "flop").performance, 2048);
+  expect_rel(find(doubled.points, "volta_h884gemm_128x128_ldg8_nn", "L2", "flop").performance, 2048);
 }
 
 TEST_F(NcuRaw, OrderAndCountOfPoints) {
