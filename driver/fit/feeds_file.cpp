@@ -54,6 +54,12 @@ doc::Value feed_value(const FeedSpec& f) {
       .set("name_pattern", doc::Value::string(f.name_pattern))
       .set("level_name", doc::Value::string(f.level_name))
       .set("wall_set", doc::Value::string(f.wall_set));
+  // Written only where a feed has one, so that feeds files of probes without it stay as they were.
+  if (!f.instruction_axis.empty()) {
+    doc::Value texts = doc::Value::object();
+    for (const auto& [value, text] : f.instruction_text) texts.set(value, doc::Value::string(text));
+    v.set("instruction_axis", doc::Value::string(f.instruction_axis)).set("instruction_text", std::move(texts));
+  }
   return v;
 }
 
@@ -155,6 +161,15 @@ FeedTable read_feeds_file(const std::string& path) {
       spec.name_pattern = r.text(f, "name_pattern");
       spec.level_name = r.text(f, "level_name");
       spec.wall_set = r.text(f, "wall_set");
+      if (f["instruction_axis"]) {  // optional: feeds files written before it have none
+        spec.instruction_axis = r.text(f, "instruction_axis");
+        const YAML::Node texts = f["instruction_text"];
+        if (!texts || !texts.IsMap()) r.fail(f, "instruction_text: expected a mapping");
+        for (const auto& kv : texts) {
+          if (!kv.second.IsScalar()) r.fail(kv.second, "instruction_text: expected text");
+          spec.instruction_text[kv.first.Scalar()] = kv.second.Scalar();
+        }
+      }
       feeds.push_back(std::move(spec));
     }
     out[{r.text(p, "backend"), r.text(p, "probe")}] = std::move(feeds);

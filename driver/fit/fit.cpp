@@ -348,65 +348,6 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
         "intervals are 95%";
 }
 
-// Every throttle reason the point's samples recorded, "+"-joined in first-seen order; empty when none.
-std::string throttle_of(const std::vector<const Sample*>& samples, const Params& params) {
-  std::vector<std::string> reasons;
-  for (const Sample* s : samples) {
-    if (s->params != params) continue;
-    for (std::size_t start = 0; start < s->throttle.size();) {
-      const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
-      const std::string reason = s->throttle.substr(start, plus - start);
-      if (!reason.empty() && std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
-        reasons.push_back(reason);
-      start = plus + 1;
-    }
-  }
-  std::string out;
-  for (const std::string& r : reasons) out += (out.empty() ? "" : "+") + r;
-  return out;
-}
-
-void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
-  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
-    const auto points = group_by_point(samples, spec.metric);
-    const PointSamples* best = best_point(points);
-    if (best == nullptr) continue;
-    ComputeCeiling c;
-    const std::string fallback = key.empty() ? group.probe : group.probe + "[" + key + "]";
-    c.name = render_name(spec.name_pattern, *best->params, fallback);
-    c.source = "empirical";
-    c.gflops = best->median;
-    // The theoretical peak at the clock measured with this ceiling's own samples: the device's
-    // figure is at its start-up clock and peaks scale with the clock.
-    const DeviceInfo& dev = machine.device;
-    const double own_clock = median_clock_of(samples, *best->params);
-    c.clock_mhz = own_clock > 0 ? own_clock : dev.clock_measured_mhz;
-    auto theo = dev.theoretical_gflops.find(c.name);
-    c.theoretical_gflops = theo == dev.theoretical_gflops.end() ? 0
-                           : own_clock > 0 && dev.clock_measured_mhz > 0
-                               ? theo->second * own_clock / dev.clock_measured_mhz
-                               : theo->second;
-    c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
-    // Why there is no peak: the ceiling's own reason (theoretical_unknown.<name>) or the device's.
-    auto unknown = dev.extra.find("theoretical_unknown." + c.name);
-    if (unknown == dev.extra.end()) unknown = dev.extra.find("theoretical_unknown");
-    if (theo == dev.theoretical_gflops.end() && unknown != dev.extra.end())
-      machine.missing.push_back(c.name + ": no theoretical peak: " + unknown->second);
-    c.stats = compute_stats(best->values);
-    c.probe = group.probe;
-    c.params = *best->params;
-    c.throttled = throttle_of(samples, *best->params);
-    // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
-    // same point's rate in warp instructions, and the FLOPs one instruction does.
-    const Sample* first = first_sample_of(samples, *best->params);
-    if (first != nullptr && first->warp_instructions > 0 && first->flops > 0) {
-      c.flops_per_instruction = first->flops / first->warp_instructions;
-      c.instructions_gips = c.gflops / c.flops_per_instruction;
-    }
-    machine.compute.push_back(std::move(c));
-  }
-}
-
 }  // namespace fitting
 
 using namespace fitting;  // the feed fitters and their sample groups (feed_fitting.hpp)

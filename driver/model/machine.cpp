@@ -113,6 +113,20 @@ Value compute_value(const ComputeCeiling& c) {
     e.set("instructions_gips", Value::number(c.instructions_gips));
     e.set("flops_per_instruction", Value::number(c.flops_per_instruction));
   }
+  if (!c.instruction.empty()) e.set("instruction", Value::string(c.instruction));
+  if (!c.by_instruction.empty()) {
+    Value list = Value::array();
+    for (const InstructionFigure& f : c.by_instruction) {
+      Value item = Value::object().flow();
+      item.set("instruction", Value::string(f.instruction)).set("gflops", Value::number(f.gflops));
+      if (f.flops_per_instruction > 0)
+        item.set("instructions_gips", Value::number(f.instructions_gips))
+            .set("flops_per_instruction", Value::number(f.flops_per_instruction));
+      item.set("stats", stats_value(f.stats)).set("params", text_map(f.params).flow());
+      list.push(std::move(item));
+    }
+    e.set("by_instruction", std::move(list));
+  }
   e.set("stats", stats_value(c.stats)).set("probe", Value::string(c.probe)).set("params", text_map(c.params).flow());
   if (!c.citation.empty()) e.set("citation", Value::string(c.citation));
   return e;

@@ -48,6 +48,16 @@ struct MemoryLevel {
 // level 32-byte sectors (ARCHITECTURE.md, definitions).
 inline int transaction_bytes(const MemoryLevel& level) { return level.level == "shared" ? 128 : 32; }
 
+// One instruction's own ceiling for the work of a compute ceiling (tensor: mma.sync, wgmma, ...).
+struct InstructionFigure {
+  std::string instruction;  // what ran: "wgmma.mma_async ... m64n128k16 (sm_90a)"
+  double gflops = 0;
+  double instructions_gips = 0;
+  double flops_per_instruction = 0;
+  Stats stats;
+  Params params;  // the point that gave it
+};
+
 struct ComputeCeiling {
   std::string name;  // FP64.FMA, FP32.noFMA, ...
   std::string source = "empirical";
@@ -63,6 +73,11 @@ struct ComputeCeiling {
   // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
   double instructions_gips = 0;
   double flops_per_instruction = 0;
+  // Where several instructions do the same work (the tensor probe's api axis): the instruction of
+  // the headline (the fastest, whose figures the fields above are) and every instruction's own
+  // best, fastest first. Empty for ceilings with one way of doing the work.
+  std::string instruction;
+  std::vector<InstructionFigure> by_instruction;
   Stats stats;
   std::string probe;
   Params params;  // parameters of the point that gave the ceiling

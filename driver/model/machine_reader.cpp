@@ -366,6 +366,23 @@ ComputeCeiling read_compute_ceiling(const Reader& r, const YAML::Node& n, const 
   c.clock_mhz = r.opt_number(n, "clock_mhz", where);
   c.instructions_gips = r.opt_number(n, "instructions_gips", where);
   c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);
+  c.instruction = r.opt_text(n, "instruction", where);
+  if (YAML::Node list = n["by_instruction"]) {
+    if (!list.IsSequence()) r.fail(list, where + "by_instruction", "expected a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string at = where + "by_instruction[" + std::to_string(i) + "].";
+      const YAML::Node f = list[i];
+      if (!f.IsMap()) r.fail(f, at, "expected a mapping");
+      InstructionFigure figure;
+      figure.instruction = r.text(r.need(f, "instruction", at), at + "instruction");
+      figure.gflops = r.number(r.need(f, "gflops", at), at + "gflops");
+      figure.instructions_gips = r.opt_number(f, "instructions_gips", at);
+      figure.flops_per_instruction = r.opt_number(f, "flops_per_instruction", at);
+      figure.stats = r.stats(f["stats"], at + "stats");
+      figure.params = r.text_map(f["params"], at + "params");
+      c.by_instruction.push_back(std::move(figure));
+    }
+  }
   c.stats = r.stats(n["stats"], where + "stats");
   c.probe = r.opt_text(n, "probe", where);
   c.params = r.text_map(n["params"], where + "params");

@@ -125,8 +125,13 @@ struct FeedSpec {
   // ComputeCeiling: ceiling name from the series' parameters, e.g. "{precision}.{form}" with
   // upper-casing applied -> "FP64.FMA".
   std::string name_pattern;
-  std::string level_name;  // NamedLevel: the memory level's name
-  std::string wall_set;    // Walls: "global" | "shared"
+  // ComputeCeiling: an axis whose values are different instructions doing the same work (the
+  // tensor probe's "api": mma.sync, WMMA, wgmma, tcgen05). The ceiling is the fastest of them;
+  // each value's own best is kept beside it (by_instruction), described by instruction_text.
+  std::string instruction_axis;
+  std::map<std::string, std::string> instruction_text;  // axis value -> the instruction it issues
+  std::string level_name;                               // NamedLevel: the memory level's name
+  std::string wall_set;                                 // Walls: "global" | "shared"
 };
 
 // Facts about the device a backend runs on; written to the machine file's `device:` section and

@@ -32,6 +32,30 @@ void expect_same_feed(const FeedSpec& a, const FeedSpec& b, const std::string& w
   EXPECT_EQ(a.name_pattern, b.name_pattern) << where;
   EXPECT_EQ(a.level_name, b.level_name) << where;
   EXPECT_EQ(a.wall_set, b.wall_set) << where;
+  EXPECT_EQ(a.instruction_axis, b.instruction_axis) << where;
+  EXPECT_EQ(a.instruction_text, b.instruction_text) << where;
+}
+
+TEST(FeedsFile, AnInstructionAxisAndItsTextsRoundTrip) {
+  FeedSpec tensor;
+  tensor.kind = FeedKind::ComputeCeiling;
+  tensor.metric = "gflops";
+  tensor.series_axes = {"type"};
+  tensor.name_pattern = "TENSOR.{type}";
+  tensor.instruction_axis = "api";
+  tensor.instruction_text = {{"mma", "mma.sync.aligned: m16n8k16"}, {"wgmma", "wgmma.mma_async m64n128k16"}};
+  FeedSpec plain = tensor;
+  plain.instruction_axis.clear();
+  plain.instruction_text.clear();
+  const FeedTable table = {{{"cuda", "tensor"}, {tensor, plain}}};
+  const std::string text = feeds_to_yaml(table);
+  TempFile f(text, ".yaml");
+  const FeedTable back = read_feeds_file(f.path());
+  ASSERT_EQ(back.at({"cuda", "tensor"}).size(), 2u);
+  expect_same_feed(back.at({"cuda", "tensor"})[0], tensor, "with an instruction axis");
+  expect_same_feed(back.at({"cuda", "tensor"})[1], plain, "without");
+  // Written once, for the feed that has it: older feeds files (none) still read.
+  EXPECT_EQ(text.find("instruction_axis"), text.rfind("instruction_axis"));
 }
 
 TEST(FeedsFile, EveryRegisteredProbeRoundTrips) {

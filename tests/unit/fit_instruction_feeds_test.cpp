@@ -66,6 +66,10 @@ void register_feed_probes() {
     add("ff_issue", {gips, pred});
 
     add("ff_tensor", {feed(FeedKind::ComputeCeiling, "gflops", {"type"}, "TENSOR.{type}")});
+    FeedSpec by_api = feed(FeedKind::ComputeCeiling, "gflops", {"type"}, "TENSOR.{type}");
+    by_api.instruction_axis = "api";
+    by_api.instruction_text = {{"mma", "mma.sync m16n8k16"}, {"wgmma", "wgmma.mma_async m64n128k16"}};
+    add("ff_tensor_api", {by_api});
 
     FeedSpec scaling = feed(FeedKind::Scaling, "", {"kernel"}, "{kernel}");
     scaling.x_axis = "sm_count";
@@ -235,6 +239,53 @@ TEST(FitFeeds, TensorCeilingCarriesInstructionRateAndShape) {
   EXPECT_DOUBLE_EQ(c.flops_per_instruction, 4096);
   EXPECT_NEAR(c.instructions_gips, 100, 1.1);
   EXPECT_NEAR(c.fraction_of_theoretical, 409.6e3 / 500e3, 0.01);
+  EXPECT_TRUE(c.instruction.empty());  // a feed without an instruction axis has one way of doing its work
+  EXPECT_TRUE(c.by_instruction.empty());
+}
+
+TEST(FitFeeds, EachInstructionKeepsItsOwnTensorCeilingAndTheFastestIsTheHeadline) {
+  register_feed_probes();
+  // mma.sync at 409.6 TFLOP/s (4096 FLOPs x 100 GIPS), wgmma at 614.4 (131072 FLOPs per
+  // warpgroup instruction x 4.69 GIPS), and a WMMA point with no text of its own.
+  std::vector<Sample> samples =
+      point("ff_tensor_api", {{"type", "fp16.fp32"}, {"api", "mma"}}, 0.01, 0, 4096e9, 0, 1e9, 0);
+  append(samples,
+         point("ff_tensor_api", {{"type", "fp16.fp32"}, {"api", "wgmma"}}, 0.01, 0, 6144e9, 0, 6144e9 / 131072, 0));
+  append(samples,
+         point("ff_tensor_api", {{"type", "fp16.fp32"}, {"api", "wmma"}}, 0.01, 0, 2048e9, 0, 2048e9 / 8192, 0));
+  append(samples,
+         point("ff_tensor_api", {{"type", "bf16.fp32"}, {"api", "mma"}}, 0.01, 0, 4000e9, 0, 4000e9 / 4096, 0));
+  Machine m = gpu_machine();
+  fit_samples(samples, m);
+  ASSERT_EQ(m.compute.size(), 2u);  // one ceiling per type: plots and exports see the headline only
+  const bool fp16_first = m.compute[0].name == "TENSOR.FP16.FP32";
+  const ComputeCeiling& c = m.compute[fp16_first ? 0 : 1];
+  const ComputeCeiling& bf16 = m.compute[fp16_first ? 1 : 0];
+  EXPECT_EQ(c.name, "TENSOR.FP16.FP32");
+  EXPECT_NEAR(c.gflops, 614.4e3, 614.4e3 * 0.011);
+  EXPECT_EQ(c.instruction, "wgmma.mma_async m64n128k16");
+  EXPECT_EQ(c.params.at("api"), "wgmma");
+  EXPECT_DOUBLE_EQ(c.flops_per_instruction, 131072);
+  ASSERT_EQ(c.by_instruction.size(), 3u);
+  EXPECT_EQ(c.by_instruction[0].instruction, "wgmma.mma_async m64n128k16");
+  EXPECT_EQ(c.by_instruction[1].instruction, "mma.sync m16n8k16");
+  EXPECT_NEAR(c.by_instruction[1].gflops, 409.6e3, 409.6e3 * 0.011);
+  EXPECT_DOUBLE_EQ(c.by_instruction[1].flops_per_instruction, 4096);
+  EXPECT_NEAR(c.by_instruction[1].instructions_gips, 100, 1.1);
+  EXPECT_EQ(c.by_instruction[1].stats.samples, 3);
+  EXPECT_EQ(c.by_instruction[2].instruction, "api=wmma");  // no text given: the axis value says it
+  EXPECT_EQ(bf16.by_instruction.size(), 1u);
+  EXPECT_EQ(bf16.instruction, "mma.sync m16n8k16");
+
+  // The machine file keeps all of it, and reads it back.
+  const Machine back = read_machine_text(machine_to_yaml(m), "m.yaml");
+  ASSERT_EQ(back.compute.size(), 2u);
+  const ComputeCeiling& read = back.compute[fp16_first ? 0 : 1];
+  EXPECT_EQ(read.instruction, c.instruction);
+  ASSERT_EQ(read.by_instruction.size(), 3u);
+  EXPECT_EQ(read.by_instruction[1].instruction, "mma.sync m16n8k16");
+  EXPECT_NEAR(read.by_instruction[1].gflops, c.by_instruction[1].gflops, 1e-6 * c.by_instruction[1].gflops);
+  EXPECT_EQ(read.by_instruction[1].params.at("api"), "mma");
 }
 
 TEST(FitFeeds, ScalingTrajectoriesUseFlopsOrBytesAndZeroMeansAllUnits) {

@@ -11,7 +11,7 @@
 // in a binary built for 90a (CMAKE_CUDA_ARCHITECTURES with 90a-real, as the bundle preset has
 // it); a binary without it says so in unsupported_reason (a one-block launch reports whether the
 // kernel it would run holds the instruction). The ceiling of a type is the fastest api; its
-// params say which api that was.
+// `instruction` says which that was, and by_instruction keeps every api's own ceiling.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -390,6 +390,17 @@ class CudaTensorProbe final : public Probe {
     feed.metric = "gflops";
     feed.series_axes = {"type"};
     feed.name_pattern = "TENSOR.{type}";
+    // One ceiling per type, the fastest instruction's (what plots and exports use); every
+    // instruction's own ceiling is kept beside it under by_instruction.
+    feed.instruction_axis = "api";
+    feed.instruction_text = {
+        {"mma",
+         "mma.sync.aligned (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 int8/e4m3, m8n8k4 f64; "
+         "sm_80+)"},
+        {"wmma", "wmma.mma.sync via nvcuda::wmma (16x16x16 fp16/bf16/int8, 16x16x8 tf32, 8x8x4 f64; sm_70+)"},
+        {"wgmma", "wgmma.mma_async.sync.aligned.m64n128k16.f32.{f16,bf16}, one warpgroup (sm_90a)"},
+        {"tcgen05", "tcgen05.mma.cta_group::1.kind::f16 128x64x16 into tensor memory (sm_100a)"},
+    };
     info_.feeds = {feed};
   }
 

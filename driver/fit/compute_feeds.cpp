@@ -1,0 +1,103 @@
+// Compute-ceiling feeds: the best point of each series (FP64.FMA, TENSOR.FP16.FP32, ...), its
+// theoretical peak at the clock its own samples ran at, and, where several instructions do the
+// same work, every instruction's own best.
+#include <algorithm>
+
+#include "driver/fit/feed_fitting.hpp"
+#include "driver/fit/fit.hpp"
+
+namespace roofprobe::fitting {
+
+// Every throttle reason the point's samples recorded, "+"-joined in first-seen order; empty when none.
+std::string throttle_of(const std::vector<const Sample*>& samples, const Params& params) {
+  std::vector<std::string> reasons;
+  for (const Sample* s : samples) {
+    if (s->params != params) continue;
+    for (std::size_t start = 0; start < s->throttle.size();) {
+      const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
+      const std::string reason = s->throttle.substr(start, plus - start);
+      if (!reason.empty() && std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
+        reasons.push_back(reason);
+      start = plus + 1;
+    }
+  }
+  std::string out;
+  for (const std::string& r : reasons) out += (out.empty() ? "" : "+") + r;
+  return out;
+}
+
+// FLOPs per instruction and instruction rate of a point, where its probe counts instructions.
+void instruction_rate(const std::vector<const Sample*>& samples, const Params& params, double gflops,
+                      double* flops_per_instruction, double* instructions_gips) {
+  const Sample* first = first_sample_of(samples, params);
+  if (first != nullptr && first->warp_instructions > 0 && first->flops > 0) {
+    *flops_per_instruction = first->flops / first->warp_instructions;
+    *instructions_gips = gflops / *flops_per_instruction;
+  }
+}
+
+// Every instruction's own best for one ceiling's series (the spec's instruction axis), fastest
+// first; the headline is the first.
+std::vector<InstructionFigure> instruction_figures(const std::vector<const Sample*>& samples, const FeedSpec& spec) {
+  std::vector<InstructionFigure> out;
+  for (const auto& [key, of_one] : split_series(samples, {spec.instruction_axis})) {
+    const auto best = best_of(of_one, spec.metric);
+    if (!best) continue;
+    InstructionFigure f;
+    const auto value = best->params->find(spec.instruction_axis);
+    const std::string axis_value = value == best->params->end() ? std::string() : value->second;
+    const auto text = spec.instruction_text.find(axis_value);
+    f.instruction = text != spec.instruction_text.end() ? text->second : spec.instruction_axis + "=" + axis_value;
+    f.gflops = best->median;
+    f.stats = compute_stats(best->values);
+    f.params = *best->params;
+    instruction_rate(of_one, f.params, f.gflops, &f.flops_per_instruction, &f.instructions_gips);
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const InstructionFigure& a, const InstructionFigure& b) { return a.gflops > b.gflops; });
+  return out;
+}
+
+void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    const auto points = group_by_point(samples, spec.metric);
+    const PointSamples* best = best_point(points);
+    if (best == nullptr) continue;
+    ComputeCeiling c;
+    const std::string fallback = key.empty() ? group.probe : group.probe + "[" + key + "]";
+    c.name = render_name(spec.name_pattern, *best->params, fallback);
+    c.source = "empirical";
+    c.gflops = best->median;
+    // The theoretical peak at the clock measured with this ceiling's own samples: the device's
+    // figure is at its start-up clock and peaks scale with the clock.
+    const DeviceInfo& dev = machine.device;
+    const double own_clock = median_clock_of(samples, *best->params);
+    c.clock_mhz = own_clock > 0 ? own_clock : dev.clock_measured_mhz;
+    auto theo = dev.theoretical_gflops.find(c.name);
+    c.theoretical_gflops = theo == dev.theoretical_gflops.end() ? 0
+                           : own_clock > 0 && dev.clock_measured_mhz > 0
+                               ? theo->second * own_clock / dev.clock_measured_mhz
+                               : theo->second;
+    c.fraction_of_theoretical = c.theoretical_gflops > 0 ? c.gflops / c.theoretical_gflops : 0;
+    // Why there is no peak: the ceiling's own reason (theoretical_unknown.<name>) or the device's.
+    auto unknown = dev.extra.find("theoretical_unknown." + c.name);
+    if (unknown == dev.extra.end()) unknown = dev.extra.find("theoretical_unknown");
+    if (theo == dev.theoretical_gflops.end() && unknown != dev.extra.end())
+      machine.missing.push_back(c.name + ": no theoretical peak: " + unknown->second);
+    c.stats = compute_stats(best->values);
+    c.probe = group.probe;
+    c.params = *best->params;
+    c.throttled = throttle_of(samples, *best->params);
+    // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
+    // same point's rate in warp instructions, and the FLOPs one instruction does.
+    instruction_rate(samples, *best->params, c.gflops, &c.flops_per_instruction, &c.instructions_gips);
+    if (!spec.instruction_axis.empty()) {
+      c.by_instruction = instruction_figures(samples, spec);
+      if (!c.by_instruction.empty()) c.instruction = c.by_instruction.front().instruction;
+    }
+    machine.compute.push_back(std::move(c));
+  }
+}
+
+}  // namespace roofprobe::fitting
