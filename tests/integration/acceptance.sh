@@ -29,6 +29,11 @@ Tesla V100-SXM2-16GB|v100-sxm2.yaml
 Tesla V100-PCIE-16GB|
 NVIDIA GeForce RTX 4090|rtx4090.yaml
 NVIDIA GeForce RTX 3090|
+NVIDIA B200|b200-hgx.yaml
+NVIDIA GB200|
+NVIDIA GeForce RTX 5090|rtx5090.yaml
+NVIDIA GeForce RTX 5090 D|
+NVIDIA GeForce RTX 5090 Laptop GPU|
 NAMES
 echo "reference picking: ok"
 
