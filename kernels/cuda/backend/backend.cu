@@ -97,7 +97,11 @@ void add_theoretical_peaks(DeviceInfo& info, const GpuArchFigures& arch, const s
     for (bool fma : {true, false}) {
       const std::string name = std::string(p.name) + (fma ? ".FMA" : ".noFMA");
       if (p.lanes == 0 || mhz <= 0) {
-        info.theoretical_basis[name] = "unknown: no per-SM lane figure for compute capability " + cc + " (or no clock)";
+        // The row's own reason where it has one (B300's FP64, Thor), else the generic one.
+        info.theoretical_basis[name] = p.lanes == 0 && arch.unknown[0] != '\0'
+                                           ? std::string(arch.unknown)
+                                           : "unknown: no per-SM lane figure for compute capability " + cc +
+                                                 (p.lanes == 0 ? std::string() : std::string(" (no clock)"));
         continue;
       }
       info.theoretical_gflops[name] = gpu_peak_gflops(info.compute_units, p.lanes, mhz, fma);

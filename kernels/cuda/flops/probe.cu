@@ -422,18 +422,24 @@ class CudaFlopsProbe final : public Probe {
 
   // FP16/BF16/INT32 peaks (FP64/FP32 come from the backend): results per clock per SM of the
   // CUDA C++ Programming Guide's arithmetic-instruction throughput table (kernels/cuda/backend/gpu_arith_rates.hpp)
-  // x SMs x (2 for FMA) x the measured SM clock. Unknown compute capability: nothing.
+  // x SMs x (2 for FMA) x the measured SM clock. A ceiling without a rate is said, not left
+  // blank: theoretical_unknown.<ceiling> with the table's reason (as the tensor probe records it;
+  // the fitter lists it under missing: beside the measured ceiling).
   void add_theoretical_peaks(DeviceInfo& dev) const override {
     auto it = dev.extra.find("compute_capability");
     int major = 0, minor = 0;
     if (it == dev.extra.end() || !parse_compute_capability(it->second, major, minor)) return;
     const bool measured = dev.clock_measured_mhz > 0;
     const double mhz = measured ? dev.clock_measured_mhz : dev.clock_max_mhz;
+    if (mhz <= 0 || dev.compute_units <= 0) return;
     for (const auto& [name, peak] :
          gpu_arith_peaks(major, minor, dev.compute_units, mhz, measured ? "measured" : "nominal")) {
       dev.theoretical_gflops[name] = peak.gflops;
       dev.theoretical_basis[name] = peak.basis;
     }
+    // The fitter writes "<ceiling>: no theoretical peak: <why>", so the table's "unknown: " goes.
+    for (const auto& [name, why] : gpu_arith_unknown(major, minor))
+      dev.extra["theoretical_unknown." + name] = why.rfind("unknown: ", 0) == 0 ? why.substr(9) : why;
   }
 
  private:

@@ -335,7 +335,7 @@ struct TensorPeak {
   bool geforce_half_rate = false;  // halved from it: a GeForce part accumulating floats in FP32
 };
 
-// GeForce parts of Turing, Ampere (GA10x) and Ada run the tensor instructions that accumulate in
+// GeForce parts of Turing, Ampere (GA10x), Ada and Blackwell (GB20x) run the tensor instructions that accumulate in
 // FP32 from FP16/BF16/TF32/FP8 inputs at half the rate of the professional parts built on the same
 // die (RTX 4090: 165.2 TFLOP/s FP16 with FP32 accumulate, 330.3 with FP16 accumulate; RTX 3090:
 // 71 vs 142; RTX 2080 Ti: 56.9 vs 113.8; the Turing, GA102 and Ada whitepapers' GeForce
@@ -355,13 +355,47 @@ inline TensorPeak tensor_peak_per_sm(TensorType t, int cc, TensorPart part = Ten
   TensorPeak peak = tensor_peak_full_rate(t, cc);
   const bool fp32_accumulate_of_floats =
       t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 || t == TensorType::Tf32Fp32 || t == TensorType::Fp8Fp32;
-  const bool halving_architecture = cc == 75 || cc == 86 || cc == 89;
+  const bool halving_architecture = cc == 75 || cc == 86 || cc == 89 || cc == 120;
   if (part == TensorPart::GeForce && fp32_accumulate_of_floats && halving_architecture &&
       peak.flops_per_clk_per_sm > 0) {
     peak.flops_per_clk_per_sm /= 2;
     peak.geforce_half_rate = true;
   }
   return peak;
+}
+
+// Compute capabilities from 7.0 to 12.1 that run tensor instructions but have no dense per-SM
+// figure we could derive (a published dense TFLOP/s with the SM count and the clock it is quoted
+// at): an explicit row each, 0 with the reason, for every type. Others: nothing.
+inline TensorPeak tensor_peak_unpublished(int cc) {
+  switch (cc) {
+    case 72:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 7.2 (Xavier): none "
+              "published with the SM count and clock it is quoted at"};
+    case 87:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 8.7 (Orin): the Jetson "
+              "AGX Orin technical brief quotes sparse INT8 TOPS only"};
+    case 100:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 10.0 (B200, GB200): "
+              "the datasheet peaks come without the SM clock they are quoted at (tcgen05 rate)"};
+    case 103:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 10.3 (B300, GB300): "
+              "the datasheet peaks come without the SM clock they are quoted at (tcgen05 rate)"};
+    case 110:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 11.0 (Jetson Thor): "
+              "none published with the SM count and clock it is quoted at"};
+    case 121:
+      return {0,
+              "unknown: no dense tensor figure per SM for compute capability 12.1 (GB10): none "
+              "published with the SM count and clock it is quoted at"};
+    default:
+      return {};
+  }
 }
 
 // The rate of the full-rate parts of each architecture.
@@ -429,6 +463,25 @@ inline TensorPeak tensor_peak_full_rate(TensorType t, int cc) {
       if (t == TensorType::Fp64Fp64)
         return {256, "Hopper whitepaper: H100 SXM5 66.9 TFLOP/s FP64 tensor at 1980 MHz x 132 SMs"};
       return {};
+    case 120:  // GB202 (RTX 50xx): GeForce halves FP32 accumulate, as on Ada
+      if (fp16 || t == TensorType::Bf16Fp32)
+        return {1024,
+                "RTX Blackwell whitepaper: RTX 5090 419 TFLOP/s FP16 (FP16 accumulate) dense at "
+                "2407 MHz x 170 SMs (GeForce: FP32 accumulate at half, 209.5)"};
+      if (t == TensorType::Tf32Fp32)
+        return {512,
+                "RTX Blackwell whitepaper: RTX 5090 104.8 TFLOP/s TF32 dense at 2407 MHz x 170 SMs, "
+                "GeForce's half rate"};
+      return {0,
+              "unknown: the RTX Blackwell whitepaper's INT8/FP8 figures for the RTX 5090 are not "
+              "split by accumulator where we could cite them"};
+    case 72:  // Xavier, Orin, B200/B300, Thor, GB10: no figure, an "unknown: ..." reason instead
+    case 87:
+    case 100:
+    case 103:
+    case 110:
+    case 121:
+      return tensor_peak_unpublished(cc);
     default:
       return {};
   }

@@ -444,10 +444,14 @@ class CudaTensorProbe final : public Probe {
         // Said, not left blank, where the device runs the type (the fitter lists it under
         // missing: beside the measured ceiling); a type it cannot run says so in the plan.
         if (!device_reason(t, TensorApi::Mma, cc).empty()) continue;
+        // The table row's own reason where it gives one ("unknown: ..."), else the generic one.
+        const std::string own = peak.source;
         dev.extra["theoretical_unknown." + name] =
-            "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type on compute "
-            "capability " +
-            cc_text(cc);
+            own.rfind("unknown: ", 0) == 0
+                ? own.substr(9)
+                : "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type on compute "
+                  "capability " +
+                      cc_text(cc);
         continue;
       }
       dev.theoretical_gflops[name] = dev.compute_units * peak.flops_per_clk_per_sm * mhz * 1e-3;

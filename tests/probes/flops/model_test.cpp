@@ -296,9 +296,13 @@ TEST(GpuArithRates, FormsAndUnknownArchitectures) {
   EXPECT_EQ(v100.count("FP16.FMA"), 1u);
   EXPECT_EQ(gpu_arith_rates(7, 5).bf16, 0);
 
-  // Unknown architectures and missing clocks give nothing rather than a guess.
+  // Unknown rates and missing clocks give nothing rather than a guess (the row says why instead).
   EXPECT_TRUE(gpu_arith_peaks(12, 0, 170, 2400, "measured").empty());
-  EXPECT_TRUE(gpu_arith_peaks(8, 7, 16, 1300, "measured").empty());
+  EXPECT_TRUE(gpu_arith_peaks(12, 3, 170, 2400, "measured").empty());  // no row at all
+  const auto orin = gpu_arith_peaks(8, 7, 16, 1300, "measured");       // int32 known, 16-bit not
+  EXPECT_EQ(orin.count("FP16.FMA") + orin.count("BF16.FMA"), 0u);
+  EXPECT_EQ(orin.count("INT32.FMA"), 1u);
+  EXPECT_EQ(gpu_arith_unknown(8, 7).count("FP16.FMA"), 1u);
   EXPECT_TRUE(gpu_arith_peaks(9, 0, 132, 0, "measured").empty());
 }
 

@@ -250,7 +250,8 @@ TEST(TensorShapes, PeaksReproduceThePublishedFigures) {
   }
   // Nothing where no figure is published or the type does not exist.
   EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp16Fp32, 61).flops_per_clk_per_sm, 0);
-  EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp16Fp32, 100).flops_per_clk_per_sm, 0);
+  EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp16Fp32, 100).flops_per_clk_per_sm, 0);  // B200: clock unpublished
+  EXPECT_EQ(std::string(tensor_peak_per_sm(TensorType::Fp16Fp32, 100).source).rfind("unknown: ", 0), 0u);
   EXPECT_EQ(tensor_peak_per_sm(TensorType::Bf16Fp32, 70).flops_per_clk_per_sm, 0);
   EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp8Fp32, 80).flops_per_clk_per_sm, 0);
   EXPECT_EQ(tensor_peak_per_sm(TensorType::Fp64Fp64, 86).flops_per_clk_per_sm, 0);
@@ -391,6 +392,16 @@ TEST(TensorProbe, GeForcePartsGetTheHalfFp32AccumulateRate) {
   l40s.name = "NVIDIA L40S";
   probe->add_theoretical_peaks(l40s);
   EXPECT_NEAR(l40s.theoretical_gflops["TENSOR.FP16.FP32"], 142 * 1024 * 2.52, 1e-6);
+  // Blackwell GeForce halves FP32 accumulate too: the RTX 5090's peaks at its 2407 MHz boost are
+  // the whitepaper's (results/reference/rtx5090.yaml: 209.5, 419 and 104.8 TFLOP/s).
+  DeviceInfo rtx5090 = fake_device("12.0", 170, 2407);
+  rtx5090.name = "NVIDIA GeForce RTX 5090";
+  probe->add_theoretical_peaks(rtx5090);
+  EXPECT_NEAR(rtx5090.theoretical_gflops["TENSOR.FP16.FP32"], 209500, 209500 * 0.001);
+  EXPECT_NEAR(rtx5090.theoretical_gflops["TENSOR.FP16.FP16"], 419000, 419000 * 0.001);
+  EXPECT_NEAR(rtx5090.theoretical_gflops["TENSOR.TF32.FP32"], 104800, 104800 * 0.001);
+  EXPECT_EQ(rtx5090.theoretical_gflops.count("TENSOR.INT8.INT32"), 0u);
+  EXPECT_NE(rtx5090.extra["theoretical_unknown.TENSOR.INT8.INT32"].find("not split by accumulator"), std::string::npos);
 }
 
 }  // namespace
