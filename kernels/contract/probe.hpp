@@ -163,6 +163,13 @@ struct DeviceInfo {
   std::map<std::string, std::string> theoretical_basis;
 };
 
+// Bytes of all instances of the cache `name` ("L2") the device reports; 0 when it reports none.
+inline std::uint64_t cache_bytes(const DeviceInfo& dev, const std::string& name) {
+  for (const CacheInfo& c : dev.caches)
+    if (c.name == name) return c.bytes * static_cast<std::uint64_t>(c.instances);
+  return 0;
+}
+
 // One point ready to run: buffers allocated, first-touched and initialised.
 class PreparedPoint {
  public:

@@ -370,11 +370,13 @@ class CudaFlopsProbe final : public Probe {
                     "FLOPs per element and pass (ERT's FLOP; per 16-bit value for fp16/bf16, "
                     "integer operations for int32): the arithmetic intensity",
                     chain_length_texts()),
-        // 64 MiB: several waves of resident blocks on every GPU (an H100 wave holds 17 MB of
-        // FP64), launches of milliseconds even at K=1024 on parts with slow FP64, and room on
-        // small cards.
-        numeric_axis("working_set_bytes", AxisType::Bytes, "bytes of the array the chains update", 64 * 1024, 1e12,
-                     {"67108864"}),
+        // 0 (default): the larger of 64 MiB and 4x the device's L2 (flops_working_set_bytes), so
+        // the low-intensity points stream from device memory; 64 MiB is several waves of
+        // resident blocks on every GPU (an H100 wave holds 17 MB of FP64) and launches of
+        // milliseconds even at K=1024 on parts with slow FP64. sweep.csv records the bytes used.
+        numeric_axis("working_set_bytes", AxisType::Bytes,
+                     "bytes of the array the chains update; 0: the larger of 64 MiB and 4x the device's L2", 0, 1e12,
+                     {"0"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;
@@ -403,14 +405,17 @@ class CudaFlopsProbe final : public Probe {
     return {};
   }
 
+  // The device is not known here: for the default (0), the array of the largest L2 the tables
+  // name, an upper bound of what prepare() allocates.
   std::uint64_t footprint_bytes(const Params& p) const override {
-    return static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
+    return flops_working_set_bytes(static_cast<std::uint64_t>(param_int(p, "working_set_bytes")), 0);
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {
     const int k = static_cast<int>(param_int(p, "flops_per_element"));
     const FlopForm form = param_text(p, "form") == "fma" ? FlopForm::Fma : FlopForm::NoFma;
-    const auto ws = static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
+    const std::uint64_t ws =
+        flops_working_set_bytes(static_cast<std::uint64_t>(param_int(p, "working_set_bytes")), cache_bytes(dev, "L2"));
     const std::string& precision = param_text(p, "precision");
     if (precision == "fp64") return std::make_unique<FlopsPoint<double>>(precision, k, form, ws, dev);
     if (precision == "fp32") return std::make_unique<FlopsPoint<float>>(precision, k, form, ws, dev);

@@ -32,12 +32,6 @@ RP_CUDA_CARVEOUT("issue", Carveout::MaxL1);  // no shared memory
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;
-// The device's L2 (bytes, all slices), 0 when the backend did not report one.
-std::uint64_t l2_bytes_of(const DeviceInfo& dev) {
-  for (const CacheInfo& c : dev.caches)
-    if (c.name == "L2") return c.bytes * static_cast<std::uint64_t>(c.instances);
-  return 0;
-}
 // The chains' constants: x = fma(x, 1, 1) counts (exact); the IMAD ring multiplies by an odd
 // constant so its period is long and a missed or extra step changes the result.
 constexpr float kFpA = 1.0f, kFpB = 1.0f;
@@ -114,7 +108,7 @@ class IssuePoint final : public PreparedPoint {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kIssueBlock, carveout_of("issue"));
     warps_ = static_cast<std::int64_t>(blocks_) * (kIssueBlock / 32);
-    loads_per_warp_ = n > 0 ? issue_loads_per_warp(warps_, issue_stream_bytes(l2_bytes_of(dev))) : 0;
+    loads_per_warp_ = n > 0 ? issue_loads_per_warp(warps_, issue_stream_bytes(cache_bytes(dev, "L2"))) : 0;
     groups_per_pass_ = issue_groups_per_pass(n, loads_per_warp_);
     out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * 32);
     if (n > 0) {

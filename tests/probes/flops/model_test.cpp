@@ -376,3 +376,23 @@ TEST(FlopTiles, InitialValuesAreExactAndDistinct) {
 
 }  // namespace
 }  // namespace roofprobe
+
+namespace roofprobe {
+namespace {
+
+// The default working set (0) is at least 4x the device's L2, so the low-intensity points of the
+// sweep stream from device memory: 64 MiB alone sits mostly in an H100's 50 MB L2.
+TEST(FlopsWorkingSet, TheDefaultIsFourTimesTheL2AndAtLeast64MiB) {
+  const std::uint64_t mib = std::uint64_t{1} << 20;
+  EXPECT_EQ(flops_working_set_bytes(0, 6 * mib), 64 * mib);          // V100: 6 MiB L2
+  EXPECT_EQ(flops_working_set_bytes(0, 50 * mib), 200 * mib);        // H100 SXM: 50 MB
+  EXPECT_EQ(flops_working_set_bytes(0, 72 * mib), 288 * mib);        // RTX 4090
+  EXPECT_EQ(flops_working_set_bytes(0, 126 * mib), 504 * mib);       // B200
+  EXPECT_EQ(flops_working_set_bytes(0, 40 * mib + 1), 161 * mib);    // rounded up to whole MiB
+  EXPECT_EQ(flops_working_set_bytes(0, 0), 512 * mib);               // unknown: the largest L2 named
+  EXPECT_EQ(flops_working_set_bytes(32 * mib, 50 * mib), 32 * mib);  // an explicit size is kept
+  EXPECT_GE(flops_working_set_bytes(0, 50 * mib), 4 * 50 * mib);
+}
+
+}  // namespace
+}  // namespace roofprobe
