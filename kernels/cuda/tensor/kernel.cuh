@@ -41,32 +41,51 @@ inline constexpr int kTensorNotCompiled = -1;  // `hits` of a kernel built witho
 // block `nvcc -Xptxas -v` reports no spill for any instantiation (the PTX checks cannot see
 // spills).
 
-// Whether device code for compute capability `arch` (major * 10 + minor) holds the mma.sync of T.
-__host__ __device__ constexpr bool tensor_mma_compiled(TensorType t, int arch) {
-  const int need = tensor_mma_shape(t).min_cc;
+// Whether device code for compute capability `arch` (major * 10 + minor) holds the mma.sync of T
+// (of the api's shape).
+__host__ __device__ constexpr bool tensor_mma_compiled(TensorType t, int arch, TensorApi api = TensorApi::Mma) {
+  const int need = tensor_mma_shape(t, api).min_cc;
   if (t == TensorType::Fp8Fp32 && !RP_TENSOR_COMPILER_HAS_FP8_MMA) return false;
-  return need > 0 && arch >= need && tensor_mma_native(t, arch);
+  return need > 0 && arch >= need && tensor_mma_native(t, api, arch);
 }
 
 // ---- mma.sync -------------------------------------------------------------------------------
 // Register types of the fragments: 32-bit words holding packed elements, except fp64 (one double
 // per element) and the accumulators, typed so the PTX operands have the instruction's types.
-template <TensorType T>
+template <TensorType T, TensorApi Api = TensorApi::Mma>
 struct MmaRegs {
   using A = std::conditional_t<T == TensorType::Fp64Fp64, double, std::uint32_t>;
   using C = std::conditional_t<T == TensorType::Fp64Fp64, double,
                                std::conditional_t<T == TensorType::Int8Int32, int,
                                                   std::conditional_t<T == TensorType::Fp16Fp16, std::uint32_t, float>>>;
-  static constexpr int a = tensor_a_words(T) * 4 / static_cast<int>(sizeof(A));
-  static constexpr int b = tensor_b_words(T) * 4 / static_cast<int>(sizeof(A));
-  static constexpr int c = tensor_c_words(T) * 4 / static_cast<int>(sizeof(C));
+  static constexpr int a = tensor_a_words(T, Api) * 4 / static_cast<int>(sizeof(A));
+  static constexpr int b = tensor_b_words(T, Api) * 4 / static_cast<int>(sizeof(A));
+  static constexpr int c = tensor_c_words(T, Api) * 4 / static_cast<int>(sizeof(C));
 };
 
-// d = a * b + d, one warp-level mma.sync of T's shape (tensor_mma_shape). volatile: the count of
-// MMAs the probe declares must survive, whatever the compiler could prove about the operands.
-template <TensorType T, class C, class A, int NC, int NA, int NB>
+// d = a * b + d, one warp-level mma.sync of the api's shape for T (tensor_mma_shape). volatile:
+// the count of MMAs the probe declares must survive, whatever the compiler could prove about the
+// operands.
+template <TensorType T, TensorApi Api = TensorApi::Mma, class C, class A, int NC, int NA, int NB>
 __device__ __forceinline__ void tensor_mma_sync(C (&d)[NC], const A (&a)[NA], const A (&b)[NB]) {
-  if constexpr (T == TensorType::Fp16Fp32) {
+  if constexpr (Api == TensorApi::MmaM16n8k4) {
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+  } else if constexpr (Api == TensorApi::MmaM16n8k8) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+  } else if constexpr (Api == TensorApi::MmaM16n8k16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+        "{%12,%13,%14,%15}, {%0,%1,%2,%3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+          "d"(b[2]), "d"(b[3]));
+  } else if constexpr (T == TensorType::Fp16Fp32) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
         "{%8,%9}, {%0,%1,%2,%3};"
@@ -112,7 +131,7 @@ __device__ __forceinline__ void tensor_mma_sync(C (&d)[NC], const A (&a)[NA], co
 // Buffers, in 32-bit words (fragments as tensor_mma_*_coord lay them out, see kernels/cuda/tensor/probe.cu):
 //   a, b, b_neg [set][lane][word]; c [set][chain][lane][word]; out [warp][chain][lane][word];
 //   hits [warp][lane].
-template <TensorType T>
+template <TensorType T, TensorApi Api = TensorApi::Mma>
 __global__ void __launch_bounds__(kTensorBlock, 1)
     tensor_mma_kernel(const std::uint32_t* __restrict__ a, const std::uint32_t* __restrict__ b,
                       const std::uint32_t* __restrict__ b_neg, const std::uint32_t* __restrict__ c,
@@ -120,11 +139,11 @@ __global__ void __launch_bounds__(kTensorBlock, 1)
 #if defined(__CUDA_ARCH__)
   const int lane = static_cast<int>(threadIdx.x % 32);
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  if constexpr (tensor_mma_compiled(T, __CUDA_ARCH__ / 10)) {
-    using R = MmaRegs<T>;
+  if constexpr (tensor_mma_compiled(T, __CUDA_ARCH__ / 10, Api)) {
+    using R = MmaRegs<T, Api>;
     using A = typename R::A;
     using C = typename R::C;
-    constexpr int aw = tensor_a_words(T), bw = tensor_b_words(T), cw = tensor_c_words(T);
+    constexpr int aw = tensor_a_words(T, Api), bw = tensor_b_words(T, Api), cw = tensor_c_words(T, Api);
     const int set = static_cast<int>(warp % kTensorDataSets);
 
     A fa[R::a], fb[R::b], fb_neg[R::b];
@@ -155,16 +174,16 @@ __global__ void __launch_bounds__(kTensorBlock, 1)
 #pragma unroll
         for (int ch = 0; ch < kTensorChains; ++ch) {
           if (step % 2 == 0) {
-            tensor_mma_sync<T>(acc[ch], fa, fb);
+            tensor_mma_sync<T, Api>(acc[ch], fa, fb);
           } else {
-            tensor_mma_sync<T>(acc[ch], fa, fb_neg);
+            tensor_mma_sync<T, Api>(acc[ch], fa, fb_neg);
           }
         }
       }
       hits += acc[0][0] == first ? 1 : 0;
     }
 #pragma unroll
-    for (int ch = 0; ch < kTensorChains; ++ch) tensor_mma_sync<T>(acc[ch], fa, fb);
+    for (int ch = 0; ch < kTensorChains; ++ch) tensor_mma_sync<T, Api>(acc[ch], fa, fb);
 
 #pragma unroll
     for (int ch = 0; ch < kTensorChains; ++ch) {

@@ -26,6 +26,10 @@ using WgmmaKernel = void (*)(const std::uint16_t*, const std::uint16_t*, const f
 template <TensorType T>
 struct KernelsOf {
   static constexpr MmaKernel mma = &tensor_mma_kernel<T>;
+  // Hopper's f64 shapes: fp64 only (for the other types the kernel compiles to its marker).
+  static constexpr MmaKernel mma_k4 = &tensor_mma_kernel<T, TensorApi::MmaM16n8k4>;
+  static constexpr MmaKernel mma_k8 = &tensor_mma_kernel<T, TensorApi::MmaM16n8k8>;
+  static constexpr MmaKernel mma_k16 = &tensor_mma_kernel<T, TensorApi::MmaM16n8k16>;
   static constexpr WmmaKernel wmma = &tensor_wmma_kernel<T>;
   static constexpr WgmmaKernel wgmma = &tensor_wgmma_kernel<T>;
   static constexpr WgmmaKernel tcgen05 = &tensor_tcgen05_kernel<T>;  // the same buffers
@@ -37,10 +41,23 @@ struct KernelsOf {
 const void* kernel_of(TensorType t, TensorApi api) {
   auto pick = [api](auto kernels) -> const void* {
     using K = decltype(kernels);
-    return api == TensorApi::Mma     ? reinterpret_cast<const void*>(K::mma)
-           : api == TensorApi::Wmma  ? reinterpret_cast<const void*>(K::wmma)
-           : api == TensorApi::Wgmma ? reinterpret_cast<const void*>(K::wgmma)
-                                     : reinterpret_cast<const void*>(K::tcgen05);
+    switch (api) {
+      case TensorApi::Mma:
+        return reinterpret_cast<const void*>(K::mma);
+      case TensorApi::Wmma:
+        return reinterpret_cast<const void*>(K::wmma);
+      case TensorApi::Wgmma:
+        return reinterpret_cast<const void*>(K::wgmma);
+      case TensorApi::Tcgen05:
+        return reinterpret_cast<const void*>(K::tcgen05);
+      case TensorApi::MmaM16n8k4:
+        return reinterpret_cast<const void*>(K::mma_k4);
+      case TensorApi::MmaM16n8k8:
+        return reinterpret_cast<const void*>(K::mma_k8);
+      case TensorApi::MmaM16n8k16:
+        return reinterpret_cast<const void*>(K::mma_k16);
+    }
+    return static_cast<const void*>(nullptr);
   };
   switch (t) {
     case TensorType::Fp16Fp32:
@@ -62,10 +79,23 @@ const void* kernel_of(TensorType t, TensorApi api) {
 }
 
 const char* api_name(TensorApi api) {
-  return api == TensorApi::Mma     ? "mma"
-         : api == TensorApi::Wmma  ? "wmma"
-         : api == TensorApi::Wgmma ? "wgmma"
-                                   : "tcgen05";
+  switch (api) {
+    case TensorApi::Mma:
+      return "mma";
+    case TensorApi::Wmma:
+      return "wmma";
+    case TensorApi::Wgmma:
+      return "wgmma";
+    case TensorApi::Tcgen05:
+      return "tcgen05";
+    case TensorApi::MmaM16n8k4:
+      return "mma.m16n8k4";
+    case TensorApi::MmaM16n8k8:
+      return "mma.m16n8k8";
+    case TensorApi::MmaM16n8k16:
+      return "mma.m16n8k16";
+  }
+  return "?";
 }
 
 // The paths whose operands are staged in shared memory and whose accumulator is one tile per
@@ -106,17 +136,14 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
   if (!parse_tensor_type(type, t))
     throw std::invalid_argument("tensor: type '" + type + "' is not a known input.accumulate type");
   const std::string& a = param_text(p, "api");
-  if (a == "mma") {
-    *api = TensorApi::Mma;
-  } else if (a == "wmma") {
-    *api = TensorApi::Wmma;
-  } else if (a == "wgmma") {
-    *api = TensorApi::Wgmma;
-  } else if (a == "tcgen05") {
-    *api = TensorApi::Tcgen05;
-  } else {
-    throw std::invalid_argument("tensor: api '" + a + "' is not mma, wmma, wgmma or tcgen05");
+  for (int i = 0; i < kTensorApiCount; ++i) {
+    if (a == api_name(static_cast<TensorApi>(i))) {
+      *api = static_cast<TensorApi>(i);
+      return;
+    }
   }
+  throw std::invalid_argument("tensor: api '" + a +
+                              "' is not mma, wmma, wgmma, tcgen05, mma.m16n8k4, mma.m16n8k8 or mma.m16n8k16");
 }
 
 // Why the device (by compute capability) cannot run (t, api); empty when it can. Independent of
@@ -142,6 +169,20 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
       return "tcgen05 is run here with sm_100a code, which only compute capability 10.0 (B200, GB200) runs; "
              "the device has " +
              cc_text(cc);
+    return {};
+  }
+  if (tensor_mma_api(api) && api != TensorApi::Mma) {
+    if (s.min_cc == 0)
+      return std::string("api=") + api_name(api) + " is one of Hopper's f64 shapes: fp64.fp64 only; " +
+             tensor_type_name(t) + " runs with api=mma";
+    if (cc == 0) return "unknown compute capability: the backend did not report it";
+    if (!tensor_mma_native(t, api, cc))
+      return std::string("the f64 ") + api_name(api) +
+             " is a tensor-core instruction of its own on compute capability 9.0 only (PTX ISA 7.8); "
+             "the device has " +
+             cc_text(cc) +
+             (cc > 90 ? ", where ptxas splits it into DMMA.8x8x4, which api=mma measures"
+                      : ", which lacks it (api=mma runs m8n8k4 from 8.0)");
     return {};
   }
   if (s.min_cc == 0) return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";

@@ -13,7 +13,7 @@ namespace roofprobe::cuda::tensor_probe {
 // The kernel of (type, api), as a const void* for cudaFuncGetAttributes / occupancy queries.
 const void* kernel_of(TensorType t, TensorApi api);
 
-// "mma", "wmma", "wgmma", "tcgen05".
+// "mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16": the api axis' values.
 const char* api_name(TensorApi api);
 
 // The paths whose operands are staged in shared memory and whose accumulator is one tile per

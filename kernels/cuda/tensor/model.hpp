@@ -22,8 +22,17 @@ enum class TensorType : int { Fp16Fp32, Fp16Fp16, Bf16Fp32, Tf32Fp32, Int8Int32,
 inline constexpr int kTensorTypeCount = 7;
 
 // mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a),
-// tcgen05.mma (one thread for the CTA, accumulator in tensor memory; Blackwell sm_100a).
-enum class TensorApi : int { Mma, Wmma, Wgmma, Tcgen05 };
+// tcgen05.mma (one thread for the CTA, accumulator in tensor memory; Blackwell sm_100a), and
+// the f64 mma.sync shapes Hopper adds (m16n8k4, m16n8k8, m16n8k16; PTX ISA 7.8, sm_90), each an
+// api of its own so that a run shows which of the four f64 shapes reaches the FP64 tensor rate.
+enum class TensorApi : int { Mma, Wmma, Wgmma, Tcgen05, MmaM16n8k4, MmaM16n8k8, MmaM16n8k16 };
+inline constexpr int kTensorApiCount = 7;
+
+// The apis that issue warp-level mma.sync (one shape per type for Mma, the f64 shapes for the rest).
+RP_HD constexpr bool tensor_mma_api(TensorApi api) {
+  return api == TensorApi::Mma || api == TensorApi::MmaM16n8k4 || api == TensorApi::MmaM16n8k8 ||
+         api == TensorApi::MmaM16n8k16;
+}
 
 // Element formats of the A/B inputs and of the C/D accumulators.
 enum class TensorInput : int { Fp16, Bf16, Tf32, Int8, Fp64, E4m3 };
@@ -115,6 +124,16 @@ RP_HD constexpr TensorShape tensor_wmma_shape(TensorType t) {
   return {};
 }
 
+// The shape of an mma.sync api for type t: Mma's one shape per type, or Hopper's f64 shapes (fp64
+// only; compute capability 9.0 is the only one that runs them as such, see tensor_mma_native).
+RP_HD constexpr TensorShape tensor_mma_shape(TensorType t, TensorApi api) {
+  return api == TensorApi::Mma                               ? tensor_mma_shape(t)
+         : t != TensorType::Fp64Fp64 || !tensor_mma_api(api) ? TensorShape{}
+         : api == TensorApi::MmaM16n8k4                      ? TensorShape{16, 8, 4, 90}
+         : api == TensorApi::MmaM16n8k8                      ? TensorShape{16, 8, 8, 90}
+                                                             : TensorShape{16, 8, 16, 90};
+}
+
 // Whether the mma.sync of t is a tensor-core instruction on compute capability cc, rather than
 // something ptxas emulates. fp8 (e4m3) mma.sync is native (QMMA.16832.F32.E4M3.E4M3) on sm_89
 // and sm_120/121 only: on sm_90, 10.0, 10.3 and 11.0 ptxas (CUDA 13.0) expands it into
@@ -125,6 +144,13 @@ RP_HD constexpr TensorShape tensor_wmma_shape(TensorType t) {
 RP_HD constexpr bool tensor_mma_native(TensorType t, int cc) {
   if (t != TensorType::Fp8Fp32) return true;
   return cc == 89 || cc >= 120;
+}
+
+// The same for an api: Hopper's f64 m16n8k{4,8,16} are one DMMA.16x8xK each on sm_90 only; for
+// sm_100 and sm_120 ptxas (CUDA 13.0) splits each into DMMA.8x8x4 instructions (the SASS of
+// tests/probes/tensor/ptx.cmake), which is api=mma's m8n8k4 under another name.
+RP_HD constexpr bool tensor_mma_native(TensorType t, TensorApi api, int cc) {
+  return api == TensorApi::Mma ? tensor_mma_native(t, cc) : cc == 90;
 }
 
 // wgmma shapes: the one instruction the Hopper path issues per type (kernels/cuda/tensor/wgmma_layout.hpp:
@@ -141,7 +167,7 @@ RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
 }
 
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
-  return api == TensorApi::Mma     ? tensor_mma_shape(t)
+  return tensor_mma_api(api)       ? tensor_mma_shape(t, api)
          : api == TensorApi::Wmma  ? tensor_wmma_shape(t)
          : api == TensorApi::Wgmma ? tensor_wgmma_shape(t)
                                    : tensor_tcgen05_shape(t);
@@ -156,14 +182,14 @@ RP_HD constexpr double tensor_flops_per_instruction(TensorShape s) { return 2.0 
 RP_HD constexpr int tensor_a_elements(TensorShape s) { return s.m * s.k / 32; }
 RP_HD constexpr int tensor_b_elements(TensorShape s) { return s.k * s.n / 32; }
 RP_HD constexpr int tensor_c_elements(TensorShape s) { return s.m * s.n / 32; }
-RP_HD constexpr int tensor_a_words(TensorType t) {
-  return tensor_a_elements(tensor_mma_shape(t)) * tensor_input_bits(tensor_input(t)) / 32;
+RP_HD constexpr int tensor_a_words(TensorType t, TensorApi api = TensorApi::Mma) {
+  return tensor_a_elements(tensor_mma_shape(t, api)) * tensor_input_bits(tensor_input(t)) / 32;
 }
-RP_HD constexpr int tensor_b_words(TensorType t) {
-  return tensor_b_elements(tensor_mma_shape(t)) * tensor_input_bits(tensor_input(t)) / 32;
+RP_HD constexpr int tensor_b_words(TensorType t, TensorApi api = TensorApi::Mma) {
+  return tensor_b_elements(tensor_mma_shape(t, api)) * tensor_input_bits(tensor_input(t)) / 32;
 }
-RP_HD constexpr int tensor_c_words(TensorType t) {
-  return tensor_c_elements(tensor_mma_shape(t)) * tensor_acc_bits(tensor_acc(t)) / 32;
+RP_HD constexpr int tensor_c_words(TensorType t, TensorApi api = TensorApi::Mma) {
+  return tensor_c_elements(tensor_mma_shape(t, api)) * tensor_acc_bits(tensor_acc(t)) / 32;
 }
 
 // Warp-level MMA instructions one warp issues in a launch of `reps` loop iterations.
@@ -179,30 +205,43 @@ struct FragCoord {
   int row = 0, col = 0;
 };
 
-RP_HD constexpr FragCoord tensor_mma_a_coord(TensorType t, int lane, int e) {
+// Elements of 32 bits or more (tf32 m16n8k8; Hopper's f64 m16n8k4/k8/k16) follow one pattern:
+// a_e at row g + 8 (e % 2), column t + 4 (e / 2); b_e at k t + 4 e, column g.
+RP_HD constexpr FragCoord tensor_mma_a_coord_for(TensorType t, TensorApi api, int lane, int e) {
   const int g = lane / 4, q = lane % 4;
-  const TensorShape s = tensor_mma_shape(t);
-  if (s.m == 8) return {g, q};                                                 // m8n8k4 f64
-  if (s.k == 8) return {g + 8 * (e % 2), q + 4 * (e / 2)};                     // m16n8k8 tf32
-  if (s.k == 16) return {g + 8 * ((e / 2) % 2), 2 * q + e % 2 + 8 * (e / 4)};  // m16n8k16
-  return {g + 8 * ((e / 4) % 2), 4 * q + e % 4 + 16 * (e / 8)};                // m16n8k32 (8-bit)
+  const TensorShape s = tensor_mma_shape(t, api);
+  if (s.m == 8) return {g, q};                                                              // m8n8k4 f64
+  if (tensor_input_bits(tensor_input(t)) >= 32) return {g + 8 * (e % 2), q + 4 * (e / 2)};  // tf32, f64
+  if (s.k == 16) return {g + 8 * ((e / 2) % 2), 2 * q + e % 2 + 8 * (e / 4)};               // m16n8k16 16-bit
+  return {g + 8 * ((e / 4) % 2), 4 * q + e % 4 + 16 * (e / 8)};                             // m16n8k32 (8-bit)
 }
 
 // B is k x n (row = k index, col = n index).
-RP_HD constexpr FragCoord tensor_mma_b_coord(TensorType t, int lane, int e) {
+RP_HD constexpr FragCoord tensor_mma_b_coord_for(TensorType t, TensorApi api, int lane, int e) {
   const int g = lane / 4, q = lane % 4;
-  const TensorShape s = tensor_mma_shape(t);
+  const TensorShape s = tensor_mma_shape(t, api);
   if (s.m == 8) return {q, g};
-  if (s.k == 8) return {q + 4 * e, g};
+  if (tensor_input_bits(tensor_input(t)) >= 32) return {q + 4 * e, g};
   if (s.k == 16) return {2 * q + e % 2 + 8 * (e / 2), g};
   return {4 * q + e % 4 + 16 * (e / 4), g};
 }
 
-RP_HD constexpr FragCoord tensor_mma_c_coord(TensorType t, int lane, int e) {
+RP_HD constexpr FragCoord tensor_mma_c_coord_for(TensorType t, TensorApi api, int lane, int e) {
   const int g = lane / 4, q = lane % 4;
-  const TensorShape s = tensor_mma_shape(t);
+  const TensorShape s = tensor_mma_shape(t, api);
   if (s.m == 8) return {g, 2 * q + e};
   return {g + 8 * (e / 2), 2 * q + e % 2};
+}
+
+// The fragments of api=mma (one shape per type).
+RP_HD constexpr FragCoord tensor_mma_a_coord(TensorType t, int lane, int e) {
+  return tensor_mma_a_coord_for(t, TensorApi::Mma, lane, e);
+}
+RP_HD constexpr FragCoord tensor_mma_b_coord(TensorType t, int lane, int e) {
+  return tensor_mma_b_coord_for(t, TensorApi::Mma, lane, e);
+}
+RP_HD constexpr FragCoord tensor_mma_c_coord(TensorType t, int lane, int e) {
+  return tensor_mma_c_coord_for(t, TensorApi::Mma, lane, e);
 }
 
 // ---- host only: names, value encodings, published peaks ----------------------------------

@@ -117,7 +117,7 @@ class TensorPoint final : public PreparedPoint {
     if (tile_api(api_)) return check_tile();
     std::vector<std::uint32_t> out(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(out.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    return api_ == TensorApi::Mma ? check_mma(out) : check_wmma(out);
+    return tensor_mma_api(api_) ? check_mma(out) : check_wmma(out);
   }
 
  private:
@@ -159,7 +159,7 @@ class TensorPoint final : public PreparedPoint {
         }
       }
     }
-    if (api_ == TensorApi::Mma) {
+    if (tensor_mma_api(api_)) {
       pack_mma();
     } else if (api_ == TensorApi::Wmma) {
       pack_wmma();
@@ -182,12 +182,12 @@ class TensorPoint final : public PreparedPoint {
     return d;
   }
 
-  // Fragments per lane, element e of lane l at tensor_mma_*_coord(type, l, e).
+  // Fragments per lane, element e of lane l at tensor_mma_*_coord_for(type, api, l, e).
   void pack_mma() {
     const TensorInput in = tensor_input(type_);
     const TensorAcc acc = tensor_acc(type_);
     const int ib = tensor_input_bits(in), cb = tensor_acc_bits(acc);
-    const int aw = tensor_a_words(type_), bw = tensor_b_words(type_), cw = tensor_c_words(type_);
+    const int aw = tensor_a_words(type_, api_), bw = tensor_b_words(type_, api_), cw = tensor_c_words(type_, api_);
     const int n = shape_.n, k = shape_.k;
     std::vector<std::uint32_t> a(kTensorDataSets * 32 * aw), b(kTensorDataSets * 32 * bw), bn(b.size()),
         c(static_cast<std::size_t>(kTensorDataSets) * kTensorChains * 32 * cw);
@@ -195,18 +195,18 @@ class TensorPoint final : public PreparedPoint {
       const DataSet& s = sets_[set];
       for (int lane = 0; lane < 32; ++lane) {
         for (int e = 0; e < tensor_a_elements(shape_); ++e) {
-          const FragCoord x = tensor_mma_a_coord(type_, lane, e);
+          const FragCoord x = tensor_mma_a_coord_for(type_, api_, lane, e);
           put_bits(a, (set * 32 + lane) * aw, e, ib, encode_input_or_throw(in, s.a[x.row * k + x.col]));
         }
         for (int e = 0; e < tensor_b_elements(shape_); ++e) {
-          const FragCoord x = tensor_mma_b_coord(type_, lane, e);
+          const FragCoord x = tensor_mma_b_coord_for(type_, api_, lane, e);
           const double v = s.b[x.row * n + x.col];
           put_bits(b, (set * 32 + lane) * bw, e, ib, encode_input_or_throw(in, v));
           put_bits(bn, (set * 32 + lane) * bw, e, ib, encode_input_or_throw(in, -v));
         }
         for (int ch = 0; ch < kTensorChains; ++ch) {
           for (int e = 0; e < tensor_c_elements(shape_); ++e) {
-            const FragCoord x = tensor_mma_c_coord(type_, lane, e);
+            const FragCoord x = tensor_mma_c_coord_for(type_, api_, lane, e);
             put_bits(c, ((set * kTensorChains + ch) * 32 + lane) * cw, e, cb,
                      encode_acc_or_throw(acc, s.c[ch][x.row * n + x.col]));
           }
@@ -299,14 +299,14 @@ class TensorPoint final : public PreparedPoint {
 
   Check check_mma(const std::vector<std::uint32_t>& out) const {
     const TensorAcc acc = tensor_acc(type_);
-    const int cb = tensor_acc_bits(acc), cw = tensor_c_words(type_), n = shape_.n;
+    const int cb = tensor_acc_bits(acc), cw = tensor_c_words(type_, api_), n = shape_.n;
     for (long long warp = 0; warp < warps_; ++warp) {
       const DataSet& s = sets_[warp % kTensorDataSets];
       for (int ch = 0; ch < kTensorChains; ++ch) {
         for (int lane = 0; lane < 32; ++lane) {
           const std::size_t base = ((warp * kTensorChains + ch) * 32 + lane) * cw;
           for (int e = 0; e < tensor_c_elements(shape_); ++e) {
-            const FragCoord x = tensor_mma_c_coord(type_, lane, e);
+            const FragCoord x = tensor_mma_c_coord_for(type_, api_, lane, e);
             const double got = decode_tensor_acc(acc, get_bits(out, base, e, cb));
             const double want = s.want[ch][x.row * n + x.col];
             if (!(got == want)) return mismatch(warp, ch, x.row, x.col, want, got);
@@ -376,14 +376,17 @@ class CudaTensorProbe final : public Probe {
         "also wgmma per warpgroup, operands staged once in shared memory";
     info_.axes = {
         choice_axis("type", "input.accumulate element types (fp8 = e4m3)", all_type_names()),
-        // Both by default: mma.sync is the faster path on sm_80+, WMMA the only one this probe
-        // has for Volta and Turing. The ceiling of a type is the faster of the two.
+        // All by default: mma.sync is the faster path on sm_80+, WMMA the only one this probe
+        // has for Volta and Turing, wgmma and tcgen05 the full-rate paths of Hopper and B200,
+        // and Hopper's f64 shapes show which of them reaches its FP64 tensor rate. The ceiling of
+        // a type is the fastest; points a device cannot run are skipped with the reason.
         choice_axis("api",
                     "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
                     "wgmma.mma_async m64n128k16 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
                     "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma and tcgen05 for "
-                    "fp16.fp32 and bf16.fp32",
-                    {"mma", "wmma", "wgmma", "tcgen05"}),
+                    "fp16.fp32 and bf16.fp32; mma.m16n8k4, mma.m16n8k8, mma.m16n8k16: Hopper's f64 "
+                    "mma.sync shapes (fp64.fp64, compute capability 9.0)",
+                    {"mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16"}),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;
@@ -400,6 +403,9 @@ class CudaTensorProbe final : public Probe {
         {"wmma", "wmma.mma.sync via nvcuda::wmma (16x16x16 fp16/bf16/int8, 16x16x8 tf32, 8x8x4 f64; sm_70+)"},
         {"wgmma", "wgmma.mma_async.sync.aligned.m64n128k16.f32.{f16,bf16}, one warpgroup (sm_90a)"},
         {"tcgen05", "tcgen05.mma.cta_group::1.kind::f16 128x64x16 into tensor memory (sm_100a)"},
+        {"mma.m16n8k4", "mma.sync.aligned.m16n8k4.row.col.f64 (sm_90)"},
+        {"mma.m16n8k8", "mma.sync.aligned.m16n8k8.row.col.f64 (sm_90)"},
+        {"mma.m16n8k16", "mma.sync.aligned.m16n8k16.row.col.f64 (sm_90)"},
     };
     info_.feeds = {feed};
   }

@@ -74,7 +74,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // dense peak at the measured clock; printed here, graded by the verdict only.
                       TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"},
                       // Blackwell datacenter (sm_100a builds on a B200/GB200).
-                      TensorCase{"fp16.fp32", "tcgen05"}, TensorCase{"bf16.fp32", "tcgen05"}),
+                      TensorCase{"fp16.fp32", "tcgen05"}, TensorCase{"bf16.fp32", "tcgen05"},
+                      // Hopper's f64 shapes (sm_90): which reaches the FP64 tensor rate.
+                      TensorCase{"fp64.fp64", "mma.m16n8k4"}, TensorCase{"fp64.fp64", "mma.m16n8k8"},
+                      TensorCase{"fp64.fp64", "mma.m16n8k16"}),
     [](const ::testing::TestParamInfo<TensorCase>& i) {
       std::string name = std::string(i.param.type) + "_" + i.param.api;
       for (char& ch : name)

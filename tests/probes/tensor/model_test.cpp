@@ -110,6 +110,61 @@ TEST(TensorShapes, FragmentsCoverEachMatrixElementOnce) {
   }
 }
 
+// Hopper's f64 shapes (api=mma.m16n8k4/k8/k16): their sizes and FLOPs, and every element of A,
+// B and C held exactly once, at the place CUTLASS's CuTe atoms SM90_16x8x{4,8,16}_F64F64F64F64_TN
+// put it. Those atoms are (thread, value) -> column-major index layouts, written here as their
+// shapes and strides and evaluated independently of tensor_mma_*_coord_for:
+//   A 16x4:  ((4,8),2)     : ((16,1),8)        A 16x8: ((4,8),(2,2)) : ((16,1),(8,64))
+//   A 16x16: ((4,8),(2,4)) : ((16,1),(8,64))   B 8xK:  ((4,8),K/4)   : ((8,1),32)
+//   C 16x8:  ((4,8),(2,2)) : ((32,1),(16,8))
+TEST(TensorShapes, HopperF64ShapesMatchCutlassAtoms) {
+  const TensorApi apis[] = {TensorApi::MmaM16n8k4, TensorApi::MmaM16n8k8, TensorApi::MmaM16n8k16};
+  const TensorType t = TensorType::Fp64Fp64;
+  for (TensorApi api : apis) {
+    const TensorShape s = tensor_shape(t, api);
+    ASSERT_EQ(s.m, 16);
+    ASSERT_EQ(s.n, 8);
+    ASSERT_EQ(s.min_cc, 90);
+    EXPECT_EQ(tensor_flops_per_instruction(s), 2.0 * 16 * 8 * s.k);
+    EXPECT_EQ(tensor_a_words(t, api), s.k / 2 * 2);  // 16 x k doubles over 32 lanes, 2 words each
+    EXPECT_EQ(tensor_b_words(t, api), s.k / 4 * 2);
+    EXPECT_EQ(tensor_c_words(t, api), 8);
+    EXPECT_TRUE(tensor_mma_api(api));
+    for (TensorType other : kAllTypes)
+      if (other != t) EXPECT_EQ(tensor_shape(other, api).min_cc, 0) << tensor_type_name(other);
+    const int values_a = s.k / 2;  // per thread
+    for (int lane = 0; lane < 32; ++lane) {
+      const int t0 = lane % 4, t1 = lane / 4;
+      for (int v = 0; v < values_a; ++v) {
+        const int v0 = v % 2, v1 = v / 2;
+        const int index = 16 * t0 + t1 + (s.k == 4 ? 8 * v : 8 * v0 + 64 * v1);  // column-major 16 x k
+        const FragCoord x = tensor_mma_a_coord_for(t, api, lane, v);
+        EXPECT_EQ(x.row, index % 16) << "A k" << s.k << " lane " << lane << " v " << v;
+        EXPECT_EQ(x.col, index / 16) << "A k" << s.k << " lane " << lane << " v " << v;
+      }
+      for (int v = 0; v < s.k / 4; ++v) {
+        const int index = 8 * t0 + t1 + 32 * v;  // column-major 8 (n) x k
+        const FragCoord x = tensor_mma_b_coord_for(t, api, lane, v);
+        EXPECT_EQ(x.row, index / 8) << "B k" << s.k << " lane " << lane;  // k
+        EXPECT_EQ(x.col, index % 8) << "B k" << s.k << " lane " << lane;  // n
+      }
+      for (int v = 0; v < 4; ++v) {
+        const int index = 32 * t0 + t1 + 16 * (v % 2) + 8 * (v / 2);  // column-major 16 x 8
+        const FragCoord x = tensor_mma_c_coord_for(t, api, lane, v);
+        EXPECT_EQ(x.row, index % 16) << "C lane " << lane << " v " << v;
+        EXPECT_EQ(x.col, index / 16) << "C lane " << lane << " v " << v;
+      }
+    }
+  }
+  // api=mma keeps fp64's m8n8k4 and its own layout.
+  EXPECT_EQ(tensor_shape(t, TensorApi::Mma).k, 4);
+  EXPECT_EQ(tensor_shape(t, TensorApi::Mma).m, 8);
+  // Native on 9.0 only: sm_100/sm_120 ptxas splits them into DMMA.8x8x4 (SASS checks).
+  EXPECT_TRUE(tensor_mma_native(t, TensorApi::MmaM16n8k16, 90));
+  EXPECT_FALSE(tensor_mma_native(t, TensorApi::MmaM16n8k16, 100));
+  EXPECT_FALSE(tensor_mma_native(t, TensorApi::MmaM16n8k4, 120));
+}
+
 // Spot checks against the PTX ISA fragment figures (groupID g = lane / 4, t = lane % 4).
 TEST(TensorShapes, FragmentLayoutsMatchThePtxIsa) {
   auto at = [](FragCoord x) { return std::make_pair(x.row, x.col); };
@@ -338,6 +393,12 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   EXPECT_NE(why("bf16.fp32", "wmma", "7.5").find("needs compute capability 8.0"), std::string::npos);
   EXPECT_NE(why("int8.int32", "wmma", "7.0").find("7.2"), std::string::npos);
   EXPECT_NE(why("fp64.fp64", "mma", "").find("unknown compute capability"), std::string::npos);
+  // Hopper's f64 shapes: fp64 on 9.0; elsewhere why not (absent before, split after).
+  EXPECT_EQ(why("fp64.fp64", "mma.m16n8k16", "9.0"), "");
+  EXPECT_EQ(why("fp64.fp64", "mma.m16n8k4", "9.0"), "");
+  EXPECT_NE(why("fp64.fp64", "mma.m16n8k8", "8.0").find("lacks it"), std::string::npos);
+  EXPECT_NE(why("fp64.fp64", "mma.m16n8k16", "10.0").find("DMMA.8x8x4"), std::string::npos);
+  EXPECT_NE(why("fp16.fp32", "mma.m16n8k16", "9.0").find("fp64.fp64 only"), std::string::npos);
   EXPECT_THROW(why("fp4.fp32", "mma", "9.0"), std::invalid_argument);
   // wgmma: Hopper only, f16/bf16 inputs with f32 accumulate only; whether this binary holds the
   // sm_90a code is asked of the device (no answer without one).

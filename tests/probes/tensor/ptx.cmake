@@ -81,6 +81,33 @@ foreach(_fp8_arch 89 90 120)
   endif()
 endforeach()
 
+# Hopper's f64 mma.sync shapes (api=mma.m16n8k4/k8/k16): 20 per entry, each one DMMA.16x8xK on
+# sm_90 (nvcc loads `reps` twice here, hence ge 1). sm_100 and sm_120 have no such instruction (ptxas splits each into DMMA.8x8x4), so the
+# kernel compiles none there and only writes its marker (tensor_mma_native).
+foreach(_f64_k 4 8 16)
+  foreach(_f64_arch 90 100 120)
+    set(_f64_name tensor_mma_fp64_m16n8k${_f64_k})
+    if(NOT _f64_arch EQUAL 90)
+      set(_f64_name ${_f64_name}_sm${_f64_arch})
+    endif()
+    if(_f64_arch EQUAL 90)
+      roofprobe_ptx_test(${_f64_name} ptx_instance.cu ARCH 90
+        DEFINES -DRP_PTX_TYPE=Fp64Fp64 -DRP_PTX_WMMA=0 -DRP_PTX_API=MmaM16n8k${_f64_k}
+        DEPENDS ${_tensor_deps}
+        EXPECT "mma\\.sync\\.aligned\\.m16n8k${_f64_k}\\.row\\.col\\.f64\\.f64\\.f64\\.f64" eq 20
+               [[w?mma\..*]] eq 20  [[ld\.param\.u32]] ge 1  [[(ld|st)\.local\..*]] eq 0
+               [[setp\.eq\..*]] eq 1
+        SASS_EXPECT "DMMA\\.16x8x${_f64_k}" eq 20  [[[A-Z]*MMA.*]] eq 20)
+    else()
+      roofprobe_ptx_test(${_f64_name} ptx_instance.cu ARCH ${_f64_arch}
+        DEFINES -DRP_PTX_TYPE=Fp64Fp64 -DRP_PTX_WMMA=0 -DRP_PTX_API=MmaM16n8k${_f64_k}
+        DEPENDS ${_tensor_deps}
+        EXPECT [[w?mma\..*]] eq 0  [[st\.global\.u32]] eq 1
+        SASS_EXPECT [[[A-Z]*MMA.*]] eq 0)
+    endif()
+  endforeach()
+endforeach()
+
 # WMMA: one PTX wmma.mma per call (the unit the probe counts), 20 per entry as above (nvcc may
 # load `reps` twice here, hence ge 1).
 if(NOT _tensor_arch LESS 70)
