@@ -152,8 +152,8 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
   const TensorShape s = tensor_shape(t, api);
   if (api == TensorApi::Wgmma) {
     if (s.min_cc == 0)
-      return std::string("the wgmma path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
-             " runs with api=mma";
+      return std::string("the wgmma path has fp16.fp32, bf16.fp32, tf32.fp32 and fp8.fp32 (e4m3) only; ") +
+             tensor_type_name(t) + " runs with api=mma";
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 90)
       return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +
@@ -216,8 +216,9 @@ std::string tile_binary_lacks_reason(TensorType t, TensorApi api) {
   const TensorShape s = tensor_shape(t, api);
   int first = 0;
   try {
-    DeviceBuffer<std::uint16_t> a(static_cast<std::size_t>(s.m) * s.k * kTensorDataSets),
-        b(static_cast<std::size_t>(s.n) * s.k * kTensorDataSets);
+    // 16-bit units: k elements of the type's width per row (32 bytes for wgmma, whatever the type).
+    const std::size_t row_units = static_cast<std::size_t>(s.k) * tensor_input_bits(tensor_input(t)) / 16;
+    DeviceBuffer<std::uint16_t> a(s.m * row_units * kTensorDataSets), b(s.n * row_units * kTensorDataSets);
     DeviceBuffer<float> c(static_cast<std::size_t>(s.m) * s.n * kTensorDataSets),
         out(static_cast<std::size_t>(s.m) * s.n);
     DeviceBuffer<int> hits(block_threads(api));

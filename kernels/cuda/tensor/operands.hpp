@@ -70,4 +70,16 @@ inline std::uint64_t get_bits(const std::vector<std::uint32_t>& words, std::size
   return bits_per == 32 ? w : w & ((1u << bits_per) - 1);
 }
 
+// 32-bit words as the 16-bit units the tile kernels (wgmma, tcgen05) stage, low half first: the
+// byte order of the words in memory, so element j of a row packed by put_bits sits at byte
+// j x its size whatever the type (2 units per tf32, 2 e4m3 per unit).
+inline std::vector<std::uint16_t> tile_units(const std::vector<std::uint32_t>& words) {
+  std::vector<std::uint16_t> units(words.size() * 2);
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    units[2 * w] = static_cast<std::uint16_t>(words[w]);
+    units[2 * w + 1] = static_cast<std::uint16_t>(words[w] >> 16);
+  }
+  return units;
+}
+
 }  // namespace roofprobe::cuda::tensor_probe

@@ -6,12 +6,12 @@
 // instructions_gips and flops_per_instruction.
 //
 // Hopper: mma.sync reaches only part of the tensor cores' rate; the full rate needs the
-// warpgroup-level wgmma (sm_90a): api=wgmma (kernels/cuda/tensor/wgmma_kernel.cuh) runs it for fp16.fp32 and
-// bf16.fp32, one warpgroup per block, tiles staged once in shared memory. Its code exists only
-// in a binary built for 90a (CMAKE_CUDA_ARCHITECTURES with 90a-real, as the bundle preset has
-// it); a binary without it says so in unsupported_reason (a one-block launch reports whether the
-// kernel it would run holds the instruction). The ceiling of a type is the fastest api; its
-// `instruction` says which that was, and by_instruction keeps every api's own ceiling.
+// warpgroup-level wgmma (sm_90a): api=wgmma (kernels/cuda/tensor/wgmma_kernel.cuh) runs it for fp16.fp32,
+// bf16.fp32, tf32.fp32 and fp8.fp32 (e4m3), one warpgroup per block, tiles staged once in shared memory. Its code
+// exists only in a binary built for 90a (CMAKE_CUDA_ARCHITECTURES with 90a-real, as the bundle preset has it); a binary
+// without it says so in unsupported_reason (a one-block launch reports whether the kernel it would run holds the
+// instruction). The ceiling of a type is the fastest api; its `instruction` says which that was, and by_instruction
+// keeps every api's own ceiling.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -247,23 +247,25 @@ class TensorPoint final : public PreparedPoint {
     out_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(warps_) * kTensorChains * mn * cb / 32);
   }
 
-  // wgmma, tcgen05: A as m x k and B as n x k (K-major) 16-bit elements, C as m x n f32, per set;
-  // the kernel stages A and B into shared memory itself (wgmma_tile_offset).
+  // wgmma, tcgen05: A as m x k and B as n x k (K-major) elements packed little-endian into
+  // 16-bit units (2 units per tf32, 2 e4m3 per unit), C as m x n f32, per set; the kernel stages A
+  // and B into shared memory itself (wgmma_tile_offset, in units).
   void pack_tile() {
     const TensorInput in = tensor_input(type_);
+    const int ib = tensor_input_bits(in);
     const int m = shape_.m, n = shape_.n, k = shape_.k;
-    std::vector<std::uint16_t> a(static_cast<std::size_t>(kTensorDataSets) * m * k),
-        b(static_cast<std::size_t>(kTensorDataSets) * n * k);
+    std::vector<std::uint32_t> a_words(static_cast<std::size_t>(kTensorDataSets) * m * k * ib / 32),
+        b_words(static_cast<std::size_t>(kTensorDataSets) * n * k * ib / 32);
     std::vector<float> c(static_cast<std::size_t>(kTensorDataSets) * m * n);
     for (int set = 0; set < kTensorDataSets; ++set) {
       const DataSet& s = sets_[set];
-      for (int i = 0; i < m * k; ++i)
-        a[set * m * k + i] = static_cast<std::uint16_t>(encode_input_or_throw(in, s.a[i]));
+      for (int i = 0; i < m * k; ++i) put_bits(a_words, 0, set * m * k + i, ib, encode_input_or_throw(in, s.a[i]));
       for (int col = 0; col < n; ++col)
         for (int l = 0; l < k; ++l)
-          b[(set * n + col) * k + l] = static_cast<std::uint16_t>(encode_input_or_throw(in, s.b[l * n + col]));
+          put_bits(b_words, 0, (set * n + col) * k + l, ib, encode_input_or_throw(in, s.b[l * n + col]));
       for (int i = 0; i < m * n; ++i) c[set * m * n + i] = static_cast<float>(s.c[0][i]);
     }
+    const std::vector<std::uint16_t> a = tile_units(a_words), b = tile_units(b_words);
     a16_ = DeviceBuffer<std::uint16_t>(a.size());
     b16_ = DeviceBuffer<std::uint16_t>(b.size());
     c32_ = DeviceBuffer<float>(c.size());
@@ -382,9 +384,10 @@ class CudaTensorProbe final : public Probe {
         // a type is the fastest; points a device cannot run are skipped with the reason.
         choice_axis("api",
                     "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
-                    "wgmma.mma_async m64n128k16 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
-                    "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma and tcgen05 for "
-                    "fp16.fp32 and bf16.fp32; mma.m16n8k4, mma.m16n8k8, mma.m16n8k16: Hopper's f64 "
+                    "wgmma.mma_async m64n128 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
+                    "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma for fp16.fp32, "
+                    "bf16.fp32, tf32.fp32 and fp8.fp32, tcgen05 for fp16.fp32 and bf16.fp32; mma.m16n8k4, mma.m16n8k8, "
+                    "mma.m16n8k16: Hopper's f64 "
                     "mma.sync shapes (fp64.fp64, compute capability 9.0)",
                     {"mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16"}),
     };
@@ -401,7 +404,9 @@ class CudaTensorProbe final : public Probe {
          "mma.sync.aligned (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 int8/e4m3, m8n8k4 f64; "
          "sm_80+)"},
         {"wmma", "wmma.mma.sync via nvcuda::wmma (16x16x16 fp16/bf16/int8, 16x16x8 tf32, 8x8x4 f64; sm_70+)"},
-        {"wgmma", "wgmma.mma_async.sync.aligned.m64n128k16.f32.{f16,bf16}, one warpgroup (sm_90a)"},
+        {"wgmma",
+         "wgmma.mma_async.sync.aligned.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3; f32 accumulate), one warpgroup "
+         "(sm_90a)"},
         {"tcgen05", "tcgen05.mma.cta_group::1.kind::f16 128x64x16 into tensor memory (sm_100a)"},
         {"mma.m16n8k4", "mma.sync.aligned.m16n8k4.row.col.f64 (sm_90)"},
         {"mma.m16n8k8", "mma.sync.aligned.m16n8k8.row.col.f64 (sm_90)"},

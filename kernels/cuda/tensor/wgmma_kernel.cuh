@@ -1,10 +1,10 @@
 // Device side of the tensor probe's Hopper path (api=wgmma): one warpgroup per block issues
-// warpgroup-level wgmma.mma_async.m64n128k16 (sm_90a) on A and B tiles staged once in shared
-// memory, into a 64 x 128 f32 accumulator held in registers. The shapes, the tile layout, the
-// descriptors and the accumulator layout are kernels/cuda/tensor/wgmma_layout.hpp's; the loop is the
-// mma.sync kernel's (kernels/cuda/tensor/kernel.cuh): per iteration kWgmmaSteps instructions alternating +B
-// and -B (imm-scale-b = -1), one commit group, then wait for it, so the accumulator is back at C
-// after every iteration (`hits`), and one more +B after the loop leaves C + A*B for the host.
+// warpgroup-level wgmma.mma_async.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3; sm_90a) on A and B tiles staged once in
+// shared memory, into a 64 x 128 f32 accumulator held in registers. The shapes, the tile layout, the descriptors and
+// the accumulator layout are kernels/cuda/tensor/wgmma_layout.hpp's; the loop is the mma.sync kernel's
+// (kernels/cuda/tensor/kernel.cuh): per iteration kWgmmaSteps instructions alternating +B and -B (imm-scale-b = -1),
+// one commit group, then wait for it, so the accumulator is back at C after every iteration (`hits`), and one more +B
+// after the loop leaves C + A*B for the host.
 //
 // Compiled only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL: the arch-specific features wgmma needs run
 // on compute capability 9.0 alone); elsewhere the kernel writes kTensorNotCompiled into `hits`.
@@ -26,23 +26,23 @@
 
 namespace roofprobe::cuda {
 
-// The input.accumulate types with a wgmma path here: f16 and bf16 inputs, f32 accumulate.
-__host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) {
-  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32;
-}
+// The input.accumulate types with a wgmma path here: f16, bf16, tf32 and e4m3 inputs, f32
+// accumulate (tensor_wgmma_shape).
+__host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tensor_wgmma_shape(t).m > 0; }
 
 #if RP_TENSOR_HAS_WGMMA
-// One m64n128k16 wgmma with f32 accumulate on `in` (f16 | bf16) inputs: the asm text differs only
-// in that type, so it is written once (RP_WGMMA_IN names it where the macro is expanded).
-#define RP_WGMMA_M64N128K16_F32()                                                                                    \
+// One m64n128 wgmma with f32 accumulate: the asm text differs only in its shape and input types
+// (RP_WGMMA_KIND, e.g. "m64n128k16.f32.f16.f16") and in its immediates (RP_WGMMA_IMM: f16/bf16
+// take imm-trans-a/b as well as the scales, tf32 and e4m3 the scales only), so it is written once.
+#define RP_WGMMA_M64N128_F32()                                                                                       \
   asm volatile(                                                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                                   \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." RP_WGMMA_IN "." RP_WGMMA_IN                                     \
+      "wgmma.mma_async.sync.aligned." RP_WGMMA_KIND                                                                  \
       " "                                                                                                            \
       "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%" \
       "29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%" \
       "56,%57,%58,%59,%60,%61,%62,%63}, "                                                                            \
-      "%64, %65, p, 1, %67, 0, 0;\n}\n"                                                                              \
+      "%64, %65, p, 1, %67" RP_WGMMA_IMM ";\n}\n"                                                                    \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),       \
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),      \
@@ -57,18 +57,34 @@ __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) {
 // the caller commits and waits). volatile: the count of instructions the probe declares stays.
 template <TensorType T, int ScaleB>
 __device__ __forceinline__ void tensor_wgmma(float (&d)[kWgmmaAccRegs], std::uint64_t desc_a, std::uint64_t desc_b) {
-  static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128K16_F32 is m64n128");
+  static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128_F32 is m64n128");
   if constexpr (T == TensorType::Fp16Fp32) {
-#define RP_WGMMA_IN "f16"
-    RP_WGMMA_M64N128K16_F32();
-#undef RP_WGMMA_IN
+#define RP_WGMMA_KIND "m64n128k16.f32.f16.f16"
+#define RP_WGMMA_IMM ", 0, 0"
+    RP_WGMMA_M64N128_F32();
+#undef RP_WGMMA_KIND
+#undef RP_WGMMA_IMM
+  } else if constexpr (T == TensorType::Bf16Fp32) {
+#define RP_WGMMA_KIND "m64n128k16.f32.bf16.bf16"
+#define RP_WGMMA_IMM ", 0, 0"
+    RP_WGMMA_M64N128_F32();
+#undef RP_WGMMA_KIND
+#undef RP_WGMMA_IMM
+  } else if constexpr (T == TensorType::Tf32Fp32) {
+#define RP_WGMMA_KIND "m64n128k8.f32.tf32.tf32"
+#define RP_WGMMA_IMM ""
+    RP_WGMMA_M64N128_F32();
+#undef RP_WGMMA_KIND
+#undef RP_WGMMA_IMM
   } else {
-#define RP_WGMMA_IN "bf16"
-    RP_WGMMA_M64N128K16_F32();
-#undef RP_WGMMA_IN
+#define RP_WGMMA_KIND "m64n128k32.f32.e4m3.e4m3"
+#define RP_WGMMA_IMM ""
+    RP_WGMMA_M64N128_F32();
+#undef RP_WGMMA_KIND
+#undef RP_WGMMA_IMM
   }
 }
-#undef RP_WGMMA_M64N128K16_F32
+#undef RP_WGMMA_M64N128_F32
 
 // The accumulator registers are written by the tensor cores until wgmma.wait_group: this tells the
 // compiler they change here, so no read of them moves above the wait (or write below the fence).
@@ -78,8 +94,9 @@ __device__ __forceinline__ void tensor_wgmma_fence_operands(float (&d)[kWgmmaAcc
 }
 #endif
 
-// Buffers: a [set][m][k] and b [set][n][k] as 16-bit elements (B stored K-major: its column n as a
-// row), c [set][m][n] and out [block][m][n] as f32 row-major; hits [block][thread].
+// Buffers: a [set][m][32 bytes of k] and b [set][n][32 bytes of k] as 16-bit units (B stored
+// K-major: its column n as a row; elements packed little-endian into the units), c [set][m][n]
+// and out [block][m][n] as f32 row-major; hits [block][thread].
 template <TensorType T>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     tensor_wgmma_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
@@ -91,13 +108,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if constexpr (tensor_wgmma_type(T)) {
     __shared__ alignas(128) unsigned char tiles[kWgmmaATileBytes + kWgmmaBTileBytes];
     const int set = static_cast<int>(block % kTensorDataSets);
-    const std::uint16_t* a_set = a + set * kWgmmaM * kWgmmaK;
-    const std::uint16_t* b_set = b + set * kWgmmaN * kWgmmaK;
-    for (int i = t; i < kWgmmaM * kWgmmaK; i += kWgmmaThreads)
-      *reinterpret_cast<std::uint16_t*>(tiles + wgmma_tile_offset(i / kWgmmaK, i % kWgmmaK)) = a_set[i];
-    for (int i = t; i < kWgmmaN * kWgmmaK; i += kWgmmaThreads)
-      *reinterpret_cast<std::uint16_t*>(tiles + kWgmmaATileBytes + wgmma_tile_offset(i / kWgmmaK, i % kWgmmaK)) =
-          b_set[i];
+    constexpr int u = kWgmmaRowUnits;  // 16-bit units per row (kWgmmaK f16, or the same 32 bytes of K)
+    const std::uint16_t* a_set = a + set * kWgmmaM * u;
+    const std::uint16_t* b_set = b + set * kWgmmaN * u;
+    for (int i = t; i < kWgmmaM * u; i += kWgmmaThreads)
+      *reinterpret_cast<std::uint16_t*>(tiles + wgmma_tile_offset(i / u, i % u)) = a_set[i];
+    for (int i = t; i < kWgmmaN * u; i += kWgmmaThreads)
+      *reinterpret_cast<std::uint16_t*>(tiles + kWgmmaATileBytes + wgmma_tile_offset(i / u, i % u)) = b_set[i];
     // The tiles were written through the generic proxy; wgmma reads them through the async one.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();

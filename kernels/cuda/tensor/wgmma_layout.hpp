@@ -22,6 +22,10 @@ inline constexpr int kWgmmaThreads = 128;  // one warpgroup per block
 // +B and -B (imm-scale-b = -1), as one commit group; the accumulator is back at C after each.
 inline constexpr int kWgmmaSteps = 8;
 inline constexpr int kWgmmaAccRegs = kWgmmaM * kWgmmaN / kWgmmaThreads;  // 64 f32 per thread
+// A tile row holds 32 bytes of K whatever the element type (16 f16/bf16, 8 tf32, 32 e4m3): the
+// kernel stages it as 16 units of 16 bits, so one layout (wgmma_tile_offset, in units) serves
+// every type; the host packs elements into the units little-endian (element j at byte j x size).
+inline constexpr int kWgmmaRowUnits = 16;
 
 RP_HD constexpr double wgmma_flops_per_instruction() { return 2.0 * kWgmmaM * kWgmmaN * kWgmmaK; }
 

@@ -42,6 +42,28 @@ TEST(TensorOperands, ElementsAreLittleEndianInTheirWord) {
   EXPECT_EQ(words[1], 0x01020304u);
 }
 
+// A wgmma tile row is 32 bytes of K staged as 16 units of 16 bits: element j must land at byte
+// j x its size for tf32 (k8), f16 (k16) and e4m3 (k32) alike, as the tensor cores read the row.
+TEST(TensorOperands, TileUnitsKeepEachElementAtItsByteOffset) {
+  for (int bits_per : {8, 16, 32}) {
+    const int k = 256 / bits_per;  // elements in 32 bytes
+    std::vector<std::uint32_t> words(8, 0);
+    for (int j = 0; j < k; ++j) put_bits(words, 0, j, bits_per, 0x8badf00dcafe1234ull * (j + 1) >> (64 - bits_per));
+    const std::vector<std::uint16_t> units = tile_units(words);
+    ASSERT_EQ(units.size(), 16u);
+    std::vector<std::uint8_t> bytes;
+    for (std::uint16_t u : units) {
+      bytes.push_back(static_cast<std::uint8_t>(u));
+      bytes.push_back(static_cast<std::uint8_t>(u >> 8));
+    }
+    for (int j = 0; j < k; ++j) {
+      std::uint64_t got = 0;
+      for (int b = bits_per / 8 - 1; b >= 0; --b) got = got << 8 | bytes[j * bits_per / 8 + b];
+      EXPECT_EQ(got, 0x8badf00dcafe1234ull * (j + 1) >> (64 - bits_per)) << bits_per << "-bit element " << j;
+    }
+  }
+}
+
 TEST(TensorOperands, RandomIsReproducible) {
   Random a{42}, b{42}, c{43};
   const std::uint64_t first = a.next();
