@@ -121,8 +121,8 @@ Subcommand add_points_command(CLI::App& app) {
   points_cmd->add_option("--dram-level", o->dram_level, "Level name for the dram__ metrics")->capture_default_str();
   points_cmd->add_option(
       "--tensor-flops-per-inst", o->tensor_flops_per_instruction,
-      "FLOPs per tensor-pipe (HMMA) warp instruction (512: V100 HMMA.884; 4096: m16n8k16). Default: by "
-      "the export's CC column; sm__ops_path_tensor_* counters, where collected, are exact and win");
+      "FLOPs per tensor-pipe (HMMA) warp instruction (512: V100 HMMA.884; 4096: m16n8k16). Default: 512 where "
+      "that is V100's one shape (CC 7.x or no CC column), else none; sm__ops_path_tensor_* counters win");
   points_cmd->add_flag("--full-names", o->full_names,
                        "Keep ncu's full kernel names (return type, template and argument lists)");
   return {points_cmd, {"--out"}, [o] { return roofprobe::points_command(*o); }};

@@ -46,7 +46,11 @@ std::vector<InstructionFigure> instruction_figures(const std::vector<const Sampl
     InstructionFigure f;
     const auto value = best->params->find(spec.instruction_axis);
     const std::string axis_value = value == best->params->end() ? std::string() : value->second;
-    const auto text = spec.instruction_text.find(axis_value);
+    // The text of this very point ("api=mma;type=fp64.fp64": one PTX shape), else of its axis value.
+    std::vector<std::string> axes = spec.series_axes;
+    axes.push_back(spec.instruction_axis);
+    auto text = spec.instruction_text.find(series_key(*best->params, axes));
+    if (text == spec.instruction_text.end()) text = spec.instruction_text.find(axis_value);
     f.instruction = text != spec.instruction_text.end() ? text->second : spec.instruction_axis + "=" + axis_value;
     f.gflops = best->median;
     f.stats = compute_stats(best->values);

@@ -144,10 +144,15 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
   // bandwidths (the elbows): a 0 there is a ZeroDivisionError, so each has a value or the export
   // is refused. NVIDIA's L1 and shared memory are one SRAM with one datapath (128 B/clk/SM), and a
   // CPU has no LDS but its L1: each may stand in for the other, and the note says so.
-  auto stand_in = [&](const char* missing, const char* from, const std::string& why) {
+  std::set<std::string> bounds;  // columns holding a lower bound rather than a figure of their own
+  auto stand_in = [&](const char* missing, const char* from, const std::string& why, bool bound = false) {
     if (values.count(missing) != 0 || values.count(from) == 0) return;
     values[missing] = values[from];
-    notes.push_back(std::string(missing) + " is " + from + "'s " + csv_number(values[from].value) + " (" + why + ")");
+    const bool from_bound = bounds.count(from) != 0;
+    if (bound || from_bound) bounds.insert(missing);
+    notes.push_back(std::string(missing) + " is " + from + "'s " + csv_number(values[from].value) + " (" + why +
+                    (from_bound ? std::string("; ") + from + " is itself a lower bound, so this is one too" : "") +
+                    ")");
   };
   const bool nvidia =
       !cpu && (upper(m.device.vendor).find("NVIDIA") != std::string::npos || m.device.backend == "cuda");
@@ -162,9 +167,10 @@ std::string export_rocprof_csv(const Machine& m, const ExportSettings& settings)
   // stands in, and the note calls it a lower bound: an L2 roof drawn at the HBM's height then says
   // "no L2 figure", never a 0 that the tool would divide by.
   stand_in("L2Bw", values.count("MALLBw") != 0 ? "MALLBw" : "HBMBw",
-           "a lower bound: the file has no L2 figure, and every byte from beyond the L2 passes through it");
-  stand_in("L1Bw", "L2Bw",
-           "a lower bound: the file has no L1 figure, and every byte from the L2 passes through the L1");
+           "a lower bound: the file has no L2 figure, and every byte from beyond the L2 passes through it", true);
+  stand_in("L1Bw", "L2Bw", "a lower bound: the file has no L1 figure, and every byte from the L2 passes through the L1",
+           true);
+  // LDS from an L1 that only now has a value (a bound): the first SRAM stand-in had none to copy.
   if (cpu) stand_in("LDSBw", "L1Bw", "a CPU has no LDS; its L1 is the nearest memory");
   if (nvidia) stand_in("LDSBw", "L1Bw", kSram);
   std::vector<std::string> absent;

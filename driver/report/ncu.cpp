@@ -261,7 +261,7 @@ Counters with_counts_from_rates(const Counters& c) {
 
 struct KernelTotals {
   std::string kernel;
-  double flops = 0, tensor_instructions = 0, instructions = 0, seconds = 0;
+  double flops = 0, instructions = 0, seconds = 0;
   bool has_flops = false, has_instructions = false, has_time = true;
   std::set<std::string> tensor_how, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
   std::vector<double> transactions = std::vector<double>(levels().size(), 0.0);
@@ -286,7 +286,6 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     k.has_flops = true;
     k.tensor_how.insert(tensor.how);
   }
-  k.tensor_instructions += tensor.instructions;
   if (!tensor.uncounted.empty()) k.tensor_uncounted.insert(tensor.uncounted);
   if (auto v = metric(c, {"smsp__inst_executed.sum", "sm__inst_executed.sum"})) {
     k.instructions += *v;
@@ -415,6 +414,9 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
     const bool flop = std::string(kind) == "flop";
     const double work = flop ? k.flops : k.instructions;
     if (!(work > 0)) continue;
+    // Tensor work without a FLOP figure: its scalar FLOPs alone would put the point far too low
+    // (add_tensor_notes names the kernel).
+    if (flop && !k.tensor_uncounted.empty()) continue;
     for (std::size_t l = 0; l < levels().size(); ++l) {
       const double txn = k.transactions[l];
       if (!(txn > 0)) continue;
@@ -429,27 +431,43 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
   }
 }
 
-// How tensor FLOPs were counted, once per way, and each kernel whose tensor work had no figure.
+// How tensor FLOPs were counted, one note per way ("hmma@7.0:512", "pipe:512 (no CC column)",
+// "ops"), and each kernel whose tensor work had no figure (it gets no FLOP point).
 void add_tensor_notes(const std::vector<KernelTotals>& kernels, NcuConversion* out) {
   std::set<std::string> ways;
-  for (const KernelTotals& k : kernels) ways.insert(k.tensor_how.begin(), k.tensor_how.end());
-  for (const std::string& how : ways) {
-    if (how == "ops")
-      out->notes.push_back("tensor FLOPs from sm__ops_path_tensor_* (Nsight Compute's tensor-path op counters)");
-    else if (how.rfind("pipe:", 0) == 0)
-      out->notes.push_back("tensor-pipe instructions counted as " + how.substr(5) +
-                           " FLOPs each (one counter cannot tell shapes apart: 512 is V100's HMMA.884, 4096 an "
-                           "m16n8k16; set --tensor-flops-per-inst, or collect sm__ops_path_tensor_* for exact FLOPs)");
-    else
-      out->notes.push_back("tensor FLOPs from instruction counts of kind@CC " + how +
-                           " x the FLOPs of the shape cuBLAS issues there (hmma: 512 on 7.0, 2048 on 7.5, 4096 from "
-                           "8.0; imma: 2048 / 8192; dmma: 512 on 8.x); sm__ops_path_tensor_* counts them exactly");
+  for (const KernelTotals& k : kernels)
+    for (const std::string& how : k.tensor_how) {
+      std::size_t start = 0;  // a launch may list several kinds: "hmma@7.0:512,dmma@8.0:512"
+      for (std::size_t comma; (comma = how.find(',', start)) != std::string::npos; start = comma + 1)
+        ways.insert(how.substr(start, comma - start));
+      ways.insert(how.substr(start));
+    }
+  for (const std::string& way : ways) {
+    if (way == "ops") {
+      out->notes.push_back(
+          "tensor FLOPs from Nsight Compute's tensor-path op counters (sm__ops_path_tensor_*), one FLOP per op "
+          "(NVIDIA's advice for tensor FLOPs; not yet checked here against a GEMM of known size)");
+      continue;
+    }
+    // <what>:<figure>[ (<why>)]; without a why, <what> is kind@CC and its one shape says why.
+    const std::size_t colon = way.find(':'), space = way.find(' ', colon);
+    const std::string what = way.substr(0, colon);
+    const std::string figure =
+        way.substr(colon + 1, space == std::string::npos ? std::string::npos : space - colon - 1);
+    std::string why = space == std::string::npos ? std::string() : way.substr(space + 2, way.size() - space - 3);
+    if (why.empty()) {
+      const std::size_t at = what.find('@');
+      const std::string kind = what.substr(0, at);
+      const auto shape = ncu_tensor_shape(kind == "pipe" ? "hmma" : kind, std::stod(what.substr(at + 1)));
+      why = std::string("the one shape there, ") + (shape ? shape->shape : "?");
+    }
+    out->notes.push_back("tensor instructions " + what + " counted as " + figure + " FLOPs each (" + why + ")");
   }
   for (const KernelTotals& k : kernels)
     for (const std::string& u : k.tensor_uncounted)
       out->notes.push_back("kernel '" + short_kernel_name(k.kernel) + "': tensor instructions " + u +
-                           " have no one FLOPs-per-instruction figure (wgmma/tcgen05 N, Hopper's f64 shapes) and are "
-                           "not counted: collect sm__ops_path_tensor_src_* or set --tensor-flops-per-inst");
+                           " have more than one shape there (so more than one FLOPs-per-instruction figure): no FLOP "
+                           "point for it; collect sm__ops_path_tensor_src_* (README) or set --tensor-flops-per-inst");
 }
 
 // A note for each kind of metric no kernel had, and for the tensor FLOPs assumed.

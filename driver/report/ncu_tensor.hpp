@@ -7,32 +7,40 @@
 
 namespace roofprobe {
 
-// A launch's tensor work and how it was counted (for the note that says so).
+// A launch's tensor work: its FLOPs and how they were counted (for the note that says so), or
+// why the work it did has no FLOP figure (its kernel then gets no FLOP point: a point from its
+// scalar FLOPs alone would sit orders of magnitude too low). Both empty: no tensor work.
 struct TensorWork {
   double flops = 0;
-  double instructions = 0;  // tensor-pipe warp instructions, where counted
-  std::string how;          // "ops" | "hmma@8.0" ... | "pipe" | "" (nothing countable)
-  std::string uncounted;    // a counter with no known FLOPs per instruction, e.g. "gmma@9.0"
+  // "ops", or <what>:<FLOPs per instruction>[ (<why>)], comma-separated per kind: "hmma@7.0:512",
+  // "pipe:512 (no CC column: ...)", "hmma:1024 (--tensor-flops-per-inst)".
+  std::string how;
+  std::string uncounted;  // "gmma@9.0", "hmma@8.0", "pipe@9.0", "hmma (no CC column)"
 };
 
 // The tensor FLOPs of a launch, best source first:
 //  1. sm__ops_path_tensor_[op_<kind>_]src_<type>[_dst_<type>][_sparsity_{on,off}].sum: Nsight
 //     Compute's tensor-path operation counters, which NVIDIA gives for counting tensor FLOPs
-//     because "the answer differs per variant and per architecture" for instructions. Exact for
-//     every shape; each data path is counted once (a total over its accumulator types or its
-//     sparsity halves is not added to its parts again).
-//  2. sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma}.sum x the FLOPs of the shape cuBLAS and
-//     CUTLASS issue on the launch's compute capability ("CC" column): HMMA.884 512 on 7.0/7.2,
-//     HMMA.1688 2048 on 7.5, HMMA.16816 4096 from 8.0; IMMA.8816 2048 on 7.2/7.5, IMMA.16832 8192
-//     from 8.0; DMMA.884 512 on 8.x. Hopper's GMMA (wgmma, N from 8 to 256) and DMMA (four f64
-//     shapes) have no one figure: left uncounted, and the note asks for the op counters.
-//  3. sm__inst_executed_pipe_tensor.sum x flops_per_instruction.
-// flops_per_instruction > 0 (the user's --tensor-flops-per-inst) also overrides the HMMA figure.
-// `counters` are the launch's metrics by name ("CC" holds the compute capability, e.g. 8.0).
+//     because "the answer differs per variant and per architecture" for instructions. Each data
+//     path counts once (a total over its accumulator types or its sparsity halves is not added to
+//     its parts again), each op as one FLOP.
+//  2. sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma,gmma}.sum x the FLOPs of the one shape the
+//     launch's compute capability ("CC" column) has for that kind (ncu_tensor_shape); a kind with
+//     several shapes there is left uncounted.
+//  3. sm__inst_executed_pipe_tensor.sum x 512 where that is V100's HMMA.884 (CC 7.0/7.2, or no CC
+//     column: NERSC's recipe, which this counter comes from); uncounted elsewhere.
+// flops_per_instruction > 0 (the user's --tensor-flops-per-inst) is used for HMMA and the pipe
+// counter instead. `counters` are the launch's metrics by name ("CC" holds e.g. 8.0).
 TensorWork tensor_work(const std::map<std::string, double>& counters, double flops_per_instruction);
 
-// FLOPs of one warp instruction of `kind` (hmma, imma, dmma) on compute capability `cc`
-// (major + minor / 10), or nullopt where no one shape is what the libraries issue.
-std::optional<double> tensor_flops_per_instruction(const std::string& kind, double cc);
+// The one SASS shape tensor instructions of `kind` (hmma, imma, dmma, gmma) have on compute
+// capability `cc` (major + minor / 10), with its FLOPs per warp instruction: Volta's HMMA.884
+// (512) and A100's DMMA.884 (512). Every other architecture has several shapes per kind (HMMA.1688
+// and .16816, f16 and tf32; IMMA.8816 and .16832; Hopper's four DMMA; GMMA of any N): nullopt.
+struct TensorShapeFigure {
+  const char* shape;
+  double flops;
+};
+std::optional<TensorShapeFigure> ncu_tensor_shape(const std::string& kind, double cc);
 
 }  // namespace roofprobe

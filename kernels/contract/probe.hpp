@@ -127,11 +127,13 @@ struct FeedSpec {
   std::string name_pattern;
   // ComputeCeiling: an axis whose values are different instructions doing the same work (the
   // tensor probe's "api": mma.sync, WMMA, wgmma, tcgen05). The ceiling is the fastest of them;
-  // each value's own best is kept beside it (by_instruction), described by instruction_text.
+  // each value's own best is kept beside it (by_instruction), described by instruction_text:
+  // keyed by the point's series and instruction axes ("api=mma;type=fp64.fp64"), else by the
+  // instruction axis' value alone ("mma").
   std::string instruction_axis;
-  std::map<std::string, std::string> instruction_text;  // axis value -> the instruction it issues
-  std::string level_name;                               // NamedLevel: the memory level's name
-  std::string wall_set;                                 // Walls: "global" | "shared"
+  std::map<std::string, std::string> instruction_text;
+  std::string level_name;  // NamedLevel: the memory level's name
+  std::string wall_set;    // Walls: "global" | "shared"
 };
 
 // Facts about the device a backend runs on; written to the machine file's `device:` section and
@@ -162,6 +164,14 @@ struct DeviceInfo {
   // How the theoretical figures were derived (one line per ceiling), for provenance.
   std::map<std::string, std::string> theoretical_basis;
 };
+
+// Records why the ceiling `ceiling` ("FP64.FMA") has no theoretical peak on this device:
+// device.extra "theoretical_unknown.<ceiling>", which the fitter lists under missing: beside the
+// measured ceiling as "<ceiling>: no theoretical peak: <why>" (so a table's "unknown: " goes).
+inline void say_peak_unknown(DeviceInfo& dev, const std::string& ceiling, const std::string& why) {
+  const std::string prefix = "unknown: ";
+  dev.extra["theoretical_unknown." + ceiling] = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
+}
 
 // Bytes of all instances of the cache `name` ("L2") the device reports; 0 when it reports none.
 inline std::uint64_t cache_bytes(const DeviceInfo& dev, const std::string& name) {

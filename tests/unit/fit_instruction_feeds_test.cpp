@@ -68,7 +68,9 @@ void register_feed_probes() {
     add("ff_tensor", {feed(FeedKind::ComputeCeiling, "gflops", {"type"}, "TENSOR.{type}")});
     FeedSpec by_api = feed(FeedKind::ComputeCeiling, "gflops", {"type"}, "TENSOR.{type}");
     by_api.instruction_axis = "api";
-    by_api.instruction_text = {{"mma", "mma.sync m16n8k16"}, {"wgmma", "wgmma.mma_async m64n128k16"}};
+    by_api.instruction_text = {{"mma", "mma.sync m16n8k16"},
+                               {"wgmma", "wgmma.mma_async m64n128k16"},
+                               {"api=mma;type=bf16.fp32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}};
     add("ff_tensor_api", {by_api});
 
     FeedSpec scaling = feed(FeedKind::Scaling, "", {"kernel"}, "{kernel}");
@@ -275,7 +277,8 @@ TEST(FitFeeds, EachInstructionKeepsItsOwnTensorCeilingAndTheFastestIsTheHeadline
   EXPECT_EQ(c.by_instruction[1].stats.samples, 3);
   EXPECT_EQ(c.by_instruction[2].instruction, "api=wmma");  // no text given: the axis value says it
   EXPECT_EQ(bf16.by_instruction.size(), 1u);
-  EXPECT_EQ(bf16.instruction, "mma.sync m16n8k16");
+  // The text of the point itself (type and api) wins over the api's.
+  EXPECT_EQ(bf16.instruction, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
 
   // The machine file keeps all of it, and reads it back.
   const Machine back = read_machine_text(machine_to_yaml(m), "m.yaml");

@@ -1,6 +1,6 @@
-// Tensor FLOPs of an Nsight Compute launch: the op counters are exact and counted once per data
-// path, per-kind instruction counts use the shape of the launch's compute capability, and what
-// has no one figure (Hopper's GMMA) is left uncounted and said, never guessed.
+// Tensor FLOPs of an Nsight Compute launch: the op counters count each data path once,
+// instruction counts are used only where the architecture has one shape for them, and a kernel
+// whose tensor work has no figure gets no FLOP point (never a guess, never its scalar FLOPs alone).
 #include <gtest/gtest.h>
 
 #include "driver/report/ncu_tensor.hpp"
@@ -11,21 +11,27 @@ namespace {
 
 using Counters = std::map<std::string, double>;
 
-TEST(NcuTensor, FlopsPerInstructionFollowTheShapeOfEachComputeCapability) {
-  // 2 x M x N x K of the SASS shape the libraries issue there.
-  EXPECT_EQ(tensor_flops_per_instruction("hmma", 7.0), 2.0 * 8 * 8 * 4);    // HMMA.884
-  EXPECT_EQ(tensor_flops_per_instruction("hmma", 7.5), 2.0 * 16 * 8 * 8);   // HMMA.1688
-  EXPECT_EQ(tensor_flops_per_instruction("hmma", 8.0), 2.0 * 16 * 8 * 16);  // HMMA.16816
-  EXPECT_EQ(tensor_flops_per_instruction("hmma", 8.9), 4096.0);
-  EXPECT_EQ(tensor_flops_per_instruction("imma", 7.5), 2.0 * 8 * 8 * 16);   // IMMA.8816
-  EXPECT_EQ(tensor_flops_per_instruction("imma", 8.6), 2.0 * 16 * 8 * 32);  // IMMA.16832
-  EXPECT_EQ(tensor_flops_per_instruction("dmma", 8.0), 2.0 * 8 * 8 * 4);    // DMMA.884
-  EXPECT_FALSE(tensor_flops_per_instruction("imma", 7.0));                  // Volta has no IMMA
-  EXPECT_FALSE(tensor_flops_per_instruction("dmma", 9.0));                  // four f64 shapes on Hopper
-  EXPECT_FALSE(tensor_flops_per_instruction("gmma", 9.0));                  // wgmma: N from 8 to 256
+bool noted(const NcuConversion& r, const std::string& a, const std::string& b = "") {
+  for (const std::string& n : r.notes)
+    if (n.find(a) != std::string::npos && n.find(b) != std::string::npos) return true;
+  return false;
 }
 
-TEST(NcuTensor, OpCountersAreExactAndEachDataPathCountsOnce) {
+TEST(NcuTensor, OnlyArchitecturesWithOneShapePerKindHaveAFigure) {
+  // 2 x M x N x K of the one SASS shape: Volta's HMMA.884 and A100's DMMA.884.
+  EXPECT_EQ(ncu_tensor_shape("hmma", 7.0)->flops, 2.0 * 8 * 8 * 4);
+  EXPECT_EQ(ncu_tensor_shape("hmma", 7.2)->flops, 512);
+  EXPECT_EQ(ncu_tensor_shape("dmma", 8.0)->flops, 2.0 * 8 * 8 * 4);
+  EXPECT_STREQ(ncu_tensor_shape("dmma", 8.0)->shape, "DMMA.884");
+  // Several shapes: Turing/Ampere/Ada HMMA (.1688 and .16816, f16 and tf32), IMMA (.8816/.16832),
+  // Hopper's four DMMA shapes, GMMA of any N.
+  for (double cc : {7.5, 8.0, 8.6, 8.9, 9.0, 12.0}) EXPECT_FALSE(ncu_tensor_shape("hmma", cc)) << cc;
+  EXPECT_FALSE(ncu_tensor_shape("imma", 8.0));
+  EXPECT_FALSE(ncu_tensor_shape("dmma", 9.0));
+  EXPECT_FALSE(ncu_tensor_shape("gmma", 9.0));
+}
+
+TEST(NcuTensor, OpCountersCountEachDataPathOnce) {
   // A total over accumulators, its parts, and its sparsity halves: the total alone.
   Counters c = {{"CC", 8.0},
                 {"sm__ops_path_tensor_src_fp16.sum", 1000},
@@ -41,58 +47,91 @@ TEST(NcuTensor, OpCountersAreExactAndEachDataPathCountsOnce) {
   EXPECT_DOUBLE_EQ(w.flops, 1000 + 30 + 20 + 7);
   EXPECT_TRUE(w.uncounted.empty());
 
-  // Without the total: its accumulator parts; instruction-kind qualified counters are disjoint.
+  // Without the total: per accumulator, the unqualified counter, else its kinds (disjoint).
   c = {{"sm__ops_path_tensor_src_fp16_dst_fp32.sum", 600},
-       {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", 400},
+       {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", 600},  // inside the unqualified one
+       {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum", 400},  // a path only qualified counters cover
        {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", 50},
        {"sm__ops_path_tensor_op_gmma_src_bf16_dst_fp32.sum", 70}};
   EXPECT_DOUBLE_EQ(tensor_work(c, 0).flops, 600 + 400 + 50 + 70);
-}
-
-TEST(NcuTensor, InstructionKindsUseTheirComputeCapabilityAndGmmaIsNotGuessed) {
-  Counters c = {{"CC", 8.0},
-                {"sm__inst_executed_pipe_tensor_op_hmma.sum", 10},
-                {"sm__inst_executed_pipe_tensor_op_dmma.sum", 2},
-                {"sm__inst_executed_pipe_tensor.sum", 12}};  // the same instructions again
-  TensorWork w = tensor_work(c, 0);
-  EXPECT_DOUBLE_EQ(w.flops, 10 * 4096.0 + 2 * 512.0);
-  EXPECT_DOUBLE_EQ(w.instructions, 12);
-  EXPECT_EQ(w.how, "hmma@8.0,dmma@8.0");
-
-  c = {{"CC", 9.0}, {"sm__inst_executed_pipe_tensor_op_gmma.sum", 5}, {"sm__inst_executed_pipe_tensor_op_hmma.sum", 1}};
-  w = tensor_work(c, 0);
-  EXPECT_DOUBLE_EQ(w.flops, 4096.0);
-  EXPECT_EQ(w.uncounted, "gmma@9.0");
-
-  // The one pipe counter on Hopper mixes every instruction kind: no figure unless the user gives one.
-  c = {{"CC", 9.0}, {"sm__inst_executed_pipe_tensor.sum", 5}};
-  w = tensor_work(c, 0);
+  // Kind-qualified totals only.
+  c = {{"sm__ops_path_tensor_op_hmma_src_fp16.sum", 5}, {"sm__ops_path_tensor_op_gmma_src_fp16.sum", 6}};
+  EXPECT_DOUBLE_EQ(tensor_work(c, 0).flops, 11);
+  // Op counters that are all 0: no tensor work, and nothing to say about it.
+  w = tensor_work({{"sm__ops_path_tensor_src_fp16_dst_fp32.sum", 0}}, 0);
   EXPECT_TRUE(w.how.empty());
-  EXPECT_EQ(w.uncounted, "pipe@9.0");
-  w = tensor_work(c, 2048);
-  EXPECT_DOUBLE_EQ(w.flops, 5 * 2048.0);
-  // Without a CC column: V100's HMMA.884, the figure of NERSC's recipe.
-  EXPECT_DOUBLE_EQ(tensor_work({{"sm__inst_executed_pipe_tensor.sum", 5}}, 0).flops, 5 * 512.0);
+  EXPECT_TRUE(w.uncounted.empty());
 }
 
-TEST(NcuTensor, AConversionSaysHowTensorFlopsWereCountedAndWhichKernelHadNone) {
+TEST(NcuTensor, InstructionCountsNeedOneShapeOrTheUsersFigure) {
+  Counters c = {{"CC", 8.0}, {"sm__inst_executed_pipe_tensor_op_dmma.sum", 2}};
+  TensorWork w = tensor_work(c, 0);
+  EXPECT_DOUBLE_EQ(w.flops, 2 * 512.0);
+  EXPECT_EQ(w.how, "dmma@8.0:512");
+  // An A100's HMMA may be .1688 or .16816, f16 or tf32: no figure of ours, the user's if given.
+  c = {{"CC", 8.0}, {"sm__inst_executed_pipe_tensor_op_hmma.sum", 10}};
+  EXPECT_EQ(tensor_work(c, 0).uncounted, "hmma@8.0");
+  w = tensor_work(c, 1024);
+  EXPECT_DOUBLE_EQ(w.flops, 10 * 1024.0);
+  EXPECT_EQ(w.how, "hmma:1024 (--tensor-flops-per-inst)");
+  // Hopper's GMMA: never guessed.
+  c = {{"CC", 9.0}, {"sm__inst_executed_pipe_tensor_op_gmma.sum", 5}, {"sm__inst_executed_pipe_tensor.sum", 5}};
+  EXPECT_EQ(tensor_work(c, 0).uncounted, "gmma@9.0");
+  // A per-kind counter without a CC column: no architecture, no shape.
+  EXPECT_EQ(tensor_work({{"sm__inst_executed_pipe_tensor_op_hmma.sum", 3}}, 0).uncounted, "hmma (no CC column)");
+  // Zero instructions are no tensor work.
+  EXPECT_TRUE(tensor_work({{"CC", 9.0}, {"sm__inst_executed_pipe_tensor_op_gmma.sum", 0}}, 0).uncounted.empty());
+}
+
+TEST(NcuTensor, ThePipeCounterIs512OnlyWhereThatIsVoltasOneShape) {
+  EXPECT_DOUBLE_EQ(tensor_work({{"CC", 7.0}, {"sm__inst_executed_pipe_tensor.sum", 5}}, 0).flops, 5 * 512.0);
+  // No CC column: NERSC's V100 recipe, said as such.
+  const TensorWork nersc = tensor_work({{"sm__inst_executed_pipe_tensor.sum", 5}}, 0);
+  EXPECT_DOUBLE_EQ(nersc.flops, 5 * 512.0);
+  EXPECT_NE(nersc.how.find("no CC column"), std::string::npos);
+  for (double cc : {8.0, 9.0}) {
+    const TensorWork w = tensor_work({{"CC", cc}, {"sm__inst_executed_pipe_tensor.sum", 5}}, 0);
+    EXPECT_TRUE(w.how.empty()) << cc;
+    EXPECT_EQ(w.uncounted.rfind("pipe@", 0), 0u) << cc;
+  }
+  EXPECT_DOUBLE_EQ(tensor_work({{"CC", 9.0}, {"sm__inst_executed_pipe_tensor.sum", 5}}, 2048).flops, 5 * 2048.0);
+  // A pipe counter of 0 (every export of the default metric list has one): nothing to note.
+  const TensorWork none = tensor_work({{"CC", 9.0}, {"sm__inst_executed_pipe_tensor.sum", 0}}, 0);
+  EXPECT_TRUE(none.how.empty());
+  EXPECT_TRUE(none.uncounted.empty());
+}
+
+TEST(NcuTensor, AKernelWithUncountedTensorWorkGetsNoFlopPoint) {
+  // The GMMA GEMM's epilogue FFMAs would give it a FLOP point orders of magnitude too low.
   const std::string csv =
       "\"ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\",\"sm__inst_executed_pipe_tensor_op_gmma.sum\","
-      "\"sm__inst_executed_pipe_tensor_op_hmma.sum\",\"dram__bytes.sum\"\n"
-      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"byte\"\n"
-      "\"0\",\"sm90_xmma_gemm_f16f16_f32\",\"9.0\",\"100\",\"1000\",\"0\",\"1000000\"\n"
-      "\"1\",\"ampere_h16816gemm\",\"9.0\",\"100\",\"0\",\"1000\",\"1000000\"\n";
+      "\"sm__inst_executed_pipe_tensor_op_dmma.sum\",\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\","
+      "\"smsp__inst_executed.sum\",\"dram__bytes.sum\"\n"
+      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"inst\",\"byte\"\n"
+      "\"0\",\"sm90_xmma_gemm_f16f16_f32\",\"9.0\",\"100\",\"1000\",\"0\",\"5000\",\"20000\",\"1000000\"\n"
+      "\"1\",\"ampere_fp64_dgemm\",\"8.0\",\"100\",\"0\",\"1000\",\"0\",\"20000\",\"1000000\"\n";
   const NcuConversion r = convert_ncu_csv(csv, "t.csv");
-  bool hmma = false, gmma_named = false;
-  for (const std::string& n : r.notes) {
-    hmma |= n.find("hmma@9.0") != std::string::npos;
-    gmma_named |= n.find("'sm90_xmma_gemm_f16f16_f32'") != std::string::npos && n.find("gmma@9.0") != std::string::npos;
+  EXPECT_TRUE(noted(r, "'sm90_xmma_gemm_f16f16_f32'", "gmma@9.0"));
+  EXPECT_TRUE(noted(r, "dmma@8.0 counted as 512 FLOPs each", "DMMA.884"));
+  bool gemm_flop = false, gemm_instruction = false, dgemm_flop = false;
+  for (const KernelPoint& p : r.points) {
+    gemm_flop |= p.kernel == "sm90_xmma_gemm_f16f16_f32" && p.kind == "flop";
+    gemm_instruction |= p.kernel == "sm90_xmma_gemm_f16f16_f32" && p.kind == "instruction";
+    if (p.kernel == "ampere_fp64_dgemm" && p.kind == "flop") {
+      dgemm_flop = true;
+      EXPECT_NEAR(p.performance, 1000 * 512.0 / 100e-6 / 1e9, 1e-9);
+    }
   }
-  EXPECT_TRUE(hmma);
-  EXPECT_TRUE(gmma_named);
-  ASSERT_EQ(r.points.size(), 1u);  // the GMMA kernel has no FLOP point rather than a guessed one
-  EXPECT_EQ(r.points[0].kernel, "ampere_h16816gemm");
-  EXPECT_NEAR(r.points[0].performance, 1000 * 4096.0 / 100e-6 / 1e9, 1e-9);
+  EXPECT_FALSE(gemm_flop);
+  EXPECT_TRUE(gemm_instruction);  // its instruction point stands: instructions are counted exactly
+  EXPECT_TRUE(dgemm_flop);
+  // An export with a tensor pipe counter of 0 everywhere says nothing about tensor FLOPs.
+  const std::string quiet =
+      "\"ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\",\"sm__inst_executed_pipe_tensor.sum\","
+      "\"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum\",\"dram__bytes.sum\"\n"
+      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"byte\"\n"
+      "\"0\",\"daxpy\",\"9.0\",\"10\",\"0\",\"1000\",\"24000\"\n";
+  EXPECT_FALSE(noted(convert_ncu_csv(quiet, "q.csv"), "tensor"));
 }
 
 }  // namespace

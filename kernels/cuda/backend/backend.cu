@@ -98,10 +98,10 @@ void add_theoretical_peaks(DeviceInfo& info, const GpuArchFigures& arch, const s
       const std::string name = std::string(p.name) + (fma ? ".FMA" : ".noFMA");
       if (p.lanes == 0 || mhz <= 0) {
         // The row's own reason where it has one (B300's FP64, Thor), else the generic one.
-        info.theoretical_basis[name] = p.lanes == 0 && arch.unknown[0] != '\0'
-                                           ? std::string(arch.unknown)
-                                           : "unknown: no per-SM lane figure for compute capability " + cc +
-                                                 (p.lanes == 0 ? std::string() : std::string(" (no clock)"));
+        say_peak_unknown(info, name,
+                         mhz <= 0                  ? "the device reported no SM clock"
+                         : arch.unknown[0] != '\0' ? std::string(arch.unknown)
+                                                   : "no per-SM lane figure for compute capability " + cc);
         continue;
       }
       info.theoretical_gflops[name] = gpu_peak_gflops(info.compute_units, p.lanes, mhz, fma);

@@ -202,11 +202,8 @@ int blocks_per_sm_for(const StreamParams& s, const StreamKernel& kernel) {
 double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_per_sm, int max_blocks_per_sm) {
   const double dram = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
   const double mhz = dev.clock_measured_mhz > 0 ? dev.clock_measured_mhz : 1500.0;
-  double l1_total = 0, l2 = 0;
-  for (const CacheInfo& c : dev.caches) {
-    if (c.name == "L1") l1_total = static_cast<double>(c.bytes) * c.instances;
-    if (c.name == "L2") l2 = static_cast<double>(c.bytes);
-  }
+  const auto l1_total = static_cast<double>(cache_bytes(dev, "L1"));
+  const auto l2 = static_cast<double>(cache_bytes(dev, "L2"));
   const double ws = static_cast<double>(s.working_set);
   double gbs = dram;
   if (s.cache == StreamCache::Ca && ws <= l1_total / 2)

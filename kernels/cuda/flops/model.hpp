@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/beyond_l2.hpp"
 #include "kernels/common/hd.hpp"
 
 namespace roofprobe {
@@ -21,16 +22,12 @@ RP_HD std::size_t tile_element(std::size_t tile, int slot, int thread, int block
 }
 
 // The working set of a point whose working_set_bytes is 0 (the probe's default): the larger of
-// 64 MiB and 4x the device's L2, so the low-intensity points stream from device memory rather
-// than from an L2 holding most of the array (H100: 50 MB L2; RTX 4090: 72 MiB; B200: 126 MiB),
-// in whole MiB. An L2 the device does not report counts as the largest the tables name (128 MiB).
-// A nonzero request is kept as it is.
+// 64 MiB and 4x the device's L2 (beyond_l2_bytes), so the low-intensity points stream from device
+// memory rather than from an L2 holding most of the array (H100: 50 MB L2; RTX 4090: 72 MiB;
+// B200: 126 MiB). A nonzero request is kept as it is.
 inline constexpr std::uint64_t kFlopsMinWorkingSet = std::uint64_t{64} << 20;
-inline constexpr std::uint64_t kFlopsUnknownL2Bytes = std::uint64_t{128} << 20;
 RP_HD constexpr std::uint64_t flops_working_set_bytes(std::uint64_t requested, std::uint64_t l2_bytes) {
-  const std::uint64_t mib = std::uint64_t{1} << 20;
-  const std::uint64_t four_l2 = (4 * (l2_bytes > 0 ? l2_bytes : kFlopsUnknownL2Bytes) + mib - 1) / mib * mib;
-  return requested > 0 ? requested : four_l2 > kFlopsMinWorkingSet ? four_l2 : kFlopsMinWorkingSet;
+  return requested > 0 ? requested : beyond_l2_bytes(l2_bytes, kFlopsMinWorkingSet);
 }
 
 struct FlopTiles {

@@ -406,7 +406,7 @@ class CudaFlopsProbe final : public Probe {
   }
 
   // The device is not known here: for the default (0), the array of the largest L2 the tables
-  // name, an upper bound of what prepare() allocates.
+  // name (beyond_l2_bytes), an upper bound of what prepare() allocates on every GPU they name.
   std::uint64_t footprint_bytes(const Params& p) const override {
     return flops_working_set_bytes(static_cast<std::uint64_t>(param_int(p, "working_set_bytes")), 0);
   }
@@ -442,9 +442,7 @@ class CudaFlopsProbe final : public Probe {
       dev.theoretical_gflops[name] = peak.gflops;
       dev.theoretical_basis[name] = peak.basis;
     }
-    // The fitter writes "<ceiling>: no theoretical peak: <why>", so the table's "unknown: " goes.
-    for (const auto& [name, why] : gpu_arith_unknown(major, minor))
-      dev.extra["theoretical_unknown." + name] = why.rfind("unknown: ", 0) == 0 ? why.substr(9) : why;
+    for (const auto& [name, why] : gpu_arith_unknown(major, minor)) say_peak_unknown(dev, name, why);
   }
 
  private:

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/beyond_l2.hpp"
 #include "kernels/common/hd.hpp"
 
 namespace roofprobe {
@@ -49,17 +50,13 @@ inline constexpr int kIssueLoadQuantum = 32;
 // FP32 chains count up from at most kIssueMaxFpStart by 1 per step: exact while below 2^24.
 inline constexpr std::int64_t kIssueMaxFpStart = 8192;
 inline constexpr std::int64_t kIssueMaxFpSteps = (std::int64_t{1} << 24) - kIssueMaxFpStart;
-// Bytes the loads stream per pass so that DRAM, not L2, serves them: 4x the device's L2 (HBM
-// figures converge only past ~4x L2 on GPUs with large L2s), rounded up to whole MiB, and never
-// under 256 MiB. A fixed 256 MiB was under 4x the L2 of an RTX 4090 (72 MiB) and of a B200 (126
-// MiB). l2_bytes 0 (unknown): the largest L2 the architecture tables name, 128 MiB.
+// Bytes the loads stream per pass so that DRAM, not L2, serves them (beyond_l2_bytes: 4x the
+// device's L2 in whole MiB), never under 256 MiB. A fixed 256 MiB was under 4x the L2 of an RTX
+// 4090 (72 MiB) and of a B200 (126 MiB).
 inline constexpr std::uint64_t kIssueMinStreamBytes = std::uint64_t{256} << 20;
-inline constexpr std::uint64_t kIssueUnknownL2Bytes = std::uint64_t{128} << 20;
+inline constexpr std::uint64_t kIssueUnknownL2Bytes = kLargestNamedL2Bytes;
 RP_HD std::uint64_t issue_stream_bytes(std::uint64_t l2_bytes) {
-  const std::uint64_t mib = std::uint64_t{1} << 20;
-  const std::uint64_t l2 = l2_bytes > 0 ? l2_bytes : kIssueUnknownL2Bytes;
-  const std::uint64_t four_l2 = (4 * l2 + mib - 1) / mib * mib;
-  return four_l2 > kIssueMinStreamBytes ? four_l2 : kIssueMinStreamBytes;
+  return beyond_l2_bytes(l2_bytes, kIssueMinStreamBytes);
 }
 
 // ---- streams ------------------------------------------------------------------------------------

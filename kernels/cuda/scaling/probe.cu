@@ -67,10 +67,7 @@ class ScalingPoint final : public PreparedPoint {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kScalingBlock, carveout_of("scaling"));
     if (kind == ScalingKernel::MemoryRead) {
-      std::uint64_t l2 = 0;
-      for (const CacheInfo& c : dev.caches)
-        if (c.name == "L2") l2 = c.bytes;
-      n_ = scaling_elements(scaling_working_set_bytes(l2, dev.memory_bytes));
+      n_ = scaling_elements(scaling_working_set_bytes(cache_bytes(dev, "L2"), dev.memory_bytes));
       if (n_ == 0) throw std::invalid_argument("scaling: device memory too small for one item");
       data_ = DeviceBuffer<uint4>(n_);
       scaling_fill_kernel<<<1024, 256>>>(data_.get(), n_);

@@ -170,9 +170,7 @@ class StridePoint final : public PreparedPoint {
   double seconds_per_group(const DeviceInfo& dev, std::uint64_t working_set) const {
     const StrideWork s = stride_work(static_cast<double>(warps_), 1, stride_, word_bytes_);
     const double dram = extra_number(dev, kExtraMemoryPeakGbs, 500.0);
-    double l2 = 0;
-    for (const CacheInfo& c : dev.caches)
-      if (c.name == "L2") l2 = static_cast<double>(c.bytes);
+    const auto l2 = static_cast<double>(cache_bytes(dev, "L2"));
     const double gbs = static_cast<double>(working_set) <= l2 ? 4 * dram : dram;
     const double mhz = dev.clock_measured_mhz > 0 ? dev.clock_measured_mhz : 1500.0;
     const double requests_per_s = std::max(dev.compute_units, 1) * mhz * 1e6;

@@ -98,6 +98,28 @@ const char* api_name(TensorApi api) {
   return "?";
 }
 
+std::string instruction_ptx(TensorType t, TensorApi api) {
+  // d.a.b.c element types of the mma.sync spelling, per type.
+  static const char* const mma_types[kTensorTypeCount] = {"f32.f16.f16.f32",   "f16.f16.f16.f16", "f32.bf16.bf16.f32",
+                                                          "f32.tf32.tf32.f32", "s32.s8.s8.s32",   "f64.f64.f64.f64",
+                                                          "f32.e4m3.e4m3.f32"};
+  static const char* const inputs[kTensorTypeCount] = {"f16", "f16", "bf16", "tf32", "s8", "f64", "e4m3"};
+  const TensorShape s = tensor_shape(t, api);
+  const std::string shape = "m" + std::to_string(s.m) + "n" + std::to_string(s.n) + "k" + std::to_string(s.k);
+  const int i = static_cast<int>(t);
+  switch (api) {
+    case TensorApi::Wmma:
+      return "wmma.mma.sync.aligned.row.row." + shape + " (nvcuda::wmma, " + tensor_type_name(t) + ")";
+    case TensorApi::Wgmma:
+      return "wgmma.mma_async.sync.aligned." + shape + ".f32." + inputs[i] + "." + inputs[i] + " (warpgroup, sm_90a)";
+    case TensorApi::Tcgen05:
+      return std::string("tcgen05.mma.cta_group::1.kind::f16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
+             "x" + std::to_string(s.k) + " " + inputs[i] + " (tensor memory, sm_100a)";
+    default:  // mma.sync, one shape per type (api=mma) or Hopper's f64 shapes
+      return "mma.sync.aligned." + shape + ".row.col." + mma_types[i];
+  }
+}
+
 // The paths whose operands are staged in shared memory and whose accumulator is one tile per
 // block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
 bool tile_api(TensorApi api) { return api == TensorApi::Wgmma || api == TensorApi::Tcgen05; }

@@ -13,6 +13,10 @@ namespace roofprobe::cuda::tensor_probe {
 // The kernel of (type, api), as a const void* for cudaFuncGetAttributes / occupancy queries.
 const void* kernel_of(TensorType t, TensorApi api);
 
+// The instruction a (type, api) point issues, as PTX spells it: "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+// "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 (warpgroup, sm_90a)", ...
+std::string instruction_ptx(TensorType t, TensorApi api);
+
 // "mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16": the api axis' values.
 const char* api_name(TensorApi api);
 

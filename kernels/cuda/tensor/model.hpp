@@ -517,8 +517,8 @@ inline TensorPeak tensor_peak_full_rate(TensorType t, int cc) {
                 "RTX Blackwell whitepaper: RTX 5090 104.8 TFLOP/s TF32 dense at 2407 MHz x 170 SMs, "
                 "GeForce's half rate"};
       return {0,
-              "unknown: the RTX Blackwell whitepaper's INT8/FP8 figures for the RTX 5090 are not "
-              "split by accumulator where we could cite them"};
+              "unknown: no RTX 5090 INT8 or FP8 dense tensor figure checked against the RTX Blackwell "
+              "whitepaper (its headline is FP4 with sparsity)"};
     case 72:  // Xavier, Orin, B200/B300, Thor, GB10: no figure, an "unknown: ..." reason instead
     case 87:
     case 100:

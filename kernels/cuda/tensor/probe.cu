@@ -399,19 +399,15 @@ class CudaTensorProbe final : public Probe {
     // One ceiling per type, the fastest instruction's (what plots and exports use); every
     // instruction's own ceiling is kept beside it under by_instruction.
     feed.instruction_axis = "api";
-    feed.instruction_text = {
-        {"mma",
-         "mma.sync.aligned (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 int8/e4m3, m8n8k4 f64; "
-         "sm_80+)"},
-        {"wmma", "wmma.mma.sync via nvcuda::wmma (16x16x16 fp16/bf16/int8, 16x16x8 tf32, 8x8x4 f64; sm_70+)"},
-        {"wgmma",
-         "wgmma.mma_async.sync.aligned.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3; f32 accumulate), one warpgroup "
-         "(sm_90a)"},
-        {"tcgen05", "tcgen05.mma.cta_group::1.kind::f16 128x64x16 into tensor memory (sm_100a)"},
-        {"mma.m16n8k4", "mma.sync.aligned.m16n8k4.row.col.f64 (sm_90)"},
-        {"mma.m16n8k8", "mma.sync.aligned.m16n8k8.row.col.f64 (sm_90)"},
-        {"mma.m16n8k16", "mma.sync.aligned.m16n8k16.row.col.f64 (sm_90)"},
-    };
+    // The instruction of every (type, api) point the probe has, as PTX writes it.
+    for (int i = 0; i < kTensorTypeCount; ++i)
+      for (int a = 0; a < kTensorApiCount; ++a) {
+        const auto t = static_cast<TensorType>(i);
+        const auto api = static_cast<TensorApi>(a);
+        if (tensor_shape(t, api).m > 0)
+          feed.instruction_text[params_to_string({{"api", api_name(api)}, {"type", tensor_type_name(t)}})] =
+              instruction_ptx(t, api);
+      }
     info_.feeds = {feed};
   }
 
@@ -457,12 +453,12 @@ class CudaTensorProbe final : public Probe {
         if (!device_reason(t, TensorApi::Mma, cc).empty()) continue;
         // The table row's own reason where it gives one ("unknown: ..."), else the generic one.
         const std::string own = peak.source;
-        dev.extra["theoretical_unknown." + name] =
-            own.rfind("unknown: ", 0) == 0
-                ? own.substr(9)
-                : "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type on compute "
-                  "capability " +
-                      cc_text(cc);
+        say_peak_unknown(dev, name,
+                         own.rfind("unknown: ", 0) == 0
+                             ? own
+                             : "the dense tensor table (kernels/cuda/tensor/model.hpp) has no figure for this type "
+                               "on compute capability " +
+                                   cc_text(cc));
         continue;
       }
       dev.theoretical_gflops[name] = dev.compute_units * peak.flops_per_clk_per_sm * mhz * 1e-3;

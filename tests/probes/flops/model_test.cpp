@@ -374,12 +374,6 @@ TEST(FlopTiles, InitialValuesAreExactAndDistinct) {
   EXPECT_EQ(static_cast<double>(flops_initial_value<float>(777)), flops_initial_value<double>(777));
 }
 
-}  // namespace
-}  // namespace roofprobe
-
-namespace roofprobe {
-namespace {
-
 // The default working set (0) is at least 4x the device's L2, so the low-intensity points of the
 // sweep stream from device memory: 64 MiB alone sits mostly in an H100's 50 MB L2.
 TEST(FlopsWorkingSet, TheDefaultIsFourTimesTheL2AndAtLeast64MiB) {
@@ -391,7 +385,6 @@ TEST(FlopsWorkingSet, TheDefaultIsFourTimesTheL2AndAtLeast64MiB) {
   EXPECT_EQ(flops_working_set_bytes(0, 40 * mib + 1), 161 * mib);    // rounded up to whole MiB
   EXPECT_EQ(flops_working_set_bytes(0, 0), 512 * mib);               // unknown: the largest L2 named
   EXPECT_EQ(flops_working_set_bytes(32 * mib, 50 * mib), 32 * mib);  // an explicit size is kept
-  EXPECT_GE(flops_working_set_bytes(0, 50 * mib), 4 * 50 * mib);
 }
 
 }  // namespace

@@ -382,6 +382,27 @@ TEST(TensorProbe, DeclaresItsAxesAndFeed) {
   EXPECT_EQ(info.feeds[0].name_pattern, "TENSOR.{type}");
 }
 
+// The machine file names each tensor ceiling's instruction as PTX spells it (the spellings the
+// PTX checks of tests/probes/tensor/ptx.cmake count).
+TEST(TensorProbe, NamesTheInstructionOfEachPoint) {
+  const Probe* probe = tensor_probe();
+  if (probe == nullptr) GTEST_SKIP() << "built without CUDA";
+  const FeedSpec& feed = probe->info().feeds.at(0);
+  EXPECT_EQ(feed.instruction_axis, "api");
+  auto text = [&](const char* api, const char* type) {
+    const auto it = feed.instruction_text.find(std::string("api=") + api + ";type=" + type);
+    return it == feed.instruction_text.end() ? std::string("(none)") : it->second;
+  };
+  EXPECT_EQ(text("mma", "fp64.fp64"), "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64");
+  EXPECT_EQ(text("mma.m16n8k16", "fp64.fp64"), "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64");
+  EXPECT_EQ(text("mma", "int8.int32"), "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32");
+  EXPECT_EQ(text("mma", "tf32.fp32"), "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+  EXPECT_EQ(text("wgmma", "tf32.fp32").rfind("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", 0), 0u);
+  EXPECT_EQ(text("wgmma", "fp8.fp32").rfind("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", 0), 0u);
+  EXPECT_EQ(text("mma.m16n8k16", "fp16.fp32"), "(none)");  // no such point
+  EXPECT_EQ(text("wmma", "fp8.fp32"), "(none)");
+}
+
 TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   const Probe* probe = tensor_probe();
   if (probe == nullptr) GTEST_SKIP() << "built without CUDA";
@@ -475,7 +496,7 @@ TEST(TensorProbe, GeForcePartsGetTheHalfFp32AccumulateRate) {
   EXPECT_NEAR(rtx5090.theoretical_gflops["TENSOR.FP16.FP16"], 419000, 419000 * 0.001);
   EXPECT_NEAR(rtx5090.theoretical_gflops["TENSOR.TF32.FP32"], 104800, 104800 * 0.001);
   EXPECT_EQ(rtx5090.theoretical_gflops.count("TENSOR.INT8.INT32"), 0u);
-  EXPECT_NE(rtx5090.extra["theoretical_unknown.TENSOR.INT8.INT32"].find("not split by accumulator"), std::string::npos);
+  EXPECT_NE(rtx5090.extra["theoretical_unknown.TENSOR.INT8.INT32"].find("no RTX 5090 INT8 or FP8"), std::string::npos);
 }
 
 }  // namespace

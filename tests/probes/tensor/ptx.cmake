@@ -108,6 +108,21 @@ foreach(_f64_k 4 8 16)
   endforeach()
 endforeach()
 
+# What ptxas makes of one f64 m16n8k16 where the probe does not compile it: DMMA.8x8x4 pieces on
+# sm_100 and sm_120, no DMMA.16x8x16 (the reason api=mma.m16n8k* is refused there), against one
+# DMMA.16x8x16 on sm_90.
+foreach(_split_arch 90 100 120)
+  if(_split_arch EQUAL 90)
+    set(_split_sass "DMMA\\.16x8x16" eq 1  [[DMMA\.8x8x4]] eq 0)
+  else()
+    set(_split_sass "DMMA\\.16x8x16" eq 0  [[DMMA\.8x8x4]] ge 2)
+  endif()
+  roofprobe_ptx_test(tensor_f64_m16n8k16_split_sm${_split_arch} ptx_f64_split_instance.cu ARCH ${_split_arch}
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/ptx_f64_split_instance.cu
+    EXPECT [[mma\.sync\.aligned\.m16n8k16\.row\.col\.f64\.f64\.f64\.f64]] eq 1
+    SASS_EXPECT ${_split_sass})
+endforeach()
+
 # WMMA: one PTX wmma.mma per call (the unit the probe counts), 20 per entry as above (nvcc may
 # load `reps` twice here, hence ge 1).
 if(NOT _tensor_arch LESS 70)
