@@ -263,7 +263,7 @@ struct KernelTotals {
   std::string kernel;
   double flops = 0, instructions = 0, seconds = 0;
   bool has_flops = false, has_instructions = false, has_time = true;
-  std::set<std::string> tensor_how, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
+  std::set<std::string> tensor_counted, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
   std::vector<double> transactions = std::vector<double>(levels().size(), 0.0);
   std::vector<bool> has_level = std::vector<bool>(levels().size(), false);
 };
@@ -281,10 +281,10 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     }
   }
   const TensorWork tensor = tensor_work(c, tensor_flops);
-  if (!tensor.how.empty()) {
+  if (!tensor.counted.empty()) {
     k.flops += tensor.flops;
     k.has_flops = true;
-    k.tensor_how.insert(tensor.how);
+    k.tensor_counted.insert(tensor.counted.begin(), tensor.counted.end());
   }
   if (!tensor.uncounted.empty()) k.tensor_uncounted.insert(tensor.uncounted);
   if (auto v = metric(c, {"smsp__inst_executed.sum", "sm__inst_executed.sum"})) {
@@ -431,38 +431,12 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
   }
 }
 
-// How tensor FLOPs were counted, one note per way ("hmma@7.0:512", "pipe:512 (no CC column)",
-// "ops"), and each kernel whose tensor work had no figure (it gets no FLOP point).
+// How tensor FLOPs were counted, one note per way (tensor_work writes them), and each kernel
+// whose tensor work had no figure (it gets no FLOP point).
 void add_tensor_notes(const std::vector<KernelTotals>& kernels, NcuConversion* out) {
   std::set<std::string> ways;
-  for (const KernelTotals& k : kernels)
-    for (const std::string& how : k.tensor_how) {
-      std::size_t start = 0;  // a launch may list several kinds: "hmma@7.0:512,dmma@8.0:512"
-      for (std::size_t comma; (comma = how.find(',', start)) != std::string::npos; start = comma + 1)
-        ways.insert(how.substr(start, comma - start));
-      ways.insert(how.substr(start));
-    }
-  for (const std::string& way : ways) {
-    if (way == "ops") {
-      out->notes.push_back(
-          "tensor FLOPs from Nsight Compute's tensor-path op counters (sm__ops_path_tensor_*), one FLOP per op "
-          "(NVIDIA's advice for tensor FLOPs; not yet checked here against a GEMM of known size)");
-      continue;
-    }
-    // <what>:<figure>[ (<why>)]; without a why, <what> is kind@CC and its one shape says why.
-    const std::size_t colon = way.find(':'), space = way.find(' ', colon);
-    const std::string what = way.substr(0, colon);
-    const std::string figure =
-        way.substr(colon + 1, space == std::string::npos ? std::string::npos : space - colon - 1);
-    std::string why = space == std::string::npos ? std::string() : way.substr(space + 2, way.size() - space - 3);
-    if (why.empty()) {
-      const std::size_t at = what.find('@');
-      const std::string kind = what.substr(0, at);
-      const auto shape = ncu_tensor_shape(kind == "pipe" ? "hmma" : kind, std::stod(what.substr(at + 1)));
-      why = std::string("the one shape there, ") + (shape ? shape->shape : "?");
-    }
-    out->notes.push_back("tensor instructions " + what + " counted as " + figure + " FLOPs each (" + why + ")");
-  }
+  for (const KernelTotals& k : kernels) ways.insert(k.tensor_counted.begin(), k.tensor_counted.end());
+  out->notes.insert(out->notes.end(), ways.begin(), ways.end());
   for (const KernelTotals& k : kernels)
     for (const std::string& u : k.tensor_uncounted)
       out->notes.push_back("kernel '" + short_kernel_name(k.kernel) + "': tensor instructions " + u +
@@ -477,7 +451,7 @@ void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions
   for (const KernelTotals& k : kernels) {
     any_flops |= k.has_flops;
     any_instructions |= k.has_instructions;
-    any_tensor |= !k.tensor_how.empty() || !k.tensor_uncounted.empty();
+    any_tensor |= !k.tensor_counted.empty() || !k.tensor_uncounted.empty();
     for (std::size_t l = 0; l < levels().size(); ++l) any_level[l] = any_level[l] || k.has_level[l];
   }
   if (!any_flops)

@@ -1,6 +1,8 @@
 // points --ncu-csv: tensor FLOPs per launch (see ncu_tensor.hpp for the order of sources).
 #include "driver/report/ncu_tensor.hpp"
 
+#include "driver/report/csv_text.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -74,10 +76,9 @@ std::string cc_text(double cc) {
   return buf;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+// The note line of one way of counting: "tensor instructions <what> counted as <n> FLOPs each (<why>)".
+std::string counted_as(const std::string& what, double flops, const std::string& why) {
+  return "tensor instructions " + what + " counted as " + csv_text::number_text(flops) + " FLOPs each (" + why + ")";
 }
 
 void append(std::string& list, const std::string& item) { list += (list.empty() ? "" : ",") + item; }
@@ -99,12 +100,15 @@ TensorWork tensor_work(const std::map<std::string, double>& counters, double flo
   };
   if (auto ops = ops_counter_flops(counters)) {  // one FLOP per op, whatever the instructions
     work.flops = *ops;
-    if (*ops > 0) work.how = "ops";
+    if (*ops > 0)
+      work.counted.push_back(
+          "tensor FLOPs from Nsight Compute's tensor-path op counters (sm__ops_path_tensor_*), one FLOP per op "
+          "(NVIDIA's advice for tensor FLOPs; not yet checked here against a GEMM of known size)");
     return work;
   }
   const std::optional<double> cc = counter("CC");
   const std::string at = cc ? "@" + cc_text(*cc) : std::string(" (no CC column)");
-  const std::string user = " (--tensor-flops-per-inst)";
+  const std::string user = "--tensor-flops-per-inst";
   bool any_kind = false;
   for (const std::string kind : {"hmma", "imma", "dmma", "gmma"}) {
     const std::string metric = "sm__inst_executed_pipe_tensor_op_" + kind + ".sum";
@@ -115,10 +119,10 @@ TensorWork tensor_work(const std::map<std::string, double>& counters, double flo
     if (!(*n > 0)) continue;
     if (kind == "hmma" && flops_per_instruction > 0) {
       work.flops += flops_per_instruction * *n;
-      append(work.how, kind + ":" + number(flops_per_instruction) + user);
+      work.counted.push_back(counted_as(kind, flops_per_instruction, user));
     } else if (const auto shape = cc ? ncu_tensor_shape(kind, *cc) : std::nullopt) {
       work.flops += shape->flops * *n;
-      append(work.how, kind + at + ":" + number(shape->flops));
+      work.counted.push_back(counted_as(kind + at, shape->flops, std::string("the one shape there, ") + shape->shape));
     } else {
       append(work.uncounted, kind + at);
     }
@@ -133,10 +137,11 @@ TensorWork tensor_work(const std::map<std::string, double>& counters, double flo
     const bool volta = !cc || ncu_tensor_shape("hmma", *cc).has_value();
     if (flops_per_instruction > 0) {
       work.flops = flops_per_instruction * *n;
-      work.how = "pipe:" + number(flops_per_instruction) + user;
+      work.counted.push_back(counted_as("pipe", flops_per_instruction, user));
     } else if (volta) {
       work.flops = 512 * *n;
-      work.how = cc ? "pipe@" + cc_text(*cc) + ":512" : "pipe:512 (no CC column: NERSC's recipe, V100's HMMA.884)";
+      work.counted.push_back(cc ? counted_as("pipe@" + cc_text(*cc), 512, "the one shape there, HMMA.884")
+                                : counted_as("pipe", 512, "no CC column: NERSC's recipe, V100's HMMA.884"));
     } else {
       work.uncounted = "pipe" + at;
     }

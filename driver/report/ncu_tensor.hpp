@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace roofprobe {
 
@@ -12,9 +13,9 @@ namespace roofprobe {
 // scalar FLOPs alone would sit orders of magnitude too low). Both empty: no tensor work.
 struct TensorWork {
   double flops = 0;
-  // "ops", or <what>:<FLOPs per instruction>[ (<why>)], comma-separated per kind: "hmma@7.0:512",
-  // "pipe:512 (no CC column: ...)", "hmma:1024 (--tensor-flops-per-inst)".
-  std::string how;
+  // How its FLOPs were counted, one note line per way ("tensor instructions dmma@8.0 counted as
+  // 512 FLOPs each (the one shape there, DMMA.884)"); empty without tensor work.
+  std::vector<std::string> counted;
   std::string uncounted;  // "gmma@9.0", "hmma@8.0", "pipe@9.0", "hmma (no CC column)"
 };
 

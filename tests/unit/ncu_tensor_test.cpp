@@ -43,7 +43,8 @@ TEST(NcuTensor, OpCountersCountEachDataPathOnce) {
                 {"sm__ops_path_tensor_src_fp64.sum", 7},
                 {"sm__inst_executed_pipe_tensor_op_hmma.sum", 99}};  // an estimate the ops replace
   TensorWork w = tensor_work(c, 0);
-  EXPECT_EQ(w.how, "ops");
+  ASSERT_EQ(w.counted.size(), 1u);
+  EXPECT_NE(w.counted[0].find("tensor-path op counters"), std::string::npos) << w.counted[0];
   EXPECT_DOUBLE_EQ(w.flops, 1000 + 30 + 20 + 7);
   EXPECT_TRUE(w.uncounted.empty());
 
@@ -59,7 +60,7 @@ TEST(NcuTensor, OpCountersCountEachDataPathOnce) {
   EXPECT_DOUBLE_EQ(tensor_work(c, 0).flops, 11);
   // Op counters that are all 0: no tensor work, and nothing to say about it.
   w = tensor_work({{"sm__ops_path_tensor_src_fp16_dst_fp32.sum", 0}}, 0);
-  EXPECT_TRUE(w.how.empty());
+  EXPECT_TRUE(w.counted.empty());
   EXPECT_TRUE(w.uncounted.empty());
 }
 
@@ -67,13 +68,15 @@ TEST(NcuTensor, InstructionCountsNeedOneShapeOrTheUsersFigure) {
   Counters c = {{"CC", 8.0}, {"sm__inst_executed_pipe_tensor_op_dmma.sum", 2}};
   TensorWork w = tensor_work(c, 0);
   EXPECT_DOUBLE_EQ(w.flops, 2 * 512.0);
-  EXPECT_EQ(w.how, "dmma@8.0:512");
+  EXPECT_EQ(w.counted, std::vector<std::string>{
+                           "tensor instructions dmma@8.0 counted as 512 FLOPs each (the one shape there, DMMA.884)"});
   // An A100's HMMA may be .1688 or .16816, f16 or tf32: no figure of ours, the user's if given.
   c = {{"CC", 8.0}, {"sm__inst_executed_pipe_tensor_op_hmma.sum", 10}};
   EXPECT_EQ(tensor_work(c, 0).uncounted, "hmma@8.0");
   w = tensor_work(c, 1024);
   EXPECT_DOUBLE_EQ(w.flops, 10 * 1024.0);
-  EXPECT_EQ(w.how, "hmma:1024 (--tensor-flops-per-inst)");
+  EXPECT_EQ(w.counted,
+            std::vector<std::string>{"tensor instructions hmma counted as 1024 FLOPs each (--tensor-flops-per-inst)"});
   // Hopper's GMMA: never guessed.
   c = {{"CC", 9.0}, {"sm__inst_executed_pipe_tensor_op_gmma.sum", 5}, {"sm__inst_executed_pipe_tensor.sum", 5}};
   EXPECT_EQ(tensor_work(c, 0).uncounted, "gmma@9.0");
@@ -88,16 +91,17 @@ TEST(NcuTensor, ThePipeCounterIs512OnlyWhereThatIsVoltasOneShape) {
   // No CC column: NERSC's V100 recipe, said as such.
   const TensorWork nersc = tensor_work({{"sm__inst_executed_pipe_tensor.sum", 5}}, 0);
   EXPECT_DOUBLE_EQ(nersc.flops, 5 * 512.0);
-  EXPECT_NE(nersc.how.find("no CC column"), std::string::npos);
+  ASSERT_EQ(nersc.counted.size(), 1u);
+  EXPECT_NE(nersc.counted[0].find("no CC column"), std::string::npos);
   for (double cc : {8.0, 9.0}) {
     const TensorWork w = tensor_work({{"CC", cc}, {"sm__inst_executed_pipe_tensor.sum", 5}}, 0);
-    EXPECT_TRUE(w.how.empty()) << cc;
+    EXPECT_TRUE(w.counted.empty()) << cc;
     EXPECT_EQ(w.uncounted.rfind("pipe@", 0), 0u) << cc;
   }
   EXPECT_DOUBLE_EQ(tensor_work({{"CC", 9.0}, {"sm__inst_executed_pipe_tensor.sum", 5}}, 2048).flops, 5 * 2048.0);
   // A pipe counter of 0 (every export of the default metric list has one): nothing to note.
   const TensorWork none = tensor_work({{"CC", 9.0}, {"sm__inst_executed_pipe_tensor.sum", 0}}, 0);
-  EXPECT_TRUE(none.how.empty());
+  EXPECT_TRUE(none.counted.empty());
   EXPECT_TRUE(none.uncounted.empty());
 }
 

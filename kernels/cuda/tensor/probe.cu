@@ -367,6 +367,12 @@ std::vector<std::string> all_type_names() {
   return v;
 }
 
+std::vector<std::string> all_api_names() {
+  std::vector<std::string> v;
+  for (int i = 0; i < kTensorApiCount; ++i) v.push_back(api_name(static_cast<TensorApi>(i)));
+  return v;
+}
+
 class CudaTensorProbe final : public Probe {
  public:
   CudaTensorProbe() {
@@ -389,7 +395,7 @@ class CudaTensorProbe final : public Probe {
                     "bf16.fp32, tf32.fp32 and fp8.fp32, tcgen05 for fp16.fp32 and bf16.fp32; mma.m16n8k4, mma.m16n8k8, "
                     "mma.m16n8k16: Hopper's f64 "
                     "mma.sync shapes (fp64.fp64, compute capability 9.0)",
-                    {"mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16"}),
+                    all_api_names()),
     };
     FeedSpec feed;
     feed.kind = FeedKind::ComputeCeiling;
