@@ -1,10 +1,11 @@
 // Device side of the tensor probe's Hopper path (api=wgmma): one warpgroup per block issues
-// warpgroup-level wgmma.mma_async.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3; sm_90a) on A and B tiles staged once in
-// shared memory, into a 64 x 128 f32 accumulator held in registers. The shapes, the tile layout, the descriptors and
-// the accumulator layout are kernels/cuda/tensor/wgmma_layout.hpp's; the loop is the mma.sync kernel's
-// (kernels/cuda/tensor/kernel.cuh): per iteration kWgmmaSteps instructions alternating +B and -B (imm-scale-b = -1),
-// one commit group, then wait for it, so the accumulator is back at C after every iteration (`hits`), and one more +B
-// after the loop leaves C + A*B for the host.
+// warpgroup-level wgmma.mma_async.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3 and int8; sm_90a) on A and B tiles
+// staged once in shared memory, into a 64 x 128 f32 (int8: s32) accumulator held in registers. The shapes, the tile
+// layout, the descriptors and the accumulator layout are kernels/cuda/tensor/wgmma_layout.hpp's; the loop is the
+// mma.sync kernel's (kernels/cuda/tensor/kernel.cuh): per iteration kWgmmaSteps instructions alternating +B and -B
+// (imm-scale-b = -1; int8 has no scale immediates and reads -B from a tile of its own), one commit group, then wait
+// for it, so the accumulator is back at C after every iteration (`hits`), and one more +B after the loop leaves
+// C + A*B for the host.
 //
 // Compiled only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL: the arch-specific features wgmma needs run
 // on compute capability 9.0 alone); elsewhere the kernel writes kTensorNotCompiled into `hits`.
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/tensor/model.hpp"
 #include "kernels/cuda/tensor/wgmma_layout.hpp"
@@ -26,15 +28,23 @@
 
 namespace roofprobe::cuda {
 
-// The input.accumulate types with a wgmma path here: f16, bf16, tf32 and e4m3 inputs, f32
-// accumulate (tensor_wgmma_shape).
+// The input.accumulate types with a wgmma path here: f16, bf16, tf32 and e4m3 inputs with f32
+// accumulate, int8 with s32 (tensor_wgmma_shape).
 __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tensor_wgmma_shape(t).m > 0; }
 
+// int8 negates B through a second tile: integer wgmma has no imm-scale-b.
+__host__ __device__ constexpr bool tensor_wgmma_negated_tile(TensorType t) { return t == TensorType::Int8Int32; }
+
+// The accumulator registers' element type: s32 for int8, f32 otherwise.
+template <TensorType T>
+using WgmmaAcc = std::conditional_t<T == TensorType::Int8Int32, int, float>;
+
 #if RP_TENSOR_HAS_WGMMA
-// One m64n128 wgmma with f32 accumulate: the asm text differs only in its shape and input types
-// (RP_WGMMA_KIND, e.g. "m64n128k16.f32.f16.f16") and in its immediates (RP_WGMMA_IMM: f16/bf16
-// take imm-trans-a/b as well as the scales, tf32 and e4m3 the scales only), so it is written once.
-#define RP_WGMMA_M64N128_F32()                                                                                       \
+// One m64n128 wgmma: the asm text differs only in its shape and types (RP_WGMMA_KIND, e.g.
+// "m64n128k16.f32.f16.f16"), its immediates (RP_WGMMA_IMM: f16/bf16 take imm-scale-a/b and
+// imm-trans-a/b, tf32 and e4m3 the scales only, int8 none) and its accumulator registers
+// (RP_WGMMA_ACC: "+f" for f32, "+r" for s32), so it is written once.
+#define RP_WGMMA_M64N128()                                                                                           \
   asm volatile(                                                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                                   \
       "wgmma.mma_async.sync.aligned." RP_WGMMA_KIND                                                                  \
@@ -42,61 +52,86 @@ __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tens
       "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%" \
       "29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%" \
       "56,%57,%58,%59,%60,%61,%62,%63}, "                                                                            \
-      "%64, %65, p, 1, %67" RP_WGMMA_IMM ";\n}\n"                                                                    \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
-        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),       \
-        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),      \
-        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),      \
-        "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),      \
-        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),      \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),      \
-        "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                    \
+      "%64, %65, p" RP_WGMMA_IMM ";\n}\n"                                                                            \
+      : RP_WGMMA_ACC(d[0]), RP_WGMMA_ACC(d[1]), RP_WGMMA_ACC(d[2]), RP_WGMMA_ACC(d[3]), RP_WGMMA_ACC(d[4]),          \
+        RP_WGMMA_ACC(d[5]), RP_WGMMA_ACC(d[6]), RP_WGMMA_ACC(d[7]), RP_WGMMA_ACC(d[8]), RP_WGMMA_ACC(d[9]),          \
+        RP_WGMMA_ACC(d[10]), RP_WGMMA_ACC(d[11]), RP_WGMMA_ACC(d[12]), RP_WGMMA_ACC(d[13]), RP_WGMMA_ACC(d[14]),     \
+        RP_WGMMA_ACC(d[15]), RP_WGMMA_ACC(d[16]), RP_WGMMA_ACC(d[17]), RP_WGMMA_ACC(d[18]), RP_WGMMA_ACC(d[19]),     \
+        RP_WGMMA_ACC(d[20]), RP_WGMMA_ACC(d[21]), RP_WGMMA_ACC(d[22]), RP_WGMMA_ACC(d[23]), RP_WGMMA_ACC(d[24]),     \
+        RP_WGMMA_ACC(d[25]), RP_WGMMA_ACC(d[26]), RP_WGMMA_ACC(d[27]), RP_WGMMA_ACC(d[28]), RP_WGMMA_ACC(d[29]),     \
+        RP_WGMMA_ACC(d[30]), RP_WGMMA_ACC(d[31]), RP_WGMMA_ACC(d[32]), RP_WGMMA_ACC(d[33]), RP_WGMMA_ACC(d[34]),     \
+        RP_WGMMA_ACC(d[35]), RP_WGMMA_ACC(d[36]), RP_WGMMA_ACC(d[37]), RP_WGMMA_ACC(d[38]), RP_WGMMA_ACC(d[39]),     \
+        RP_WGMMA_ACC(d[40]), RP_WGMMA_ACC(d[41]), RP_WGMMA_ACC(d[42]), RP_WGMMA_ACC(d[43]), RP_WGMMA_ACC(d[44]),     \
+        RP_WGMMA_ACC(d[45]), RP_WGMMA_ACC(d[46]), RP_WGMMA_ACC(d[47]), RP_WGMMA_ACC(d[48]), RP_WGMMA_ACC(d[49]),     \
+        RP_WGMMA_ACC(d[50]), RP_WGMMA_ACC(d[51]), RP_WGMMA_ACC(d[52]), RP_WGMMA_ACC(d[53]), RP_WGMMA_ACC(d[54]),     \
+        RP_WGMMA_ACC(d[55]), RP_WGMMA_ACC(d[56]), RP_WGMMA_ACC(d[57]), RP_WGMMA_ACC(d[58]), RP_WGMMA_ACC(d[59]),     \
+        RP_WGMMA_ACC(d[60]), RP_WGMMA_ACC(d[61]), RP_WGMMA_ACC(d[62]), RP_WGMMA_ACC(d[63])                           \
       : "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB));
 
 // d = a * (ScaleB * b) + d over the warpgroup, one wgmma.mma_async (not yet complete on return:
 // the caller commits and waits). volatile: the count of instructions the probe declares stays.
+// int8 takes ScaleB = 1 only (its -B is a tile of its own).
 template <TensorType T, int ScaleB>
-__device__ __forceinline__ void tensor_wgmma(float (&d)[kWgmmaAccRegs], std::uint64_t desc_a, std::uint64_t desc_b) {
-  static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128_F32 is m64n128");
+__device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[kWgmmaAccRegs], std::uint64_t desc_a,
+                                             std::uint64_t desc_b) {
+  static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128 is m64n128");
   if constexpr (T == TensorType::Fp16Fp32) {
+#define RP_WGMMA_ACC(x) "+f"(x)
 #define RP_WGMMA_KIND "m64n128k16.f32.f16.f16"
-#define RP_WGMMA_IMM ", 0, 0"
-    RP_WGMMA_M64N128_F32();
+#define RP_WGMMA_IMM ", 1, %67, 0, 0"
+    RP_WGMMA_M64N128();
 #undef RP_WGMMA_KIND
 #undef RP_WGMMA_IMM
   } else if constexpr (T == TensorType::Bf16Fp32) {
 #define RP_WGMMA_KIND "m64n128k16.f32.bf16.bf16"
-#define RP_WGMMA_IMM ", 0, 0"
-    RP_WGMMA_M64N128_F32();
+#define RP_WGMMA_IMM ", 1, %67, 0, 0"
+    RP_WGMMA_M64N128();
 #undef RP_WGMMA_KIND
 #undef RP_WGMMA_IMM
   } else if constexpr (T == TensorType::Tf32Fp32) {
 #define RP_WGMMA_KIND "m64n128k8.f32.tf32.tf32"
-#define RP_WGMMA_IMM ""
-    RP_WGMMA_M64N128_F32();
+#define RP_WGMMA_IMM ", 1, %67"
+    RP_WGMMA_M64N128();
 #undef RP_WGMMA_KIND
 #undef RP_WGMMA_IMM
-  } else {
+  } else if constexpr (T == TensorType::Fp8Fp32) {
 #define RP_WGMMA_KIND "m64n128k32.f32.e4m3.e4m3"
-#define RP_WGMMA_IMM ""
-    RP_WGMMA_M64N128_F32();
+#define RP_WGMMA_IMM ", 1, %67"
+    RP_WGMMA_M64N128();
 #undef RP_WGMMA_KIND
 #undef RP_WGMMA_IMM
+#undef RP_WGMMA_ACC
+  } else {
+    static_assert(T == TensorType::Int8Int32 && ScaleB == 1, "int8 has no imm-scale-b: -B is a tile of its own");
+#define RP_WGMMA_ACC(x) "+r"(x)
+#define RP_WGMMA_KIND "m64n128k32.s32.s8.s8"
+#define RP_WGMMA_IMM ""
+    RP_WGMMA_M64N128();
+#undef RP_WGMMA_KIND
+#undef RP_WGMMA_IMM
+#undef RP_WGMMA_ACC
   }
 }
-#undef RP_WGMMA_M64N128_F32
+#undef RP_WGMMA_M64N128
 
 // The accumulator registers are written by the tensor cores until wgmma.wait_group: this tells the
 // compiler they change here, so no read of them moves above the wait (or write below the fence).
-__device__ __forceinline__ void tensor_wgmma_fence_operands(float (&d)[kWgmmaAccRegs]) {
+template <class Acc>
+__device__ __forceinline__ void tensor_wgmma_fence_operands(Acc (&d)[kWgmmaAccRegs]) {
 #pragma unroll
-  for (int r = 0; r < kWgmmaAccRegs; ++r) asm volatile("" : "+f"(d[r])::"memory");
+  for (int r = 0; r < kWgmmaAccRegs; ++r) {
+    if constexpr (std::is_same_v<Acc, int>)
+      asm volatile("" : "+r"(d[r])::"memory");
+    else
+      asm volatile("" : "+f"(d[r])::"memory");
+  }
 }
 #endif
 
 // Buffers: a [set][m][32 bytes of k] and b [set][n][32 bytes of k] as 16-bit units (B stored
 // K-major: its column n as a row; elements packed little-endian into the units), c [set][m][n]
-// and out [block][m][n] as f32 row-major; hits [block][thread].
+// and out [block][m][n] as f32 row-major (int8: small integers, exact in f32); hits [block][thread].
+// int8 stages -B beside B (wgmma_negate_s8_pair).
 template <TensorType T>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     tensor_wgmma_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
@@ -106,30 +141,38 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const long long block = blockIdx.x;
 #if RP_TENSOR_HAS_WGMMA
   if constexpr (tensor_wgmma_type(T)) {
-    __shared__ alignas(128) unsigned char tiles[kWgmmaATileBytes + kWgmmaBTileBytes];
+    constexpr bool negated_tile = tensor_wgmma_negated_tile(T);
+    __shared__ alignas(128) unsigned char tiles[kWgmmaATileBytes + (negated_tile ? 2 : 1) * kWgmmaBTileBytes];
     const int set = static_cast<int>(block % kTensorDataSets);
     constexpr int u = kWgmmaRowUnits;  // 16-bit units per row (kWgmmaK f16, or the same 32 bytes of K)
     const std::uint16_t* a_set = a + set * kWgmmaM * u;
     const std::uint16_t* b_set = b + set * kWgmmaN * u;
     for (int i = t; i < kWgmmaM * u; i += kWgmmaThreads)
       *reinterpret_cast<std::uint16_t*>(tiles + wgmma_tile_offset(i / u, i % u)) = a_set[i];
-    for (int i = t; i < kWgmmaN * u; i += kWgmmaThreads)
-      *reinterpret_cast<std::uint16_t*>(tiles + kWgmmaATileBytes + wgmma_tile_offset(i / u, i % u)) = b_set[i];
+    for (int i = t; i < kWgmmaN * u; i += kWgmmaThreads) {
+      unsigned char* at = tiles + kWgmmaATileBytes + wgmma_tile_offset(i / u, i % u);
+      *reinterpret_cast<std::uint16_t*>(at) = b_set[i];
+      if constexpr (negated_tile)
+        *reinterpret_cast<std::uint16_t*>(at + kWgmmaBTileBytes) = wgmma_negate_s8_pair(b_set[i]);
+    }
     // The tiles were written through the generic proxy; wgmma reads them through the async one.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
 
-    float acc[kWgmmaAccRegs];
+    using Acc = WgmmaAcc<T>;
+    Acc acc[kWgmmaAccRegs];
     const float* c_set = c + static_cast<long long>(set) * kWgmmaM * kWgmmaN;
 #pragma unroll
     for (int r = 0; r < kWgmmaAccRegs; ++r) {
       const WgmmaCoord x = wgmma_acc_coord(t, r);
-      acc[r] = c_set[x.row * kWgmmaN + x.col];
+      acc[r] = static_cast<Acc>(c_set[x.row * kWgmmaN + x.col]);  // int8: small integers, exact
     }
-    const float first = acc[0];
+    const Acc first = acc[0];
     const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tiles));
     const std::uint64_t desc_a = wgmma_descriptor(base, kWgmmaLeadingBytes, kWgmmaStrideBytes);
     const std::uint64_t desc_b = wgmma_descriptor(base + kWgmmaATileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
+    [[maybe_unused]] const std::uint64_t desc_b_negated =
+        wgmma_descriptor(base + kWgmmaATileBytes + kWgmmaBTileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
 
     int hits = 0;
 #pragma unroll 1
@@ -139,7 +182,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 #pragma unroll
       for (int step = 0; step < kWgmmaSteps; step += 2) {
         tensor_wgmma<T, 1>(acc, desc_a, desc_b);
-        tensor_wgmma<T, -1>(acc, desc_a, desc_b);
+        if constexpr (negated_tile)
+          tensor_wgmma<T, 1>(acc, desc_a, desc_b_negated);
+        else
+          tensor_wgmma<T, -1>(acc, desc_a, desc_b);
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -156,7 +202,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 #pragma unroll
     for (int r = 0; r < kWgmmaAccRegs; ++r) {
       const WgmmaCoord x = wgmma_acc_coord(t, r);
-      o[x.row * kWgmmaN + x.col] = acc[r];
+      o[x.row * kWgmmaN + x.col] = static_cast<float>(acc[r]);
     }
     hits_out[block * kWgmmaThreads + t] = hits;
     return;

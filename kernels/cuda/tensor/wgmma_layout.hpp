@@ -19,7 +19,8 @@ namespace roofprobe {
 inline constexpr int kWgmmaM = 64, kWgmmaN = 128, kWgmmaK = 16;
 inline constexpr int kWgmmaThreads = 128;  // one warpgroup per block
 // Per loop iteration each warpgroup issues kWgmmaSteps wgmma into its accumulator, alternating
-// +B and -B (imm-scale-b = -1), as one commit group; the accumulator is back at C after each.
+// +B and -B (imm-scale-b = -1; int8, which has no scale immediates: a second tile holding -B), as
+// one commit group; the accumulator is back at C after each.
 inline constexpr int kWgmmaSteps = 8;
 inline constexpr int kWgmmaAccRegs = kWgmmaM * kWgmmaN / kWgmmaThreads;  // 64 f32 per thread
 // A tile row holds 32 bytes of K whatever the element type (16 f16/bf16, 8 tf32, 32 e4m3): the
@@ -48,6 +49,16 @@ inline constexpr int kWgmmaBTileBytes = kWgmmaN * kWgmmaK * 2;                  
 RP_HD constexpr int wgmma_tile_offset(int row, int k) {
   return (row / kWgmmaCoreRows) * kWgmmaStrideBytes + (k / 8) * kWgmmaLeadingBytes + (row % kWgmmaCoreRows) * 16 +
          (k % 8) * 2;
+}
+
+// The 16-bit unit of two int8 elements with both negated (each byte on its own: -x of an int8 in
+// two's complement, no carry into its neighbour). Integer wgmma has no imm-scale-b, so the int8
+// path stages -B as a tile of its own from B's units; the probe's int8 values ({-2, -1, 1, 2})
+// never hold -128, whose negation would not fit.
+RP_HD constexpr std::uint16_t wgmma_negate_s8_pair(std::uint16_t unit) {
+  const unsigned lo = (0x100u - (unit & 0xFFu)) & 0xFFu;
+  const unsigned hi = (0x100u - ((unit >> 8) & 0xFFu)) & 0xFFu;
+  return static_cast<std::uint16_t>(lo | (hi << 8));
 }
 
 // ---- matrix descriptor (PTX ISA 9.7.15.5.1, sm_90) ------------------------------------------

@@ -91,6 +91,29 @@ TEST(WgmmaLayout, WorkCounts) {
   EXPECT_EQ(kWgmmaSteps % 2, 0);  // +B, -B pairs: back at C after each iteration
   EXPECT_EQ(tensor_shape(TensorType::Bf16Fp32, TensorApi::Wgmma).min_cc, 90);
   EXPECT_EQ(tensor_shape(TensorType::Fp64Fp64, TensorApi::Wgmma).min_cc, 0);  // no path (yet)
+  // int8: m64n128k32, 32 int8 per 32-byte tile row like e4m3.
+  EXPECT_EQ(tensor_shape(TensorType::Int8Int32, TensorApi::Wgmma).k, 32);
+  EXPECT_EQ(tensor_shape(TensorType::Int8Int32, TensorApi::Wgmma).k * 8, kWgmmaRowUnits * 16);
+}
+
+// The int8 path's -B tile: each byte of a unit negated on its own, as the encoder writes -v.
+TEST(WgmmaLayout, NegatedInt8UnitsHoldEachElementNegated) {
+  for (int lo = -127; lo <= 127; ++lo) {
+    for (int hi : {-127, -2, -1, 0, 1, 2, 127}) {
+      const auto unit = static_cast<std::uint16_t>(static_cast<std::uint8_t>(lo) | static_cast<std::uint8_t>(hi) << 8);
+      const std::uint16_t neg = wgmma_negate_s8_pair(unit);
+      EXPECT_EQ(static_cast<std::int8_t>(neg & 0xFF), -lo) << lo << " " << hi;
+      EXPECT_EQ(static_cast<std::int8_t>(neg >> 8), -hi) << lo << " " << hi;
+      EXPECT_EQ(wgmma_negate_s8_pair(neg), unit);
+    }
+  }
+  // The encoder's bytes for the probe's int8 values and their negations agree with it.
+  for (double v : {-2.0, -1.0, 1.0, 2.0}) {
+    std::uint64_t plus = 0, minus = 0;
+    ASSERT_TRUE(encode_tensor_input(TensorInput::Int8, v, &plus));
+    ASSERT_TRUE(encode_tensor_input(TensorInput::Int8, -v, &minus));
+    EXPECT_EQ(wgmma_negate_s8_pair(static_cast<std::uint16_t>(plus)) & 0xFF, minus);
+  }
 }
 
 TEST(Tcgen05Layout, SharedMemoryDescriptorHasItsVersionField) {

@@ -163,22 +163,25 @@ set(_tensor_wgmma_deps
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/kernel.cuh
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/wgmma_layout.hpp
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/model.hpp)
-# tf32 (k8) and e4m3 (k32) fill the same 32-byte tile rows: HGMMA.64x128x8.F32.TF32 and
-# QGMMA.64x128x32.F32.E4M3.E4M3.
-foreach(_wgmma IN ITEMS "fp16_fp32|Fp16Fp32|16|f16|HGMMA\\.64x128x16\\.F32"
-                        "bf16_fp32|Bf16Fp32|16|bf16|HGMMA\\.64x128x16\\.F32\\.BF16"
-                        "tf32_fp32|Tf32Fp32|8|tf32|HGMMA\\.64x128x8\\.F32\\.TF32"
-                        "fp8_fp32|Fp8Fp32|32|e4m3|QGMMA\\.64x128x32\\.F32\\.E4M3\\.E4M3")
+# tf32 (k8), e4m3 and int8 (k32) fill the same 32-byte tile rows: HGMMA.64x128x8.F32.TF32,
+# QGMMA.64x128x32.F32.E4M3.E4M3 and IGMMA.64x128x32.S8.S8 (s32 accumulate; its -B read from a second
+# tile, since integer wgmma has no imm-scale-b).
+foreach(_wgmma IN ITEMS "fp16_fp32|Fp16Fp32|16|f32|f16|HGMMA\\.64x128x16\\.F32"
+                        "bf16_fp32|Bf16Fp32|16|f32|bf16|HGMMA\\.64x128x16\\.F32\\.BF16"
+                        "tf32_fp32|Tf32Fp32|8|f32|tf32|HGMMA\\.64x128x8\\.F32\\.TF32"
+                        "fp8_fp32|Fp8Fp32|32|f32|e4m3|QGMMA\\.64x128x32\\.F32\\.E4M3\\.E4M3"
+                        "int8_int32|Int8Int32|32|s32|s8|IGMMA\\.64x128x32\\.S8\\.S8")
   string(REPLACE "|" ";" _f "${_wgmma}")
   list(GET _f 0 _name)
   list(GET _f 1 _type)
   list(GET _f 2 _k)
-  list(GET _f 3 _ptx_type)
-  list(GET _f 4 _sass)
+  list(GET _f 3 _ptx_acc)
+  list(GET _f 4 _ptx_type)
+  list(GET _f 5 _sass)
   roofprobe_ptx_test(tensor_wgmma_${_name} ptx_wgmma_instance.cu ARCH 90a
     DEFINES -DRP_PTX_TYPE=${_type}
     DEPENDS ${_tensor_wgmma_deps}
-    EXPECT "wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k${_k}\\.f32\\.${_ptx_type}\\.${_ptx_type}" eq 9
+    EXPECT "wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k${_k}\\.${_ptx_acc}\\.${_ptx_type}\\.${_ptx_type}" eq 9
            [[wgmma\.mma_async\..*]] eq 9  [[wgmma\.commit_group\..*]] eq 2  [[wgmma\.wait_group\..*]] eq 2
            [[wgmma\.fence\..*]] eq 2  [[fence\.proxy\.async.*]] eq 1  [[(ld|st)\.local\..*]] eq 0
            [[ld\.param\.u32]] ge 1
