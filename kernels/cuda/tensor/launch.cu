@@ -111,8 +111,11 @@ std::string instruction_ptx(TensorType t, TensorApi api) {
     case TensorApi::Wmma:
       return "wmma.mma.sync.aligned.row.row." + shape + " (nvcuda::wmma, " + tensor_type_name(t) + ")";
     case TensorApi::Wgmma:
-      return "wgmma.mma_async.sync.aligned." + shape + (t == TensorType::Int8Int32 ? ".s32." : ".f32.") + inputs[i] +
-             "." + inputs[i] + " (warpgroup, sm_90a)";
+      return "wgmma.mma_async.sync.aligned." + shape +
+             (t == TensorType::Int8Int32  ? ".s32."
+              : t == TensorType::Fp16Fp16 ? ".f16."
+                                          : ".f32.") +
+             inputs[i] + "." + inputs[i] + " (warpgroup, sm_90a)";
     case TensorApi::Tcgen05:
       return std::string("tcgen05.mma.cta_group::1.kind::f16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
              "x" + std::to_string(s.k) + " " + inputs[i] + " (tensor memory, sm_100a)";
@@ -175,7 +178,9 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
   const TensorShape s = tensor_shape(t, api);
   if (api == TensorApi::Wgmma) {
     if (s.min_cc == 0)
-      return std::string("the wgmma path has fp16.fp32, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and int8.int32 only; ") +
+      return std::string(
+                 "the wgmma path has fp16.fp32, fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and int8.int32 "
+                 "only; ") +
              tensor_type_name(t) + " runs with api=mma";
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 90)

@@ -153,13 +153,13 @@ RP_HD constexpr bool tensor_mma_native(TensorType t, TensorApi api, int cc) {
   return api == TensorApi::Mma ? tensor_mma_native(t, cc) : cc == 90;
 }
 
-// wgmma shapes: the one instruction the Hopper path issues per type, m64n128 with f32 (int8: s32)
-// accumulate and K filling the 32 bytes of a tile row (kernels/cuda/tensor/wgmma_layout.hpp): k16
-// for f16 and bf16, k8 for tf32, k32 for e4m3 and int8. fp16 accumulate packs two results per
-// register (another operand list): no path here yet. Only compute capability 9.0 runs it (sm_90a
-// code), which the probe checks, not min_cc.
+// wgmma shapes: the one instruction the Hopper path issues per type, m64n128 with f32, f16 or
+// (int8) s32 accumulate and K filling the 32 bytes of a tile row
+// (kernels/cuda/tensor/wgmma_layout.hpp): k16 for f16 and bf16, k8 for tf32, k32 for e4m3 and int8.
+// Only compute capability 9.0 runs it (sm_90a code), which the probe checks, not min_cc.
 RP_HD constexpr TensorShape tensor_wgmma_shape(TensorType t) {
-  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32   ? TensorShape{64, 128, 16, 90}
+  return t == TensorType::Fp16Fp32 || t == TensorType::Fp16Fp16 || t == TensorType::Bf16Fp32
+             ? TensorShape{64, 128, 16, 90}
          : t == TensorType::Tf32Fp32                              ? TensorShape{64, 128, 8, 90}
          : t == TensorType::Fp8Fp32 || t == TensorType::Int8Int32 ? TensorShape{64, 128, 32, 90}
                                                                   : TensorShape{};

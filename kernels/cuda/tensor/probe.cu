@@ -392,7 +392,8 @@ class CudaTensorProbe final : public Probe {
                     "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
                     "wgmma.mma_async m64n128 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
                     "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma for fp16.fp32, "
-                    "bf16.fp32, tf32.fp32, fp8.fp32 and int8.int32, tcgen05 for fp16.fp32 and bf16.fp32; mma.m16n8k4, "
+                    "fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 and int8.int32, tcgen05 for fp16.fp32 and bf16.fp32; "
+                    "mma.m16n8k4, "
                     "mma.m16n8k8, "
                     "mma.m16n8k16: Hopper's f64 "
                     "mma.sync shapes (fp64.fp64, compute capability 9.0)",

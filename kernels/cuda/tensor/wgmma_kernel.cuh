@@ -11,6 +11,7 @@
 // on compute capability 9.0 alone); elsewhere the kernel writes kTensorNotCompiled into `hits`.
 #pragma once
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -35,9 +36,14 @@ __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tens
 // int8 negates B through a second tile: integer wgmma has no imm-scale-b.
 __host__ __device__ constexpr bool tensor_wgmma_negated_tile(TensorType t) { return t == TensorType::Int8Int32; }
 
-// The accumulator registers' element type: s32 for int8, f32 otherwise.
+// The accumulator registers: s32 for int8, two f16 per 32-bit register for f16 accumulate (half
+// as many registers), f32 otherwise.
 template <TensorType T>
-using WgmmaAcc = std::conditional_t<T == TensorType::Int8Int32, int, float>;
+using WgmmaAcc =
+    std::conditional_t<T == TensorType::Int8Int32, int, std::conditional_t<T == TensorType::Fp16Fp16, unsigned, float>>;
+__host__ __device__ constexpr int tensor_wgmma_acc_regs(TensorType t) {
+  return t == TensorType::Fp16Fp16 ? kWgmmaAccRegsF16 : kWgmmaAccRegs;
+}
 
 #if RP_TENSOR_HAS_WGMMA
 // One m64n128 wgmma: the asm text differs only in its shape and types (RP_WGMMA_KIND, e.g.
@@ -68,14 +74,30 @@ using WgmmaAcc = std::conditional_t<T == TensorType::Int8Int32, int, float>;
         RP_WGMMA_ACC(d[60]), RP_WGMMA_ACC(d[61]), RP_WGMMA_ACC(d[62]), RP_WGMMA_ACC(d[63])                           \
       : "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB));
 
+// The same with f16 accumulate: 32 registers of two f16 each ("+r").
+#define RP_WGMMA_M64N128_F16ACC()                                                                                   \
+  asm volatile(                                                                                                     \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                                  \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16 "                                                        \
+      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"                 \
+      "%25,%26,%27,%28,%29,%30,%31}, "                                                                              \
+      "%32, %33, p, 1, %35, 0, 0;\n}\n"                                                                             \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), \
+        "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),      \
+        "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),     \
+        "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])                   \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB));
+
 // d = a * (ScaleB * b) + d over the warpgroup, one wgmma.mma_async (not yet complete on return:
 // the caller commits and waits). volatile: the count of instructions the probe declares stays.
 // int8 takes ScaleB = 1 only (its -B is a tile of its own).
 template <TensorType T, int ScaleB>
-__device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[kWgmmaAccRegs], std::uint64_t desc_a,
+__device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[tensor_wgmma_acc_regs(T)], std::uint64_t desc_a,
                                              std::uint64_t desc_b) {
   static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128 is m64n128");
-  if constexpr (T == TensorType::Fp16Fp32) {
+  if constexpr (T == TensorType::Fp16Fp16) {
+    RP_WGMMA_M64N128_F16ACC();
+  } else if constexpr (T == TensorType::Fp16Fp32) {
 #define RP_WGMMA_ACC(x) "+f"(x)
 #define RP_WGMMA_KIND "m64n128k16.f32.f16.f16"
 #define RP_WGMMA_IMM ", 1, %67, 0, 0"
@@ -113,17 +135,53 @@ __device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[kWgmmaAccRegs], st
   }
 }
 #undef RP_WGMMA_M64N128
+#undef RP_WGMMA_M64N128_F16ACC
 
 // The accumulator registers are written by the tensor cores until wgmma.wait_group: this tells the
 // compiler they change here, so no read of them moves above the wait (or write below the fence).
-template <class Acc>
-__device__ __forceinline__ void tensor_wgmma_fence_operands(Acc (&d)[kWgmmaAccRegs]) {
+template <class Acc, int N>
+__device__ __forceinline__ void tensor_wgmma_fence_operands(Acc (&d)[N]) {
 #pragma unroll
-  for (int r = 0; r < kWgmmaAccRegs; ++r) {
-    if constexpr (std::is_same_v<Acc, int>)
+  for (int r = 0; r < N; ++r) {
+    if constexpr (!std::is_same_v<Acc, float>)
       asm volatile("" : "+r"(d[r])::"memory");
     else
       asm volatile("" : "+f"(d[r])::"memory");
+  }
+}
+
+// C into the accumulator registers where the layout puts each element, and the result out of
+// them (f16 accumulate: two per register, low half first; the probe's values are exact in f16,
+// and int8's small integers in f32).
+template <TensorType T>
+__device__ __forceinline__ void tensor_wgmma_load_acc(WgmmaAcc<T> (&acc)[tensor_wgmma_acc_regs(T)], const float* c,
+                                                      int t) {
+#pragma unroll
+  for (int r = 0; r < tensor_wgmma_acc_regs(T); ++r) {
+    if constexpr (T == TensorType::Fp16Fp16) {
+      const WgmmaCoord lo = wgmma_acc_f16_coord(t, r, 0), hi = wgmma_acc_f16_coord(t, r, 1);
+      acc[r] = static_cast<unsigned>(__half_as_ushort(__float2half_rn(c[lo.row * kWgmmaN + lo.col]))) |
+               static_cast<unsigned>(__half_as_ushort(__float2half_rn(c[hi.row * kWgmmaN + hi.col]))) << 16;
+    } else {
+      const WgmmaCoord x = wgmma_acc_coord(t, r);
+      acc[r] = static_cast<WgmmaAcc<T>>(c[x.row * kWgmmaN + x.col]);
+    }
+  }
+}
+
+template <TensorType T>
+__device__ __forceinline__ void tensor_wgmma_store_acc(const WgmmaAcc<T> (&acc)[tensor_wgmma_acc_regs(T)], float* o,
+                                                       int t) {
+#pragma unroll
+  for (int r = 0; r < tensor_wgmma_acc_regs(T); ++r) {
+    if constexpr (T == TensorType::Fp16Fp16) {
+      const WgmmaCoord lo = wgmma_acc_f16_coord(t, r, 0), hi = wgmma_acc_f16_coord(t, r, 1);
+      o[lo.row * kWgmmaN + lo.col] = __half2float(__ushort_as_half(static_cast<unsigned short>(acc[r] & 0xFFFFu)));
+      o[hi.row * kWgmmaN + hi.col] = __half2float(__ushort_as_half(static_cast<unsigned short>(acc[r] >> 16)));
+    } else {
+      const WgmmaCoord x = wgmma_acc_coord(t, r);
+      o[x.row * kWgmmaN + x.col] = static_cast<float>(acc[r]);
+    }
   }
 }
 #endif
@@ -159,15 +217,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
 
-    using Acc = WgmmaAcc<T>;
-    Acc acc[kWgmmaAccRegs];
-    const float* c_set = c + static_cast<long long>(set) * kWgmmaM * kWgmmaN;
-#pragma unroll
-    for (int r = 0; r < kWgmmaAccRegs; ++r) {
-      const WgmmaCoord x = wgmma_acc_coord(t, r);
-      acc[r] = static_cast<Acc>(c_set[x.row * kWgmmaN + x.col]);  // int8: small integers, exact
-    }
-    const Acc first = acc[0];
+    WgmmaAcc<T> acc[tensor_wgmma_acc_regs(T)];
+    tensor_wgmma_load_acc<T>(acc, c + static_cast<long long>(set) * kWgmmaM * kWgmmaN, t);
+    const WgmmaAcc<T> first = acc[0];
     const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tiles));
     const std::uint64_t desc_a = wgmma_descriptor(base, kWgmmaLeadingBytes, kWgmmaStrideBytes);
     const std::uint64_t desc_b = wgmma_descriptor(base + kWgmmaATileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
@@ -198,12 +250,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     tensor_wgmma_fence_operands(acc);
 
-    float* o = out + block * kWgmmaM * kWgmmaN;
-#pragma unroll
-    for (int r = 0; r < kWgmmaAccRegs; ++r) {
-      const WgmmaCoord x = wgmma_acc_coord(t, r);
-      o[x.row * kWgmmaN + x.col] = static_cast<float>(acc[r]);
-    }
+    tensor_wgmma_store_acc<T>(acc, out + block * kWgmmaM * kWgmmaN, t);
     hits_out[block * kWgmmaThreads + t] = hits;
     return;
   }

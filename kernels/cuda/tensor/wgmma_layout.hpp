@@ -92,4 +92,14 @@ RP_HD constexpr WgmmaCoord wgmma_acc_coord(int thread, int r) {
   return {16 * warp + lane / 4 + 8 * ((r / 2) % 2), 8 * (r / 4) + 2 * (lane % 4) + r % 2};
 }
 
+// ---- accumulator D with f16 accumulate: the same elements, two per 32-bit register ----------
+// Register j holds the elements of f32 registers 2j (low half) and 2j + 1 (high half), as the
+// mma.m16n8 f16 accumulator packs d0,d1 and d2,d3 (PTX ISA; CUTLASS gives the f16 and f32 GMMA
+// accumulators one layout, CLayout_64xN): 32 registers per thread for m64n128.
+inline constexpr int kWgmmaAccRegsF16 = kWgmmaAccRegs / 2;
+
+RP_HD constexpr WgmmaCoord wgmma_acc_f16_coord(int thread, int reg, int half) {
+  return wgmma_acc_coord(thread, 2 * reg + half);
+}
+
 }  // namespace roofprobe

@@ -96,6 +96,23 @@ TEST(WgmmaLayout, WorkCounts) {
   EXPECT_EQ(tensor_shape(TensorType::Int8Int32, TensorApi::Wgmma).k * 8, kWgmmaRowUnits * 16);
 }
 
+// f16 accumulate: 32 registers of two halves cover the 64 x 128 tile once, each half where the
+// f32 layout has it (pairs of adjacent columns in one register, as mma.m16n8's d0,d1).
+TEST(WgmmaLayout, F16AccumulatorPacksTheF32LayoutInPairs) {
+  std::set<std::pair<int, int>> seen;
+  for (int t = 0; t < kWgmmaThreads; ++t)
+    for (int j = 0; j < kWgmmaAccRegsF16; ++j) {
+      const WgmmaCoord lo = wgmma_acc_f16_coord(t, j, 0), hi = wgmma_acc_f16_coord(t, j, 1);
+      EXPECT_EQ(lo.row, hi.row);
+      EXPECT_EQ(hi.col, lo.col + 1);
+      EXPECT_EQ(lo.col % 2, 0);
+      seen.insert({lo.row, lo.col});
+      seen.insert({hi.row, hi.col});
+    }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(kWgmmaM * kWgmmaN));
+  EXPECT_EQ(kWgmmaAccRegsF16, 32);
+}
+
 // The int8 path's -B tile: each byte of a unit negated on its own, as the encoder writes -v.
 TEST(WgmmaLayout, NegatedInt8UnitsHoldEachElementNegated) {
   for (int lo = -127; lo <= 127; ++lo) {

@@ -157,15 +157,14 @@ TEST(TensorShapes, HopperF64ShapesMatchCutlassAtoms) {
     }
   }
   // wgmma fills 32 bytes of K per tile row with every type it has.
-  for (TensorType w :
-       {TensorType::Fp16Fp32, TensorType::Bf16Fp32, TensorType::Tf32Fp32, TensorType::Fp8Fp32, TensorType::Int8Int32}) {
+  for (TensorType w : {TensorType::Fp16Fp32, TensorType::Fp16Fp16, TensorType::Bf16Fp32, TensorType::Tf32Fp32,
+                       TensorType::Fp8Fp32, TensorType::Int8Int32}) {
     const TensorShape s = tensor_wgmma_shape(w);
     EXPECT_EQ(s.m, 64);
     EXPECT_EQ(s.n, 128);
     EXPECT_EQ(s.k * tensor_input_bits(tensor_input(w)), 32 * 8) << tensor_type_name(w);
   }
-  for (TensorType w : {TensorType::Fp16Fp16, TensorType::Fp64Fp64})
-    EXPECT_EQ(tensor_wgmma_shape(w).m, 0) << tensor_type_name(w);
+  EXPECT_EQ(tensor_wgmma_shape(TensorType::Fp64Fp64).m, 0);
   // api=mma keeps fp64's m8n8k4 and its own layout.
   EXPECT_EQ(tensor_shape(t, TensorApi::Mma).k, 4);
   EXPECT_EQ(tensor_shape(t, TensorApi::Mma).m, 8);
@@ -431,13 +430,13 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   EXPECT_NE(why("fp64.fp64", "mma.m16n8k16", "10.0").find("DMMA.8x8x4"), std::string::npos);
   EXPECT_NE(why("fp16.fp32", "mma.m16n8k16", "9.0").find("fp64.fp64 only"), std::string::npos);
   EXPECT_THROW(why("fp4.fp32", "mma", "9.0"), std::invalid_argument);
-  // wgmma: Hopper only, f16/bf16/tf32/e4m3 inputs with f32 accumulate and int8 with s32; whether this binary
+  // wgmma: Hopper only, f16/bf16/tf32/e4m3 inputs with f32 accumulate, f16 with f16 and int8 with
+  // s32; whether this binary
   // holds the sm_90a code is asked of the device (no answer without one).
   EXPECT_NE(why("fp16.fp32", "wgmma", "8.0").find("Hopper's"), std::string::npos);
   EXPECT_NE(why("bf16.fp32", "wgmma", "10.0").find("api=tcgen05"), std::string::npos);
   EXPECT_NE(why("fp64.fp64", "wgmma", "9.0").find("fp8.fp32 (e4m3) and int8.int32 only"), std::string::npos);
-  EXPECT_NE(why("fp16.fp16", "wgmma", "9.0").find("runs with api=mma"), std::string::npos);
-  for (const char* type : {"fp16.fp32", "tf32.fp32", "fp8.fp32", "int8.int32"}) {
+  for (const char* type : {"fp16.fp32", "fp16.fp16", "tf32.fp32", "fp8.fp32", "int8.int32"}) {
     EXPECT_NO_THROW(why(type, "wgmma", "9.0")) << type;
     EXPECT_NE(why(type, "wgmma", "8.9").find("Hopper's"), std::string::npos) << type;
   }

@@ -163,10 +163,12 @@ set(_tensor_wgmma_deps
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/kernel.cuh
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/wgmma_layout.hpp
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/model.hpp)
+# f16 accumulate packs two results per register (32 registers): HGMMA.64x128x16.F16.
 # tf32 (k8), e4m3 and int8 (k32) fill the same 32-byte tile rows: HGMMA.64x128x8.F32.TF32,
 # QGMMA.64x128x32.F32.E4M3.E4M3 and IGMMA.64x128x32.S8.S8 (s32 accumulate; its -B read from a second
 # tile, since integer wgmma has no imm-scale-b).
 foreach(_wgmma IN ITEMS "fp16_fp32|Fp16Fp32|16|f32|f16|HGMMA\\.64x128x16\\.F32"
+                        "fp16_fp16|Fp16Fp16|16|f16|f16|HGMMA\\.64x128x16\\.F16"
                         "bf16_fp32|Bf16Fp32|16|f32|bf16|HGMMA\\.64x128x16\\.F32\\.BF16"
                         "tf32_fp32|Tf32Fp32|8|f32|tf32|HGMMA\\.64x128x8\\.F32\\.TF32"
                         "fp8_fp32|Fp8Fp32|32|f32|e4m3|QGMMA\\.64x128x32\\.F32\\.E4M3\\.E4M3"
