@@ -32,6 +32,7 @@ struct KernelsOf {
   static constexpr MmaKernel mma_k16 = &tensor_mma_kernel<T, TensorApi::MmaM16n8k16>;
   static constexpr WmmaKernel wmma = &tensor_wmma_kernel<T>;
   static constexpr WgmmaKernel wgmma = &tensor_wgmma_kernel<T>;
+  static constexpr WgmmaKernel wgmma_rs = &tensor_wgmma_rs_kernel<T>;
   static constexpr WgmmaKernel tcgen05 = &tensor_tcgen05_kernel<T>;  // the same buffers
 };
 
@@ -48,6 +49,8 @@ const void* kernel_of(TensorType t, TensorApi api) {
         return reinterpret_cast<const void*>(K::wmma);
       case TensorApi::Wgmma:
         return reinterpret_cast<const void*>(K::wgmma);
+      case TensorApi::WgmmaRs:
+        return reinterpret_cast<const void*>(K::wgmma_rs);
       case TensorApi::Tcgen05:
         return reinterpret_cast<const void*>(K::tcgen05);
       case TensorApi::MmaM16n8k4:
@@ -86,6 +89,8 @@ const char* api_name(TensorApi api) {
       return "wmma";
     case TensorApi::Wgmma:
       return "wgmma";
+    case TensorApi::WgmmaRs:
+      return "wgmma.rs";
     case TensorApi::Tcgen05:
       return "tcgen05";
     case TensorApi::MmaM16n8k4:
@@ -111,11 +116,13 @@ std::string instruction_ptx(TensorType t, TensorApi api) {
     case TensorApi::Wmma:
       return "wmma.mma.sync.aligned.row.row." + shape + " (nvcuda::wmma, " + tensor_type_name(t) + ")";
     case TensorApi::Wgmma:
+    case TensorApi::WgmmaRs:
       return "wgmma.mma_async.sync.aligned." + shape +
              (t == TensorType::Int8Int32  ? ".s32."
               : t == TensorType::Fp16Fp16 ? ".f16."
                                           : ".f32.") +
-             inputs[i] + "." + inputs[i] + " (warpgroup, sm_90a)";
+             inputs[i] + "." + inputs[i] +
+             (api == TensorApi::WgmmaRs ? " (warpgroup, A from registers, sm_90a)" : " (warpgroup, sm_90a)");
     case TensorApi::Tcgen05:
       return std::string("tcgen05.mma.cta_group::1.kind::f16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
              "x" + std::to_string(s.k) + " " + inputs[i] + " (tensor memory, sm_100a)";
@@ -126,12 +133,12 @@ std::string instruction_ptx(TensorType t, TensorApi api) {
 
 // The paths whose operands are staged in shared memory and whose accumulator is one tile per
 // block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
-bool tile_api(TensorApi api) { return api == TensorApi::Wgmma || api == TensorApi::Tcgen05; }
+bool tile_api(TensorApi api) { return tensor_wgmma_api(api) || api == TensorApi::Tcgen05; }
 
 // Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup; the
 // CTA, for tcgen05, whose one issuing thread acts for all 128).
 int block_threads(TensorApi api) {
-  return api == TensorApi::Wgmma ? kWgmmaThreads : api == TensorApi::Tcgen05 ? kTcgen05Threads : kTensorBlock;
+  return tensor_wgmma_api(api) ? kWgmmaThreads : api == TensorApi::Tcgen05 ? kTcgen05Threads : kTensorBlock;
 }
 int issuer_threads(TensorApi api) { return tile_api(api) ? block_threads(api) : 32; }
 
@@ -169,19 +176,20 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
     }
   }
   throw std::invalid_argument("tensor: api '" + a +
-                              "' is not mma, wmma, wgmma, tcgen05, mma.m16n8k4, mma.m16n8k8 or mma.m16n8k16");
+                              "' is not mma, wmma, wgmma, wgmma.rs, tcgen05, mma.m16n8k4, mma.m16n8k8 or mma.m16n8k16");
 }
 
 // Why the device (by compute capability) cannot run (t, api); empty when it can. Independent of
 // the binary: binary_lacks_reason covers that.
 std::string device_reason(TensorType t, TensorApi api, int cc) {
   const TensorShape s = tensor_shape(t, api);
-  if (api == TensorApi::Wgmma) {
+  if (tensor_wgmma_api(api)) {
     if (s.min_cc == 0)
-      return std::string(
-                 "the wgmma path has fp16.fp32, fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and int8.int32 "
-                 "only; ") +
-             tensor_type_name(t) + " runs with api=mma";
+      return std::string(api == TensorApi::WgmmaRs
+                             ? "wgmma with A from registers (api=wgmma.rs) has fp16.fp32 and bf16.fp32 only; "
+                             : "the wgmma path has fp16.fp32, fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and "
+                               "int8.int32 only; ") +
+             tensor_type_name(t) + (api == TensorApi::WgmmaRs ? " runs with api=wgmma" : " runs with api=mma");
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 90)
       return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +
@@ -267,11 +275,11 @@ std::string tile_binary_lacks_reason(TensorType t, TensorApi api) {
     cudaGetLastError();
     return {};  // no device to ask (prepare() asks again, and fails with the CUDA error)
   }
-  const std::string arch = api == TensorApi::Wgmma ? "90a" : "100a";
+  const std::string arch = tensor_wgmma_api(api) ? "90a" : "100a";
   return known[{t, api}] = first == kTensorNotCompiled
                                ? "this roofprobe binary has no sm_" + arch + " device code, which " + api_name(api) +
                                      " needs; rebuild with CMAKE_CUDA_ARCHITECTURES including " + arch + "-real" +
-                                     (api == TensorApi::Wgmma ? " (the bundle preset has it)" : "")
+                                     (tensor_wgmma_api(api) ? " (the bundle preset has it)" : "")
                                : std::string();
 }
 

@@ -24,9 +24,13 @@ inline constexpr int kTensorTypeCount = 7;
 // mma.sync (warp), WMMA (warp), wgmma.mma_async (warpgroup of 4 warps, Hopper sm_90a),
 // tcgen05.mma (one thread for the CTA, accumulator in tensor memory; Blackwell sm_100a), and
 // the f64 mma.sync shapes Hopper adds (m16n8k4, m16n8k8, m16n8k16; PTX ISA 7.8, sm_90), each an
-// api of its own so that a run shows which of the four f64 shapes reaches the FP64 tensor rate.
-enum class TensorApi : int { Mma, Wmma, Wgmma, Tcgen05, MmaM16n8k4, MmaM16n8k8, MmaM16n8k16 };
-inline constexpr int kTensorApiCount = 7;
+// api of its own so that a run shows which of the four f64 shapes reaches the FP64 tensor rate,
+// and wgmma with A from registers (its RS form: B alone from shared memory), whose rate differs.
+enum class TensorApi : int { Mma, Wmma, Wgmma, Tcgen05, MmaM16n8k4, MmaM16n8k8, MmaM16n8k16, WgmmaRs };
+inline constexpr int kTensorApiCount = 8;
+
+// The warpgroup apis (wgmma with A from shared memory or from registers).
+RP_HD constexpr bool tensor_wgmma_api(TensorApi api) { return api == TensorApi::Wgmma || api == TensorApi::WgmmaRs; }
 
 // The apis that issue warp-level mma.sync (one shape per type for Mma, the f64 shapes for the rest).
 RP_HD constexpr bool tensor_mma_api(TensorApi api) {
@@ -165,6 +169,11 @@ RP_HD constexpr TensorShape tensor_wgmma_shape(TensorType t) {
                                                                   : TensorShape{};
 }
 
+// wgmma with A from registers: f16 and bf16 with f32 accumulate (m64n128k16).
+RP_HD constexpr TensorShape tensor_wgmma_rs_shape(TensorType t) {
+  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{64, 128, 16, 90} : TensorShape{};
+}
+
 // tcgen05 shapes (kernels/cuda/tensor/tcgen05_layout.hpp: 128 x 64 x 16 kind::f16, f16 and bf16 inputs
 // with f32 accumulate). Only compute capability 10.0 runs its sm_100a code.
 RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
@@ -172,10 +181,11 @@ RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
 }
 
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {
-  return tensor_mma_api(api)       ? tensor_mma_shape(t, api)
-         : api == TensorApi::Wmma  ? tensor_wmma_shape(t)
-         : api == TensorApi::Wgmma ? tensor_wgmma_shape(t)
-                                   : tensor_tcgen05_shape(t);
+  return tensor_mma_api(api)         ? tensor_mma_shape(t, api)
+         : api == TensorApi::Wmma    ? tensor_wmma_shape(t)
+         : api == TensorApi::Wgmma   ? tensor_wgmma_shape(t)
+         : api == TensorApi::WgmmaRs ? tensor_wgmma_rs_shape(t)
+                                     : tensor_tcgen05_shape(t);
 }
 
 // FLOPs of one warp-level instruction: m*n*k multiply-adds of 2 FLOPs (integer ops for int8,

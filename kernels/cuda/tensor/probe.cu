@@ -72,7 +72,7 @@ class TensorPoint final : public PreparedPoint {
   // instruction of 4 warps; flops_per_instruction in the machine file is then 2 x 64 x 128 x 16).
   Work work() const override {
     Work w;
-    w.warp_instructions = static_cast<double>(warps_) * (api_ == TensorApi::Wgmma     ? wgmma_per_warpgroup(reps_)
+    w.warp_instructions = static_cast<double>(warps_) * (tensor_wgmma_api(api_)       ? wgmma_per_warpgroup(reps_)
                                                          : api_ == TensorApi::Tcgen05 ? tcgen05_per_cta(reps_)
                                                                                       : tensor_mmas_per_warp(reps_));
     w.flops = w.warp_instructions * tensor_flops_per_instruction(shape_);
@@ -100,7 +100,7 @@ class TensorPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     if (last_reps_ < 0) return {false, point_text(type_, api_) + ": verify() before any launch"};
     const int per_issuer = issuer_threads(api_);
-    const char* issuer = api_ == TensorApi::Wgmma ? "warpgroup " : api_ == TensorApi::Tcgen05 ? "block " : "warp ";
+    const char* issuer = tensor_wgmma_api(api_) ? "warpgroup " : api_ == TensorApi::Tcgen05 ? "block " : "warp ";
     std::vector<int> hits(static_cast<std::size_t>(warps_) * per_issuer);
     RP_CUDA_CHECK(cudaMemcpy(hits.data(), hits_.get(), hits.size() * sizeof(int), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < hits.size(); ++i) {
@@ -124,7 +124,7 @@ class TensorPoint final : public PreparedPoint {
   double seconds_per_rep(const DeviceInfo& dev) const {
     auto it = dev.theoretical_gflops.find(ceiling_name(type_));
     const double gflops = it != dev.theoretical_gflops.end() && it->second > 0 ? it->second : kFallbackGflops;
-    const double per_rep = api_ == TensorApi::Wgmma     ? kWgmmaSteps
+    const double per_rep = tensor_wgmma_api(api_)       ? kWgmmaSteps
                            : api_ == TensorApi::Tcgen05 ? kTcgen05Steps
                                                         : kTensorSteps * kTensorChains;
     const double flops = static_cast<double>(warps_) * per_rep * tensor_flops_per_instruction(shape_);
@@ -390,7 +390,8 @@ class CudaTensorProbe final : public Probe {
         // a type is the fastest; points a device cannot run are skipped with the reason.
         choice_axis("api",
                     "mma: mma.sync via inline PTX (sm_80+); wmma: nvcuda::wmma (sm_70+); wgmma: "
-                    "wgmma.mma_async m64n128 per warpgroup (Hopper, sm_90a); tcgen05: tcgen05.mma "
+                    "wgmma.mma_async m64n128 per warpgroup (Hopper, sm_90a); wgmma.rs: the same with A from "
+                    "registers (fp16.fp32, bf16.fp32); tcgen05: tcgen05.mma "
                     "128x64x16 per CTA into tensor memory (B200/GB200, sm_100a); wgmma for fp16.fp32, "
                     "fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 and int8.int32, tcgen05 for fp16.fp32 and bf16.fp32; "
                     "mma.m16n8k4, "

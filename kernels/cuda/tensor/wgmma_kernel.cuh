@@ -33,6 +33,11 @@ namespace roofprobe::cuda {
 // accumulate, int8 with s32 (tensor_wgmma_shape).
 __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tensor_wgmma_shape(t).m > 0; }
 
+// The types api=wgmma.rs runs (A from registers): f16 and bf16 with f32 accumulate.
+__host__ __device__ constexpr bool tensor_wgmma_rs_type(TensorType t) {
+  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32;
+}
+
 // int8 negates B through a second tile: integer wgmma has no imm-scale-b.
 __host__ __device__ constexpr bool tensor_wgmma_negated_tile(TensorType t) { return t == TensorType::Int8Int32; }
 
@@ -48,17 +53,19 @@ __host__ __device__ constexpr int tensor_wgmma_acc_regs(TensorType t) {
 #if RP_TENSOR_HAS_WGMMA
 // One m64n128 wgmma: the asm text differs only in its shape and types (RP_WGMMA_KIND, e.g.
 // "m64n128k16.f32.f16.f16"), its immediates (RP_WGMMA_IMM: f16/bf16 take imm-scale-a/b and
-// imm-trans-a/b, tf32 and e4m3 the scales only, int8 none) and its accumulator registers
-// (RP_WGMMA_ACC: "+f" for f32, "+r" for s32), so it is written once.
+// imm-trans-a/b, tf32 and e4m3 the scales only, int8 none), its accumulator registers
+// (RP_WGMMA_ACC: "+f" for f32, "+r" for s32) and where A comes from (RP_WGMMA_A, RP_WGMMA_IN and
+// the predicate's operand RP_WGMMA_PRED: a descriptor, or four registers for api=wgmma.rs), so it
+// is written once.
 #define RP_WGMMA_M64N128()                                                                                           \
   asm volatile(                                                                                                      \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                                   \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, " RP_WGMMA_PRED                                                              \
+      ", 0;\n"                                                                                                       \
       "wgmma.mma_async.sync.aligned." RP_WGMMA_KIND                                                                  \
       " "                                                                                                            \
       "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%" \
       "29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%" \
-      "56,%57,%58,%59,%60,%61,%62,%63}, "                                                                            \
-      "%64, %65, p" RP_WGMMA_IMM ";\n}\n"                                                                            \
+      "56,%57,%58,%59,%60,%61,%62,%63}, " RP_WGMMA_A ", p" RP_WGMMA_IMM ";\n}\n"                                     \
       : RP_WGMMA_ACC(d[0]), RP_WGMMA_ACC(d[1]), RP_WGMMA_ACC(d[2]), RP_WGMMA_ACC(d[3]), RP_WGMMA_ACC(d[4]),          \
         RP_WGMMA_ACC(d[5]), RP_WGMMA_ACC(d[6]), RP_WGMMA_ACC(d[7]), RP_WGMMA_ACC(d[8]), RP_WGMMA_ACC(d[9]),          \
         RP_WGMMA_ACC(d[10]), RP_WGMMA_ACC(d[11]), RP_WGMMA_ACC(d[12]), RP_WGMMA_ACC(d[13]), RP_WGMMA_ACC(d[14]),     \
@@ -72,7 +79,7 @@ __host__ __device__ constexpr int tensor_wgmma_acc_regs(TensorType t) {
         RP_WGMMA_ACC(d[50]), RP_WGMMA_ACC(d[51]), RP_WGMMA_ACC(d[52]), RP_WGMMA_ACC(d[53]), RP_WGMMA_ACC(d[54]),     \
         RP_WGMMA_ACC(d[55]), RP_WGMMA_ACC(d[56]), RP_WGMMA_ACC(d[57]), RP_WGMMA_ACC(d[58]), RP_WGMMA_ACC(d[59]),     \
         RP_WGMMA_ACC(d[60]), RP_WGMMA_ACC(d[61]), RP_WGMMA_ACC(d[62]), RP_WGMMA_ACC(d[63])                           \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB));
+      : RP_WGMMA_IN);
 
 // The same with f16 accumulate: 32 registers of two f16 each ("+r").
 #define RP_WGMMA_M64N128_F16ACC()                                                                                   \
@@ -95,6 +102,9 @@ template <TensorType T, int ScaleB>
 __device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[tensor_wgmma_acc_regs(T)], std::uint64_t desc_a,
                                              std::uint64_t desc_b) {
   static_assert(kWgmmaAccRegs == 64 && kWgmmaN == 128, "the operand list of RP_WGMMA_M64N128 is m64n128");
+#define RP_WGMMA_A "%64, %65"
+#define RP_WGMMA_PRED "%66"
+#define RP_WGMMA_IN "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB)
   if constexpr (T == TensorType::Fp16Fp16) {
     RP_WGMMA_M64N128_F16ACC();
   } else if constexpr (T == TensorType::Fp16Fp32) {
@@ -133,6 +143,37 @@ __device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[tensor_wgmma_acc_r
 #undef RP_WGMMA_IMM
 #undef RP_WGMMA_ACC
   }
+#undef RP_WGMMA_A
+#undef RP_WGMMA_PRED
+#undef RP_WGMMA_IN
+}
+
+// d = a * (ScaleB * b) + d with A from registers (wgmma's RS form, f16/bf16 with f32
+// accumulate): four registers of two 16-bit elements per thread (wgmma_a_reg_coord), B from
+// shared memory. imm-trans-a does not exist in this form.
+template <TensorType T, int ScaleB>
+__device__ __forceinline__ void tensor_wgmma_rs(float (&d)[kWgmmaAccRegs], const std::uint32_t (&a)[kWgmmaARegs],
+                                                std::uint64_t desc_b) {
+  static_assert(T == TensorType::Fp16Fp32 || T == TensorType::Bf16Fp32, "wgmma.rs: f16/bf16 with f32 accumulate");
+#define RP_WGMMA_ACC(x) "+f"(x)
+#define RP_WGMMA_A "{%64, %65, %66, %67}, %68"
+#define RP_WGMMA_PRED "%69"
+#define RP_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1), "n"(ScaleB)
+#define RP_WGMMA_IMM ", 1, %70, 0"
+  if constexpr (T == TensorType::Fp16Fp32) {
+#define RP_WGMMA_KIND "m64n128k16.f32.f16.f16"
+    RP_WGMMA_M64N128();
+#undef RP_WGMMA_KIND
+  } else {
+#define RP_WGMMA_KIND "m64n128k16.f32.bf16.bf16"
+    RP_WGMMA_M64N128();
+#undef RP_WGMMA_KIND
+  }
+#undef RP_WGMMA_ACC
+#undef RP_WGMMA_A
+#undef RP_WGMMA_PRED
+#undef RP_WGMMA_IN
+#undef RP_WGMMA_IMM
 }
 #undef RP_WGMMA_M64N128
 #undef RP_WGMMA_M64N128_F16ACC
@@ -148,6 +189,36 @@ __device__ __forceinline__ void tensor_wgmma_fence_operands(Acc (&d)[N]) {
     else
       asm volatile("" : "+f"(d[r])::"memory");
   }
+}
+
+// The probe's loop, the same for every wgmma form: per iteration kWgmmaSteps wgmma alternating
+// plus() (+B) and minus() (-B) as one commit group, then wait for it, so the accumulator is back
+// at C after every iteration (counted in the returned hits); one more plus() after the loop
+// leaves C + A*B.
+template <class Acc, int N, class Plus, class Minus>
+__device__ __forceinline__ int tensor_wgmma_rounds(Acc (&acc)[N], int reps, Plus plus, Minus minus) {
+  const Acc first = acc[0];
+  int hits = 0;
+#pragma unroll 1
+  for (int it = 0; it < reps; ++it) {
+    tensor_wgmma_fence_operands(acc);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int step = 0; step < kWgmmaSteps; step += 2) {
+      plus();
+      minus();
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    tensor_wgmma_fence_operands(acc);
+    hits += acc[0] == first ? 1 : 0;
+  }
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  plus();
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  tensor_wgmma_fence_operands(acc);
+  return hits;
 }
 
 // C into the accumulator registers where the layout puts each element, and the result out of
@@ -219,37 +290,65 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
     WgmmaAcc<T> acc[tensor_wgmma_acc_regs(T)];
     tensor_wgmma_load_acc<T>(acc, c + static_cast<long long>(set) * kWgmmaM * kWgmmaN, t);
-    const WgmmaAcc<T> first = acc[0];
     const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tiles));
     const std::uint64_t desc_a = wgmma_descriptor(base, kWgmmaLeadingBytes, kWgmmaStrideBytes);
     const std::uint64_t desc_b = wgmma_descriptor(base + kWgmmaATileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
     [[maybe_unused]] const std::uint64_t desc_b_negated =
         wgmma_descriptor(base + kWgmmaATileBytes + kWgmmaBTileBytes, kWgmmaLeadingBytes, kWgmmaStrideBytes);
 
-    int hits = 0;
-#pragma unroll 1
-    for (int it = 0; it < reps; ++it) {
-      tensor_wgmma_fence_operands(acc);
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-      for (int step = 0; step < kWgmmaSteps; step += 2) {
-        tensor_wgmma<T, 1>(acc, desc_a, desc_b);
-        if constexpr (negated_tile)
-          tensor_wgmma<T, 1>(acc, desc_a, desc_b_negated);
-        else
-          tensor_wgmma<T, -1>(acc, desc_a, desc_b);
-      }
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      tensor_wgmma_fence_operands(acc);
-      hits += acc[0] == first ? 1 : 0;
-    }
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    tensor_wgmma<T, 1>(acc, desc_a, desc_b);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    tensor_wgmma_fence_operands(acc);
+    const int hits = tensor_wgmma_rounds(
+        acc, reps, [&] { tensor_wgmma<T, 1>(acc, desc_a, desc_b); },
+        [&] {
+          if constexpr (negated_tile)
+            tensor_wgmma<T, 1>(acc, desc_a, desc_b_negated);
+          else
+            tensor_wgmma<T, -1>(acc, desc_a, desc_b);
+        });
+    tensor_wgmma_store_acc<T>(acc, out + block * kWgmmaM * kWgmmaN, t);
+    hits_out[block * kWgmmaThreads + t] = hits;
+    return;
+  }
+#endif
+  (void)a, (void)b, (void)c, (void)out, (void)reps;
+  hits_out[block * kWgmmaThreads + t] = kTensorNotCompiled;
+#endif
+}
 
+// api=wgmma.rs: the same loop with A in registers (wgmma's RS form; f16/bf16 with f32 accumulate).
+// Each thread loads its A fragment (wgmma_a_reg_coord) from the data set's A units once; only B
+// is staged in shared memory. Buffers as tensor_wgmma_kernel's.
+template <TensorType T>
+__global__ void __launch_bounds__(kWgmmaThreads, 1)
+    tensor_wgmma_rs_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,
+                           const float* __restrict__ c, float* __restrict__ out, int* __restrict__ hits_out, int reps) {
+#if defined(__CUDA_ARCH__)
+  const int t = static_cast<int>(threadIdx.x);
+  const long long block = blockIdx.x;
+#if RP_TENSOR_HAS_WGMMA
+  if constexpr (tensor_wgmma_rs_type(T)) {
+    __shared__ alignas(128) unsigned char b_tile[kWgmmaBTileBytes];
+    const int set = static_cast<int>(block % kTensorDataSets);
+    constexpr int u = kWgmmaRowUnits;
+    const std::uint16_t* b_set = b + set * kWgmmaN * u;
+    for (int i = t; i < kWgmmaN * u; i += kWgmmaThreads)
+      *reinterpret_cast<std::uint16_t*>(b_tile + wgmma_tile_offset(i / u, i % u)) = b_set[i];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+
+    const std::uint16_t* a_set = a + set * kWgmmaM * u;
+    std::uint32_t a_regs[kWgmmaARegs] = {};
+#pragma unroll
+    for (int e = 0; e < 2 * kWgmmaARegs; ++e) {
+      const WgmmaCoord x = wgmma_a_reg_coord(t, e);
+      a_regs[e / 2] |= static_cast<std::uint32_t>(a_set[x.row * u + x.col]) << (16 * (e % 2));
+    }
+    float acc[kWgmmaAccRegs];
+    tensor_wgmma_load_acc<T>(acc, c + static_cast<long long>(set) * kWgmmaM * kWgmmaN, t);
+    const std::uint64_t desc_b = wgmma_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(b_tile)),
+                                                  kWgmmaLeadingBytes, kWgmmaStrideBytes);
+    const int hits = tensor_wgmma_rounds(
+        acc, reps, [&] { tensor_wgmma_rs<T, 1>(acc, a_regs, desc_b); },
+        [&] { tensor_wgmma_rs<T, -1>(acc, a_regs, desc_b); });
     tensor_wgmma_store_acc<T>(acc, out + block * kWgmmaM * kWgmmaN, t);
     hits_out[block * kWgmmaThreads + t] = hits;
     return;

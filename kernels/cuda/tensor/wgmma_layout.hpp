@@ -92,6 +92,18 @@ RP_HD constexpr WgmmaCoord wgmma_acc_coord(int thread, int r) {
   return {16 * warp + lane / 4 + 8 * ((r / 2) % 2), 8 * (r / 4) + 2 * (lane % 4) + r % 2};
 }
 
+// ---- A from registers (wgmma's RS form, m64nNk16 with 16-bit A) ----------------------------
+// Warp w of the warpgroup holds rows 16w .. 16w + 15 of A (64 x 16) as mma.m16n8k16 holds its
+// A (PTX ISA, "Register Fragments": matrix A of wgmma .m64nNk16): 4 registers of two elements;
+// element e (register e / 2, low half first) of lane l sits at row g + 8 ((e / 2) % 2) and column
+// 2q + e % 2 + 8 (e / 4) of the warp's rows, g = l / 4, q = l % 4.
+inline constexpr int kWgmmaARegs = 4;
+
+RP_HD constexpr WgmmaCoord wgmma_a_reg_coord(int thread, int e) {
+  const int warp = thread / 32, lane = thread % 32, g = lane / 4, q = lane % 4;
+  return {16 * warp + g + 8 * ((e / 2) % 2), 2 * q + e % 2 + 8 * (e / 4)};
+}
+
 // ---- accumulator D with f16 accumulate: the same elements, two per 32-bit register ----------
 // Register j holds the elements of f32 registers 2j (low half) and 2j + 1 (high half), as the
 // mma.m16n8 f16 accumulator packs d0,d1 and d2,d3 (PTX ISA; CUTLASS gives the f16 and f32 GMMA

@@ -75,6 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorCase{"fp16.fp32", "wgmma"}, TensorCase{"bf16.fp32", "wgmma"},
                       TensorCase{"tf32.fp32", "wgmma"}, TensorCase{"fp8.fp32", "wgmma"},
                       TensorCase{"int8.int32", "wgmma"}, TensorCase{"fp16.fp16", "wgmma"},
+                      // A from registers: its rate beside the shared-memory form's.
+                      TensorCase{"fp16.fp32", "wgmma.rs"}, TensorCase{"bf16.fp32", "wgmma.rs"},
                       // Blackwell datacenter (sm_100a builds on a B200/GB200).
                       TensorCase{"fp16.fp32", "tcgen05"}, TensorCase{"bf16.fp32", "tcgen05"},
                       // Hopper's f64 shapes (sm_90): which reaches the FP64 tensor rate.

@@ -96,6 +96,23 @@ TEST(WgmmaLayout, WorkCounts) {
   EXPECT_EQ(tensor_shape(TensorType::Int8Int32, TensorApi::Wgmma).k * 8, kWgmmaRowUnits * 16);
 }
 
+// A from registers (wgmma.rs): per warp the mma.m16n8k16 A fragment (verified on an H100 by the
+// mma.sync path) on its 16 rows; the warpgroup's 4 x 8 elements per thread cover 64 x 16 once.
+TEST(WgmmaLayout, RegisterAIsTheMmaM16n8k16FragmentPerWarp) {
+  std::set<std::pair<int, int>> seen;
+  for (int t = 0; t < kWgmmaThreads; ++t)
+    for (int e = 0; e < 2 * kWgmmaARegs; ++e) {
+      const WgmmaCoord x = wgmma_a_reg_coord(t, e);
+      const FragCoord m = tensor_mma_a_coord(TensorType::Fp16Fp32, t % 32, e);
+      EXPECT_EQ(x.row, 16 * (t / 32) + m.row) << t << " " << e;
+      EXPECT_EQ(x.col, m.col) << t << " " << e;
+      seen.insert({x.row, x.col});
+    }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(kWgmmaM * kWgmmaK));
+  EXPECT_EQ(tensor_shape(TensorType::Fp16Fp32, TensorApi::WgmmaRs).k, kWgmmaK);
+  EXPECT_EQ(tensor_shape(TensorType::Tf32Fp32, TensorApi::WgmmaRs).m, 0);  // f16/bf16 only
+}
+
 // f16 accumulate: 32 registers of two halves cover the 64 x 128 tile once, each half where the
 // f32 layout has it (pairs of adjacent columns in one register, as mma.m16n8's d0,d1).
 TEST(WgmmaLayout, F16AccumulatorPacksTheF32LayoutInPairs) {

@@ -440,6 +440,10 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
     EXPECT_NO_THROW(why(type, "wgmma", "9.0")) << type;
     EXPECT_NE(why(type, "wgmma", "8.9").find("Hopper's"), std::string::npos) << type;
   }
+  // wgmma.rs (A from registers): Hopper only, fp16.fp32 and bf16.fp32.
+  EXPECT_NO_THROW(why("bf16.fp32", "wgmma.rs", "9.0"));
+  EXPECT_NE(why("fp16.fp32", "wgmma.rs", "8.9").find("Hopper's"), std::string::npos);
+  EXPECT_NE(why("tf32.fp32", "wgmma.rs", "9.0").find("runs with api=wgmma"), std::string::npos);
   // tcgen05: B200/GB200 only (sm_100a code), the same two types.
   EXPECT_NE(why("fp16.fp32", "tcgen05", "9.0").find("only compute capability 10.0"), std::string::npos);
   EXPECT_NE(why("fp16.fp32", "tcgen05", "10.3").find("only compute capability 10.0"), std::string::npos);
