@@ -124,8 +124,13 @@ std::string instruction_ptx(TensorType t, TensorApi api) {
              inputs[i] + "." + inputs[i] +
              (api == TensorApi::WgmmaRs ? " (warpgroup, A from registers, sm_90a)" : " (warpgroup, sm_90a)");
     case TensorApi::Tcgen05:
-      return std::string("tcgen05.mma.cta_group::1.kind::f16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
-             "x" + std::to_string(s.k) + " " + inputs[i] + " (tensor memory, sm_100a)";
+      return std::string("tcgen05.mma.cta_group::1.kind::") +
+             (t == TensorType::Tf32Fp32    ? "tf32 "
+              : t == TensorType::Fp8Fp32   ? "f8f6f4 "
+              : t == TensorType::Int8Int32 ? "i8 "
+                                           : "f16 ") +
+             std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + inputs[i] +
+             " (tensor memory, sm_100a)";
     default:  // mma.sync, one shape per type (api=mma) or Hopper's f64 shapes
       return "mma.sync.aligned." + shape + ".row.col." + mma_types[i];
   }
@@ -198,8 +203,9 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
   }
   if (api == TensorApi::Tcgen05) {
     if (s.min_cc == 0)
-      return std::string("the tcgen05 path has fp16.fp32 and bf16.fp32 only; ") + tensor_type_name(t) +
-             " runs with api=mma";
+      return std::string(
+                 "the tcgen05 path has fp16.fp32, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and int8.int32 only; ") +
+             tensor_type_name(t) + " runs with api=mma";
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 100)
       return "tcgen05 is run here with sm_100a code, which only compute capability 10.0 (B200, GB200) runs; "

@@ -174,10 +174,14 @@ RP_HD constexpr TensorShape tensor_wgmma_rs_shape(TensorType t) {
   return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{64, 128, 16, 90} : TensorShape{};
 }
 
-// tcgen05 shapes (kernels/cuda/tensor/tcgen05_layout.hpp: 128 x 64 x 16 kind::f16, f16 and bf16 inputs
-// with f32 accumulate). Only compute capability 10.0 runs its sm_100a code.
+// tcgen05 shapes (kernels/cuda/tensor/tcgen05_layout.hpp): 128 x 64 x K, K filling 32 bytes of a
+// tile row: kind::f16 k16 (f16, bf16), kind::tf32 k8, kind::f8f6f4 k32 (e4m3), kind::i8 k32, each
+// with f32 (i8: s32) accumulate. Only compute capability 10.0 runs its sm_100a code.
 RP_HD constexpr TensorShape tensor_tcgen05_shape(TensorType t) {
-  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32 ? TensorShape{128, 64, 16, 100} : TensorShape{};
+  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32   ? TensorShape{128, 64, 16, 100}
+         : t == TensorType::Tf32Fp32                              ? TensorShape{128, 64, 8, 100}
+         : t == TensorType::Fp8Fp32 || t == TensorType::Int8Int32 ? TensorShape{128, 64, 32, 100}
+                                                                  : TensorShape{};
 }
 
 RP_HD constexpr TensorShape tensor_shape(TensorType t, TensorApi api) {

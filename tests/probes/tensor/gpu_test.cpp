@@ -79,6 +79,8 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorCase{"fp16.fp32", "wgmma.rs"}, TensorCase{"bf16.fp32", "wgmma.rs"},
                       // Blackwell datacenter (sm_100a builds on a B200/GB200).
                       TensorCase{"fp16.fp32", "tcgen05"}, TensorCase{"bf16.fp32", "tcgen05"},
+                      TensorCase{"tf32.fp32", "tcgen05"}, TensorCase{"fp8.fp32", "tcgen05"},
+                      TensorCase{"int8.int32", "tcgen05"},
                       // Hopper's f64 shapes (sm_90): which reaches the FP64 tensor rate.
                       TensorCase{"fp64.fp64", "mma.m16n8k4"}, TensorCase{"fp64.fp64", "mma.m16n8k8"},
                       TensorCase{"fp64.fp64", "mma.m16n8k16"}),

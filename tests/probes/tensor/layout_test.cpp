@@ -162,7 +162,7 @@ TEST(Tcgen05Layout, SharedMemoryDescriptorHasItsVersionField) {
 }
 
 TEST(Tcgen05Layout, InstructionDescriptorOfKindF16) {
-  const std::uint32_t f16 = tcgen05_f16_instr_descriptor(false, false);
+  const std::uint32_t f16 = tcgen05_instr_descriptor(kTcgen05DF32, kTcgen05F16, false);
   EXPECT_EQ(field(f16, 0, 4), 0u);   // dense, no saturation
   EXPECT_EQ(field(f16, 4, 2), 1u);   // D is f32
   EXPECT_EQ(field(f16, 7, 3), 0u);   // A f16
@@ -172,12 +172,35 @@ TEST(Tcgen05Layout, InstructionDescriptorOfKindF16) {
   EXPECT_EQ(field(f16, 17, 6), static_cast<std::uint64_t>(kTcgen05N >> 3));
   EXPECT_EQ(field(f16, 24, 5), static_cast<std::uint64_t>(kTcgen05M >> 4));
   EXPECT_EQ(field(f16, 23, 1) + field(f16, 29, 3), 0u);  // reserved and max-shift bits clear
-  const std::uint32_t bf16_neg = tcgen05_f16_instr_descriptor(true, true);
+  const std::uint32_t bf16_neg = tcgen05_instr_descriptor(kTcgen05DF32, kTcgen05Bf16, true);
   EXPECT_EQ(field(bf16_neg, 7, 3), 1u);
   EXPECT_EQ(field(bf16_neg, 10, 3), 1u);
   EXPECT_EQ(field(bf16_neg, 14, 1), 1u);  // -B
   EXPECT_EQ(field(bf16_neg, 13, 1), 0u);
-  EXPECT_EQ(bf16_neg ^ tcgen05_f16_instr_descriptor(true, false), 1u << 14);  // only the negation differs
+  EXPECT_EQ(bf16_neg ^ tcgen05_instr_descriptor(kTcgen05DF32, kTcgen05Bf16, false), 1u << 14);  // only -B differs
+}
+
+// The other kinds' type codes (PTX ISA, instruction descriptor table): kind::tf32 A/B = 2 with an
+// f32 D; kind::f8f6f4 e4m3 = 0; kind::i8 signed = 1 with an s32 D (2), never negated.
+TEST(Tcgen05Layout, InstructionDescriptorOfKindsTf32F8f6f4AndI8) {
+  const std::uint32_t tf32 = tcgen05_instr_descriptor(kTcgen05DF32, kTcgen05Tf32, true);
+  EXPECT_EQ(field(tf32, 4, 2), 1u);
+  EXPECT_EQ(field(tf32, 7, 3), 2u);
+  EXPECT_EQ(field(tf32, 10, 3), 2u);
+  EXPECT_EQ(field(tf32, 14, 1), 1u);
+  const std::uint32_t e4m3 = tcgen05_instr_descriptor(kTcgen05DF32, kTcgen05E4m3, false);
+  EXPECT_EQ(field(e4m3, 7, 6), 0u);
+  const std::uint32_t s8 = tcgen05_instr_descriptor(kTcgen05DS32, kTcgen05S8, false);
+  EXPECT_EQ(field(s8, 4, 2), 2u);
+  EXPECT_EQ(field(s8, 7, 3), 1u);
+  EXPECT_EQ(field(s8, 10, 3), 1u);
+  EXPECT_EQ(field(s8, 0, 4) + field(s8, 13, 4), 0u);  // dense, no saturation, no negation, K-major
+  // K fills the same 32-byte tile rows for every kind.
+  for (TensorType t :
+       {TensorType::Fp16Fp32, TensorType::Bf16Fp32, TensorType::Tf32Fp32, TensorType::Fp8Fp32, TensorType::Int8Int32})
+    EXPECT_EQ(tensor_tcgen05_shape(t).k * tensor_input_bits(tensor_input(t)), kTcgen05RowUnits * 16)
+        << tensor_type_name(t);
+  EXPECT_EQ(tensor_tcgen05_shape(TensorType::Fp64Fp64).m, 0);
 }
 
 TEST(Tcgen05Layout, ShapeTilesAndTensorMemory) {

@@ -444,10 +444,12 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   EXPECT_NO_THROW(why("bf16.fp32", "wgmma.rs", "9.0"));
   EXPECT_NE(why("fp16.fp32", "wgmma.rs", "8.9").find("Hopper's"), std::string::npos);
   EXPECT_NE(why("tf32.fp32", "wgmma.rs", "9.0").find("runs with api=wgmma"), std::string::npos);
-  // tcgen05: B200/GB200 only (sm_100a code), the same two types.
+  // tcgen05: B200/GB200 only (sm_100a code); kinds f16, tf32, f8f6f4 (e4m3) and i8.
   EXPECT_NE(why("fp16.fp32", "tcgen05", "9.0").find("only compute capability 10.0"), std::string::npos);
   EXPECT_NE(why("fp16.fp32", "tcgen05", "10.3").find("only compute capability 10.0"), std::string::npos);
-  EXPECT_NE(why("int8.int32", "tcgen05", "10.0").find("fp16.fp32 and bf16.fp32 only"), std::string::npos);
+  EXPECT_NE(why("fp16.fp16", "tcgen05", "10.0").find("fp8.fp32 (e4m3) and int8.int32 only"), std::string::npos);
+  for (const char* type : {"tf32.fp32", "fp8.fp32", "int8.int32"})
+    EXPECT_NO_THROW(why(type, "tcgen05", "10.0")) << type;
   EXPECT_NO_THROW(why("bf16.fp32", "tcgen05", "10.0"));
   EXPECT_THROW(why("fp16.fp32", "hgmma", "9.0"), std::invalid_argument);
 }

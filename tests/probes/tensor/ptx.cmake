@@ -222,8 +222,8 @@ add_test(NAME ptx.tensor_wgmma_checker_rejects_8
 set_tests_properties(ptx.tensor_wgmma_checker_rejects_8 PROPERTIES LABELS ptx WILL_FAIL TRUE)
 
 # ---- tcgen05 (Blackwell datacenter, sm_100a): kernels/cuda/tensor/tcgen05_kernel.cuh ----------------
-# One thread per CTA issues the MMAs: kTcgen05Steps (8) tcgen05.mma.cta_group::1.kind::f16 per
-# iteration and one after the loop, 9 in the entry, each one UTCHMMA in SASS and no other tensor
+# One thread per CTA issues the MMAs: kTcgen05Steps (8) tcgen05.mma.cta_group::1.kind::<kind> per
+# iteration and one after the loop, 9 in the entry, each one UTC*MMA in SASS and no other tensor
 # instruction; one commit to the mbarrier per round; the accumulator goes in (tcgen05.st) and out
 # (tcgen05.ld) once, TMEM is allocated and freed once; nothing spills. sm_100 without `a`
 # compiles none of it.
@@ -233,17 +233,24 @@ set(_tensor_tcgen05_deps
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/kernel.cuh
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/tcgen05_layout.hpp
   ${PROJECT_SOURCE_DIR}/kernels/cuda/tensor/wgmma_layout.hpp)
-foreach(_tc IN ITEMS "fp16_fp32|Fp16Fp32" "bf16_fp32|Bf16Fp32")
+# Each type with its kind: f16/bf16 kind::f16, tf32 kind::tf32, e4m3 kind::f8f6f4, int8 kind::i8
+# (its -B a second tile: kind::i8 has no negate bit), and the SASS opcode of each (tf32 shares
+# UTCHMMA with f16, e4m3 is UTCQMMA, int8 UTCIMMA).
+foreach(_tc IN ITEMS "fp16_fp32|Fp16Fp32|f16|UTCHMMA" "bf16_fp32|Bf16Fp32|f16|UTCHMMA"
+                     "tf32_fp32|Tf32Fp32|tf32|UTCHMMA" "fp8_fp32|Fp8Fp32|f8f6f4|UTCQMMA"
+                     "int8_int32|Int8Int32|i8|UTCIMMA")
   string(REPLACE "|" ";" _f "${_tc}")
   list(GET _f 0 _name)
   list(GET _f 1 _type)
+  list(GET _f 2 _kind)
+  list(GET _f 3 _sass)
   roofprobe_ptx_test(tensor_tcgen05_${_name} ptx_tcgen05_instance.cu ARCH 100a
     DEFINES -DRP_PTX_TYPE=${_type}
     DEPENDS ${_tensor_tcgen05_deps}
-    EXPECT [[tcgen05\.mma\.cta_group::1\.kind::f16]] eq 9  [[tcgen05\.mma.*]] eq 9
+    EXPECT "tcgen05\\.mma\\.cta_group::1\\.kind::${_kind}" eq 9  [[tcgen05\.mma.*]] eq 9
            [[tcgen05\.commit\..*]] eq 1  [[tcgen05\.alloc\..*]] eq 1  [[tcgen05\.dealloc\..*]] eq 1
            [[tcgen05\.ld\..*]] eq 1  [[tcgen05\.st\..*]] eq 1  [[(ld|st)\.local\..*]] eq 0
-    SASS_EXPECT [[UTCHMMA.*]] eq 9  [[[A-Z]*MMA.*]] eq 9  [[LDTM.*]] eq 1  [[STTM.*]] eq 1)
+    SASS_EXPECT "${_sass}.*" eq 9  [[[A-Z]*MMA.*]] eq 9  [[LDTM.*]] eq 1  [[STTM.*]] eq 1)
 endforeach()
 roofprobe_ptx_test(tensor_tcgen05_fp16_fp32_sm100 ptx_tcgen05_instance.cu ARCH 100
   DEFINES -DRP_PTX_TYPE=Fp16Fp32
