@@ -86,6 +86,28 @@ TEST(CpuBandwidth, UnlaunchedPointFailsVerification) {
   }
 }
 
+// The read checksum rotates after every pass, so passes do not cancel: one pass more or fewer
+// than the launch ran is a mismatch, at every vector width.
+TEST(CpuBandwidth, ReadChecksumCountsThePasses) {
+  for (const std::string bits : {"128", "256", "512"}) {
+    SCOPED_TRACE(bits);
+    const Probe* probe = Registry::instance().probe("cpu", "bandwidth");
+    std::unique_ptr<PreparedPoint> point;
+    try {
+      point = probe->prepare({{"mode", "read"}, {"vector_bits", bits}, {"working_set_bytes", "200192"}}, cpu_device());
+    } catch (const std::invalid_argument&) {
+      continue;  // a width this build lacks
+    }
+    point->set_repetitions(2);
+    point->launch();
+    EXPECT_TRUE(point->verify().ok);
+    for (int reps : {1, 3, 4}) {
+      point->set_repetitions(reps);
+      EXPECT_FALSE(point->verify().ok) << reps << " passes claimed, 2 run";
+    }
+  }
+}
+
 TEST(CpuFlops, EveryFormAndPrecisionVerifies) {
   for (std::string precision : {"fp64", "fp32"})
     for (std::string form : {"fma", "nofma"})
