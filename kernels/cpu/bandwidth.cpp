@@ -27,6 +27,7 @@
 
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/read_checksum.hpp"
 #include "kernels/cpu/stream_vec.hpp"
 
 namespace roofprobe::cpu {
@@ -63,28 +64,18 @@ const ModeInfo& mode_info(const std::string& name) {
   throw std::invalid_argument("bandwidth mode '" + name + "' is not known");
 }
 
-// Distinct 20-bit integers (exact doubles, so rmw's + 1 per pass stays exact), scattered by a
-// multiplicative hash so that the read checksum of a chunk is not 0 by symmetry.
+// 20-bit integers (exact doubles, so rmw's + 1 per pass stays exact), scattered by a
+// multiplicative hash so that the read checksum of a chunk is not 0 by symmetry (values repeat
+// past 2^20 elements, but not in step with the chunks).
 inline double initial_value(std::size_t i) {
   return static_cast<double>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 44);
 }
 
-inline std::uint64_t bits_of(double x) {
-  std::uint64_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-inline std::uint64_t rotate_left_1(std::uint64_t x) { return (x << 1) | (x >> 63); }
-
-// The read checksum of a chunk after `reps` passes: each pass XORs every element's bits into the
-// accumulators, then rotates them left by one bit; XOR and the rotation commute, so all lanes
-// and accumulators fold into one word.
+// The read checksum of a chunk after `reps` passes (read_checksum.hpp).
 inline std::uint64_t expected_read_checksum(Range r, std::int64_t reps) {
   std::uint64_t pass = 0;
   for (std::size_t i = r.begin; i < r.end; ++i) pass ^= bits_of(initial_value(i));
-  std::uint64_t sum = 0;
-  for (std::int64_t rep = 0; rep < reps; ++rep) sum = rotate_left_1(sum ^ pass);
-  return sum;
+  return read_checksum_after(pass, reps);
 }
 
 // The unsigned 64-bit integer vector of V's size: V's bits for the XOR and the rotation.
@@ -117,10 +108,10 @@ std::uint64_t read_passes(const double* a, Range r, std::int64_t reps) {
     for (int j = 0; j < kAccumulators; ++j) acc[j] = (acc[j] << 1) | (acc[j] >> 63);
     tail = rotate_left_1(tail);
   }
-  std::uint64_t sum = tail;
+  std::uint64_t checksum = tail;
   for (int j = 0; j < kAccumulators; ++j)
-    for (std::size_t l = 0; l < lanes; ++l) sum ^= acc[j][l];
-  return sum;
+    for (std::size_t l = 0; l < lanes; ++l) checksum ^= acc[j][l];
+  return checksum;
 }
 
 template <class V>
@@ -175,10 +166,11 @@ void write_passes(double* a, Range r, std::int64_t reps, std::int64_t done) {
 
 // One thread's share of a launch in vectors of type V.
 template <class V>
-void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, std::int64_t done, std::uint64_t& sum) {
+void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, std::int64_t done,
+                  std::uint64_t& checksum) {
   switch (mode) {
     case Mode::Read:
-      sum = read_passes<V>(a, r, reps);
+      checksum = read_passes<V>(a, r, reps);
       break;  // checked by verify()
     case Mode::Rmw:
       rmw_passes<V>(a, r, reps);
@@ -198,7 +190,7 @@ void stream_chunk(Mode mode, double* a, double* b, Range r, std::int64_t reps, s
 class BandwidthPoint final : public PreparedPoint {
  public:
   BandwidthPoint(const ModeInfo& mode, int vector_bits, std::size_t working_set_bytes, int threads)
-      : mode_(mode), vector_bits_(vector_bits), threads_(threads), sums_(threads, 0) {
+      : mode_(mode), vector_bits_(vector_bits), threads_(threads), checksums_(threads, 0) {
     if (!with_stream_vector(vector_bits, [](auto) {}))
       throw std::invalid_argument("vector_bits " + std::to_string(vector_bits) + " is not available in this build");
     n_ = working_set_bytes / sizeof(double) / static_cast<std::size_t>(mode.arrays);
@@ -223,7 +215,7 @@ class BandwidthPoint final : public PreparedPoint {
   void launch() override {
     double* a = a_.get();
     double* b = b_.get();
-    std::uint64_t* sums = sums_.data();
+    std::uint64_t* checksums = checksums_.data();
     const std::size_t n = n_;
     const std::int64_t reps = reps_;
     const std::int64_t done = total_reps_;
@@ -231,10 +223,11 @@ class BandwidthPoint final : public PreparedPoint {
     with_stream_vector(vector_bits_, [&](auto vector) {
       using V = decltype(vector);
       parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
-        stream_chunk<V>(mode, a, b, chunk_of(n, threads, t, kLineElements<double>), reps, done, sums[t]);
+        stream_chunk<V>(mode, a, b, chunk_of(n, threads, t, kLineElements<double>), reps, done, checksums[t]);
       });
     });
     total_reps_ += reps_;
+    launched_reps_ = reps_;
   }
 
   double parallel_seconds() const override { return parallel_seconds_; }
@@ -262,11 +255,13 @@ class BandwidthPoint final : public PreparedPoint {
 
  private:
   Check verify_read() const {
+    if (launched_reps_ < 0) return Check{false, "read: verify() before any launch"};
     for (int t = 0; t < threads_; ++t) {
-      const std::uint64_t expected = expected_read_checksum(chunk_of(n_, threads_, t, kLineElements<double>), reps_);
-      if (sums_[t] != expected) {
+      const std::uint64_t expected =
+          expected_read_checksum(chunk_of(n_, threads_, t, kLineElements<double>), launched_reps_);
+      if (checksums_[t] != expected) {
         std::ostringstream msg;
-        msg << "thread " << t << " read checksum: expected 0x" << std::hex << expected << ", got 0x" << sums_[t];
+        msg << "thread " << t << " read checksum: expected 0x" << std::hex << expected << ", got 0x" << checksums_[t];
         return Check{false, msg.str()};
       }
     }
@@ -291,8 +286,9 @@ class BandwidthPoint final : public PreparedPoint {
   int threads_;
   std::size_t n_ = 0;
   Buffer<double> a_, b_;
-  std::vector<std::uint64_t> sums_;  // read: each thread's checksum of the latest launch
+  std::vector<std::uint64_t> checksums_;  // read: each thread's checksum of the latest launch
   std::int64_t reps_ = 1;
+  std::int64_t launched_reps_ = -1;  // passes of the latest launch (read: what its checksums hold)
   std::int64_t total_reps_ = 0;
   double parallel_seconds_ = 0;
 };

@@ -136,8 +136,9 @@ std::string instruction_ptx(TensorType t, TensorApi api) {
   }
 }
 
-// The paths whose operands are staged in shared memory and whose accumulator is one tile per
-// block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
+// The paths that stage operands in shared memory (wgmma.rs: B only, A goes to registers) and
+// whose accumulator is one tile per block (wgmma: a warpgroup's registers; tcgen05: tensor
+// memory): same buffers, one block each.
 bool tile_api(TensorApi api) { return tensor_wgmma_api(api) || api == TensorApi::Tcgen05; }
 
 // Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup; the
@@ -194,7 +195,7 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
                              ? "wgmma with A from registers (api=wgmma.rs) has fp16.fp32 and bf16.fp32 only; "
                              : "the wgmma path has fp16.fp32, fp16.fp16, bf16.fp32, tf32.fp32, fp8.fp32 (e4m3) and "
                                "int8.int32 only; ") +
-             tensor_type_name(t) + (api == TensorApi::WgmmaRs ? " runs with api=wgmma" : " runs with api=mma");
+             tensor_type_name(t) + (tensor_wgmma_shape(t).m > 0 ? " runs with api=wgmma" : " runs with api=mma");
     if (cc == 0) return "unknown compute capability: the backend did not report it";
     if (cc != 90)
       return "wgmma is Hopper's (compute capability 9.0, sm_90a code); the device has " + cc_text(cc) +

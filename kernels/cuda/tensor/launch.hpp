@@ -17,11 +17,13 @@ const void* kernel_of(TensorType t, TensorApi api);
 // "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 (warpgroup, sm_90a)", ...
 std::string instruction_ptx(TensorType t, TensorApi api);
 
-// "mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16": the api axis' values.
+// "mma", "wmma", "wgmma", "tcgen05", "mma.m16n8k4", "mma.m16n8k8", "mma.m16n8k16", "wgmma.rs": the api
+// axis' values.
 const char* api_name(TensorApi api);
 
-// The paths whose operands are staged in shared memory and whose accumulator is one tile per
-// block (wgmma: a warpgroup's registers; tcgen05: tensor memory): same buffers, one block each.
+// The paths that stage operands in shared memory (wgmma.rs: B only, A goes to registers) and
+// whose accumulator is one tile per block (wgmma: a warpgroup's registers; tcgen05: tensor
+// memory): same buffers, one block each.
 bool tile_api(TensorApi api);
 
 // Threads of one block, and of the unit that issues one instruction (a warp; a warpgroup; the

@@ -144,7 +144,7 @@ RP_HD constexpr TensorShape tensor_mma_shape(TensorType t, TensorApi api) {
 // F2FP.F16.E4M3.UNPACK conversions plus f16 HMMA.16816 with a zero accumulator, folds the
 // repeated products of the probe's loop and adds the rest with FADDs (6 HMMAs for 20 MMAs in
 // the SASS of the PTX check): such a "tensor" rate is neither fp8 nor the tensor cores. Those
-// parts reach fp8 through wgmma (sm_90a) or tcgen05 (sm_100a), whose fp8 forms are not probes yet.
+// parts reach fp8 through api=wgmma (sm_90a) or api=tcgen05 (sm_100a, kind::f8f6f4).
 RP_HD constexpr bool tensor_mma_native(TensorType t, int cc) {
   if (t != TensorType::Fp8Fp32) return true;
   return cc == 89 || cc >= 120;

@@ -69,7 +69,7 @@ class TensorPoint final : public PreparedPoint {
   }
 
   // Instructions: warp-level for mma.sync and WMMA, warpgroup-level for wgmma (one wgmma is one
-  // instruction of 4 warps; flops_per_instruction in the machine file is then 2 x 64 x 128 x 16).
+  // instruction of 4 warps; flops_per_instruction in the machine file is then 2 x 64 x 128 x K).
   Work work() const override {
     Work w;
     w.warp_instructions = static_cast<double>(warps_) * (tensor_wgmma_api(api_)       ? wgmma_per_warpgroup(reps_)
@@ -381,7 +381,8 @@ class CudaTensorProbe final : public Probe {
     info_.description =
         "dense tensor-core throughput: per warp 4 independent accumulators, register-resident "
         "random operands, mma.sync (inline PTX) or WMMA of each input.accumulate type; on Hopper "
-        "also wgmma per warpgroup, operands staged once in shared memory";
+        "also wgmma per warpgroup (operands staged once in shared memory, or A in registers: "
+        "wgmma.rs), on B200 tcgen05 per CTA into tensor memory";
     info_.axes = {
         choice_axis("type", "input.accumulate element types (fp8 = e4m3)", all_type_names()),
         // All by default: mma.sync is the faster path on sm_80+, WMMA the only one this probe

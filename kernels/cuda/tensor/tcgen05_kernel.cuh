@@ -95,7 +95,7 @@ __device__ __forceinline__ float tcgen05_acc_value(std::uint32_t word) {
 // One function of ~95 lines on purpose: TMEM allocation, the MMA loop, the read-back and the
 // deallocation must stay in one kernel body in this order (tcgen05.alloc and dealloc by the
 // same warp, the TMEM address kept in shared memory between them), and the PTX/SASS checks
-// count the UTCHMMA of this one body; split into device functions it reads no simpler.
+// count the UTC*MMA of this one body; split into device functions it reads no simpler.
 template <TensorType T>
 __global__ void __launch_bounds__(kTcgen05Threads, 1)
     tensor_tcgen05_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b,

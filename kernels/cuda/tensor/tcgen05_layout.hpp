@@ -4,7 +4,7 @@
 // names the element types, the negation of B and the shape, for kinds f16, tf32, f8f6f4 and i8. The tiles use the same
 // canonical no-swizzle K-major layout of 8 x 16-byte core matrices as the Hopper path
 // (kernels/cuda/tensor/wgmma_layout.hpp). tests/probes/tensor/layout_test.cpp checks the fields against the PTX ISA
-// ("Shared memory descriptor", "Instruction descriptor" of tcgen05.mma kind::f16).
+// ("Shared memory descriptor", "Instruction descriptor" of tcgen05.mma kinds f16, tf32, f8f6f4, i8).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,6 @@ inline constexpr int kTcgen05Columns = 64;               // TMEM columns allocat
 inline constexpr int kTcgen05ATileBytes = kTcgen05M * kTcgen05K * 2;  // 4 KiB
 inline constexpr int kTcgen05BTileBytes = kTcgen05N * kTcgen05K * 2;  // 2 KiB
 
-RP_HD constexpr double tcgen05_flops_per_instruction() { return 2.0 * kTcgen05M * kTcgen05N * kTcgen05K; }
 RP_HD constexpr long long tcgen05_per_cta(long long reps) { return reps * kTcgen05Steps + 1; }
 
 // Shared-memory descriptor (sm_100): bits 0-13 start address >> 4, 16-29 leading byte offset >> 4,

@@ -1,6 +1,7 @@
 // Device side of the tensor probe's Hopper path (api=wgmma): one warpgroup per block issues
 // warpgroup-level wgmma.mma_async.m64n128 (k16 f16/bf16, k8 tf32, k32 e4m3 and int8; sm_90a) on A and B tiles
-// staged once in shared memory, into a 64 x 128 f32 (int8: s32) accumulator held in registers. The shapes, the tile
+// staged once in shared memory, into a 64 x 128 f32 (int8: s32; fp16.fp16: f16, two per register) accumulator
+// held in registers. api=wgmma.rs (tensor_wgmma_rs_kernel) is the same loop with A in registers. The shapes, the tile
 // layout, the descriptors and the accumulator layout are kernels/cuda/tensor/wgmma_layout.hpp's; the loop is the
 // mma.sync kernel's (kernels/cuda/tensor/kernel.cuh): per iteration kWgmmaSteps instructions alternating +B and -B
 // (imm-scale-b = -1; int8 has no scale immediates and reads -B from a tile of its own), one commit group, then wait
@@ -34,9 +35,7 @@ namespace roofprobe::cuda {
 __host__ __device__ constexpr bool tensor_wgmma_type(TensorType t) { return tensor_wgmma_shape(t).m > 0; }
 
 // The types api=wgmma.rs runs (A from registers): f16 and bf16 with f32 accumulate.
-__host__ __device__ constexpr bool tensor_wgmma_rs_type(TensorType t) {
-  return t == TensorType::Fp16Fp32 || t == TensorType::Bf16Fp32;
-}
+__host__ __device__ constexpr bool tensor_wgmma_rs_type(TensorType t) { return tensor_wgmma_rs_shape(t).m > 0; }
 
 // int8 negates B through a second tile: integer wgmma has no imm-scale-b.
 __host__ __device__ constexpr bool tensor_wgmma_negated_tile(TensorType t) { return t == TensorType::Int8Int32; }
@@ -105,10 +104,10 @@ __device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[tensor_wgmma_acc_r
 #define RP_WGMMA_A "%64, %65"
 #define RP_WGMMA_PRED "%66"
 #define RP_WGMMA_IN "l"(desc_a), "l"(desc_b), "r"(1), "n"(ScaleB)
+#define RP_WGMMA_ACC(x) "+f"(x)  // f32 accumulators; int8 redefines it for s32
   if constexpr (T == TensorType::Fp16Fp16) {
     RP_WGMMA_M64N128_F16ACC();
   } else if constexpr (T == TensorType::Fp16Fp32) {
-#define RP_WGMMA_ACC(x) "+f"(x)
 #define RP_WGMMA_KIND "m64n128k16.f32.f16.f16"
 #define RP_WGMMA_IMM ", 1, %67, 0, 0"
     RP_WGMMA_M64N128();
@@ -132,9 +131,9 @@ __device__ __forceinline__ void tensor_wgmma(WgmmaAcc<T> (&d)[tensor_wgmma_acc_r
     RP_WGMMA_M64N128();
 #undef RP_WGMMA_KIND
 #undef RP_WGMMA_IMM
-#undef RP_WGMMA_ACC
   } else {
     static_assert(T == TensorType::Int8Int32 && ScaleB == 1, "int8 has no imm-scale-b: -B is a tile of its own");
+#undef RP_WGMMA_ACC
 #define RP_WGMMA_ACC(x) "+r"(x)
 #define RP_WGMMA_KIND "m64n128k32.s32.s8.s8"
 #define RP_WGMMA_IMM ""

@@ -13,9 +13,10 @@
 
 namespace roofprobe {
 
-// wgmma.mma_async.m64nNk16 with f16/bf16 inputs: one warpgroup (4 warps, 128 threads) computes a
-// 64 x N tile. N = 128: 64 f32 accumulator registers per thread, so several warpgroups fit on an
-// SM and hide each other's commit/wait bubbles.
+// wgmma.mma_async.m64nNkK: one warpgroup (4 warps, 128 threads) computes a 64 x N tile; K fills
+// 32 bytes of a tile row (kWgmmaK = 16 for f16/bf16; tensor_wgmma_shape has every type's). N =
+// 128: 64 f32 (or s32) accumulator registers per thread (32 with f16 accumulate), so several
+// warpgroups fit on an SM and hide each other's commit/wait bubbles.
 inline constexpr int kWgmmaM = 64, kWgmmaN = 128, kWgmmaK = 16;
 inline constexpr int kWgmmaThreads = 128;  // one warpgroup per block
 // Per loop iteration each warpgroup issues kWgmmaSteps wgmma into its accumulator, alternating
@@ -27,8 +28,6 @@ inline constexpr int kWgmmaAccRegs = kWgmmaM * kWgmmaN / kWgmmaThreads;  // 64 f
 // kernel stages it as 16 units of 16 bits, so one layout (wgmma_tile_offset, in units) serves
 // every type; the host packs elements into the units little-endian (element j at byte j x size).
 inline constexpr int kWgmmaRowUnits = 16;
-
-RP_HD constexpr double wgmma_flops_per_instruction() { return 2.0 * kWgmmaM * kWgmmaN * kWgmmaK; }
 
 // Warpgroup-level wgmma one warpgroup issues in a launch of `reps` iterations (plus the last +B).
 RP_HD constexpr long long wgmma_per_warpgroup(long long reps) { return reps * kWgmmaSteps + 1; }

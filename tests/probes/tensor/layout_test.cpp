@@ -83,9 +83,10 @@ TEST(WgmmaLayout, AccumulatorIsTheMmaM16n8LayoutPerWarpAndPerEightColumns) {
 }
 
 TEST(WgmmaLayout, WorkCounts) {
-  EXPECT_DOUBLE_EQ(wgmma_flops_per_instruction(), 2.0 * 64 * 128 * 16);
-  EXPECT_DOUBLE_EQ(wgmma_flops_per_instruction(),
-                   tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Fp16Fp32)));
+  // One wgmma is 2 x 64 x 128 x K FLOPs, K per type (k16 f16, k8 tf32, k32 e4m3 and int8).
+  EXPECT_DOUBLE_EQ(tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Fp16Fp32)), 2.0 * 64 * 128 * 16);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Tf32Fp32)), 2.0 * 64 * 128 * 8);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_instruction(tensor_wgmma_shape(TensorType::Int8Int32)), 2.0 * 64 * 128 * 32);
   EXPECT_EQ(wgmma_per_warpgroup(0), 1);
   EXPECT_EQ(wgmma_per_warpgroup(10), 10 * kWgmmaSteps + 1);
   EXPECT_EQ(kWgmmaSteps % 2, 0);  // +B, -B pairs: back at C after each iteration
@@ -219,7 +220,8 @@ TEST(Tcgen05Layout, ShapeTilesAndTensorMemory) {
   // The tiles use the Hopper path's core-matrix layout: dense over M x K and N x K.
   EXPECT_EQ(wgmma_tile_offset(kTcgen05M - 1, kTcgen05K - 1), kTcgen05ATileBytes - 2);
   EXPECT_EQ(wgmma_tile_offset(kTcgen05N - 1, kTcgen05K - 1), kTcgen05BTileBytes - 2);
-  EXPECT_DOUBLE_EQ(tcgen05_flops_per_instruction(), 2.0 * 128 * 64 * 16);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_instruction(tensor_tcgen05_shape(TensorType::Fp16Fp32)), 2.0 * 128 * 64 * 16);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_instruction(tensor_tcgen05_shape(TensorType::Fp8Fp32)), 2.0 * 128 * 64 * 32);
   EXPECT_EQ(tcgen05_per_cta(3), 3 * kTcgen05Steps + 1);
 }
 

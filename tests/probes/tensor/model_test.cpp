@@ -444,6 +444,7 @@ TEST(TensorProbe, SaysWhyADeviceCannotRunAPoint) {
   EXPECT_NO_THROW(why("bf16.fp32", "wgmma.rs", "9.0"));
   EXPECT_NE(why("fp16.fp32", "wgmma.rs", "8.9").find("Hopper's"), std::string::npos);
   EXPECT_NE(why("tf32.fp32", "wgmma.rs", "9.0").find("runs with api=wgmma"), std::string::npos);
+  EXPECT_NE(why("fp64.fp64", "wgmma.rs", "9.0").find("runs with api=mma"), std::string::npos);
   // tcgen05: B200/GB200 only (sm_100a code); kinds f16, tf32, f8f6f4 (e4m3) and i8.
   EXPECT_NE(why("fp16.fp32", "tcgen05", "9.0").find("only compute capability 10.0"), std::string::npos);
   EXPECT_NE(why("fp16.fp32", "tcgen05", "10.3").find("only compute capability 10.0"), std::string::npos);

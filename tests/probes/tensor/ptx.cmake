@@ -196,18 +196,15 @@ foreach(_rs IN ITEMS "fp16_fp32|Fp16Fp32|f16|" "bf16_fp32|Bf16Fp32|bf16|\\.BF16"
   list(GET _f 0 _name)
   list(GET _f 1 _type)
   list(GET _f 2 _ptx_type)
-  list(LENGTH _f _n)
-  set(_bf "")
-  if(_n GREATER 3)
-    list(GET _f 3 _bf)
-  endif()
+  list(GET _f 3 _bf)
   roofprobe_ptx_test(tensor_wgmma_rs_${_name} ptx_wgmma_instance.cu ARCH 90a
     DEFINES -DRP_PTX_TYPE=${_type} -DRP_PTX_KERNEL=tensor_wgmma_rs_kernel
     DEPENDS ${_tensor_wgmma_deps}
     EXPECT "wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k16\\.f32\\.${_ptx_type}\\.${_ptx_type}" eq 9
            [[wgmma\.mma_async\..*]] eq 9  [[wgmma\.commit_group\..*]] eq 2  [[wgmma\.wait_group\..*]] eq 2
-           [[fence\.proxy\.async.*]] eq 1  [[(ld|st)\.local\..*]] eq 0
-    SASS_EXPECT "HGMMA\\.64x128x16\\.F32${_bf}" eq 9  [[[A-Z]*MMA.*]] eq 9
+           [[wgmma\.fence\..*]] eq 2  [[fence\.proxy\.async.*]] eq 1  [[(ld|st)\.local\..*]] eq 0
+           [[ld\.param\.u32]] ge 1
+    SASS_EXPECT "HGMMA\\.64x128x16\\.F32${_bf}" eq 9  [[[A-Z]*MMA.*]] eq 9  [[WARPGROUP\.ARRIVE]] eq 2
     SASS_EXPECT_INSN "HGMMA\\.64x128x16\\.F32${_bf} R[0-9]+, R[0-9]+, gdesc.*" eq 9)
 endforeach()
 roofprobe_ptx_test(tensor_wgmma_fp16_fp32_sm90 ptx_wgmma_instance.cu ARCH 90
