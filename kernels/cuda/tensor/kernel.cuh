@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/tensor/model.hpp"
+#include "kernels/cuda/tensor/wgmma_layout.hpp"
 
 // e4m3 mma.sync needs PTX ISA 8.4 (CUDA 12.4).
 #if defined(__CUDACC_VER_MAJOR__) && \
@@ -34,6 +35,17 @@
 namespace roofprobe::cuda {
 
 inline constexpr int kTensorNotCompiled = -1;  // `hits` of a kernel built without its instruction
+
+// The tile paths (wgmma, tcgen05): copies `rows` rows of a data set's 16-bit units (kWgmmaRowUnits,
+// 32 bytes, each) into a shared-memory tile in the layout of wgmma_tile_offset, each unit through
+// `unit` (the identity, or the int8 negation), the block's Threads threads striding over them.
+template <int Threads, class Unit>
+__device__ __forceinline__ void tensor_stage_tile(unsigned char* tile, const std::uint16_t* units, int rows, int t,
+                                                  Unit unit) {
+  constexpr int u = kWgmmaRowUnits;
+  for (int i = t; i < rows * u; i += Threads)
+    *reinterpret_cast<std::uint16_t*>(tile + wgmma_tile_offset(i / u, i % u)) = unit(units[i]);
+}
 
 // Both kernels declare __launch_bounds__(kTensorBlock, 1): with the block size alone, ptxas
 // (CUDA 13, sm_90) held the fp64 kernels to 40 registers and spilled 8 bytes (mma) and 24 bytes

@@ -65,15 +65,12 @@ __device__ __forceinline__ void tcgen05_issue(std::uint32_t acc, std::uint64_t d
 template <TensorType T>
 __device__ __forceinline__ void tcgen05_stage_tiles(unsigned char* tiles, const std::uint16_t* a_set,
                                                     const std::uint16_t* b_set, int t) {
-  constexpr int u = kTcgen05RowUnits;
-  for (int i = t; i < kTcgen05M * u; i += kTcgen05Threads)
-    *reinterpret_cast<std::uint16_t*>(tiles + wgmma_tile_offset(i / u, i % u)) = a_set[i];
-  for (int i = t; i < kTcgen05N * u; i += kTcgen05Threads) {
-    unsigned char* at = tiles + kTcgen05ATileBytes + wgmma_tile_offset(i / u, i % u);
-    *reinterpret_cast<std::uint16_t*>(at) = b_set[i];
-    if constexpr (tcgen05_negated_tile(T))
-      *reinterpret_cast<std::uint16_t*>(at + kTcgen05BTileBytes) = wgmma_negate_s8_pair(b_set[i]);
-  }
+  const auto same = [](std::uint16_t x) { return x; };
+  tensor_stage_tile<kTcgen05Threads>(tiles, a_set, kTcgen05M, t, same);
+  tensor_stage_tile<kTcgen05Threads>(tiles + kTcgen05ATileBytes, b_set, kTcgen05N, t, same);
+  if constexpr (tcgen05_negated_tile(T))
+    tensor_stage_tile<kTcgen05Threads>(tiles + kTcgen05ATileBytes + kTcgen05BTileBytes, b_set, kTcgen05N, t,
+                                       [](std::uint16_t x) { return wgmma_negate_s8_pair(x); });
 }
 
 // A TMEM accumulator word from the f32 C buffer, and back: s32 for kind::i8 (the probe's small

@@ -190,16 +190,6 @@ __device__ __forceinline__ void tensor_wgmma_fence_operands(Acc (&d)[N]) {
   }
 }
 
-// Copies `rows` rows of a data set's units (kWgmmaRowUnits each) into a shared-memory tile in the
-// layout of wgmma_tile_offset, each unit through `unit` (the identity, or the int8 negation).
-template <class Unit>
-__device__ __forceinline__ void tensor_wgmma_stage(unsigned char* tile, const std::uint16_t* units, int rows, int t,
-                                                   Unit unit) {
-  constexpr int u = kWgmmaRowUnits;
-  for (int i = t; i < rows * u; i += kWgmmaThreads)
-    *reinterpret_cast<std::uint16_t*>(tile + wgmma_tile_offset(i / u, i % u)) = unit(units[i]);
-}
-
 // The probe's loop, the same for every wgmma form: per iteration kWgmmaSteps wgmma alternating
 // plus() (+B) and minus() (-B) as one commit group, then wait for it, so the accumulator is back
 // at C after every iteration (counted in the returned hits); one more plus() after the loop
@@ -286,11 +276,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     const std::uint16_t* a_set = a + set * kWgmmaM * u;
     const std::uint16_t* b_set = b + set * kWgmmaN * u;
     const auto same = [](std::uint16_t x) { return x; };
-    tensor_wgmma_stage(tiles, a_set, kWgmmaM, t, same);
-    tensor_wgmma_stage(tiles + kWgmmaATileBytes, b_set, kWgmmaN, t, same);
+    tensor_stage_tile<kWgmmaThreads>(tiles, a_set, kWgmmaM, t, same);
+    tensor_stage_tile<kWgmmaThreads>(tiles + kWgmmaATileBytes, b_set, kWgmmaN, t, same);
     if constexpr (negated_tile)
-      tensor_wgmma_stage(tiles + kWgmmaATileBytes + kWgmmaBTileBytes, b_set, kWgmmaN, t,
-                         [](std::uint16_t x) { return wgmma_negate_s8_pair(x); });
+      tensor_stage_tile<kWgmmaThreads>(tiles + kWgmmaATileBytes + kWgmmaBTileBytes, b_set, kWgmmaN, t,
+                                       [](std::uint16_t x) { return wgmma_negate_s8_pair(x); });
     // The tiles were written through the generic proxy; wgmma reads them through the async one.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
@@ -337,7 +327,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     const int set = static_cast<int>(block % kTensorDataSets);
     constexpr int u = kWgmmaRowUnits;
     const std::uint16_t* b_set = b + set * kWgmmaN * u;
-    tensor_wgmma_stage(b_tile, b_set, kWgmmaN, t, [](std::uint16_t x) { return x; });
+    tensor_stage_tile<kWgmmaThreads>(b_tile, b_set, kWgmmaN, t, [](std::uint16_t x) { return x; });
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
 
