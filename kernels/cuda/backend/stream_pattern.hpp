@@ -38,7 +38,10 @@ namespace roofprobe {
 inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (ARCHITECTURE.md)
 inline constexpr int kWarpLanes = 32;
 
-enum class StreamMode : int { Read = 0, Rmw = 1, Copy = 2 };
+// read: loads only; rmw: load and store in place; copy: load one array, store the other;
+// write: stores only (likwid-bench's store kernel; on a GPU every store goes to L2, so write
+// reaches L2 and memory, never L1).
+enum class StreamMode : int { Read = 0, Rmw = 1, Copy = 2, Write = 3 };
 
 // Element that thread `thread` of `threads` touches on its `iteration`-th step.
 RP_HD std::size_t stream_element(std::size_t thread, std::size_t iteration, std::size_t threads) {
@@ -118,7 +121,7 @@ RP_HD std::size_t stream_element_bytes(int load_width_bits) { return static_cast
 RP_HD int stream_words_per_element(int load_width_bits) { return load_width_bits / 32; }
 
 // Elements per array for a working set: copy streams two arrays (a and b) that together make
-// the working set; read and rmw one array. Rounded down to whole elements.
+// the working set; read, rmw and write one array. Rounded down to whole elements.
 RP_HD std::size_t stream_elements(StreamMode mode, std::uint64_t working_set_bytes, std::size_t element_bytes) {
   const std::size_t arrays = mode == StreamMode::Copy ? 2 : 1;
   return static_cast<std::size_t>(working_set_bytes / (arrays * element_bytes));
@@ -131,27 +134,27 @@ struct StreamBytes {
 
 // Bytes one launch moves: `reps` passes of `n` accesses per array (stream_accesses_per_pass).
 // read: n loads per pass; rmw: n loads + n stores; copy: n loads from one array + n stores to
-// the other. The read
-// kernel's one partial sum per block is not counted (a few KiB against the stream).
+// the other; write: n stores. The read kernel's one partial sum per block is not counted (a few
+// KiB against the stream).
 RP_HD StreamBytes stream_bytes_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes,
                                           std::int64_t reps) {
   const double pass = static_cast<double>(n) * static_cast<double>(element_bytes) * static_cast<double>(reps);
   StreamBytes b;
-  b.read = pass;
+  b.read = mode == StreamMode::Write ? 0.0 : pass;
   b.written = mode == StreamMode::Read ? 0.0 : pass;
   return b;
 }
 
 // 32-byte sectors one launch moves, `n` accesses per array and pass (stream_accesses_per_pass):
-// every pass touches each array's ceil(n x W / 32) sectors once per access stream (read: one load; rmw and copy: one
-// load and one store). Exact for the probe's pattern: arrays start 256-byte aligned (cudaMalloc), every warp request
-// covers 32 consecutive elements starting at a multiple of 32 elements (blocks hold whole warps), so each sector
-// belongs to exactly one request and no request touches a sector beyond the array's bytes. Equals bytes / 32 whenever n
-// x W is a multiple of 32, e.g. every 1 KiB-multiple size.
+// every pass touches each array's ceil(n x W / 32) sectors once per access stream (read: one load; write: one store;
+// rmw and copy: one load and one store). Exact for the probe's pattern: arrays start 256-byte aligned (cudaMalloc),
+// every warp request covers 32 consecutive elements starting at a multiple of 32 elements (blocks hold whole warps), so
+// each sector belongs to exactly one request and no request touches a sector beyond the array's bytes. Equals bytes /
+// 32 whenever n x W is a multiple of 32, e.g. every 1 KiB-multiple size.
 RP_HD double stream_sectors_per_launch(StreamMode mode, std::size_t n, std::size_t element_bytes, std::int64_t reps) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(n) * element_bytes;
   const std::uint64_t sectors_per_array = (bytes + 31) / 32;
-  const double streams = mode == StreamMode::Read ? 1.0 : 2.0;
+  const double streams = mode == StreamMode::Read || mode == StreamMode::Write ? 1.0 : 2.0;
   return streams * static_cast<double>(sectors_per_array) * static_cast<double>(reps);
 }
 
@@ -162,6 +165,17 @@ RP_HD double stream_sectors_per_launch(StreamMode mode, std::size_t n, std::size
 inline constexpr std::uint32_t kStreamHash = 2654435761u;
 
 RP_HD std::uint32_t stream_word_initial(std::uint64_t word) { return static_cast<std::uint32_t>(word * kStreamHash); }
+
+// What pass `pass` (1, 2, ... within a launch) of the write kernel stores into word k: the
+// initial content plus the pass, so after a launch of R passes word k holds
+// stream_word_initial(k) + R (what verify checks) and every pass stores values the one before
+// did not (a store of an unchanged value is still a store, but a compiler or a reviewer need
+// not wonder). Computed from the word index alone: the write kernel loads nothing. 32-bit
+// arithmetic (the low 32 bits of the product depend on the low 32 bits of the index only), so
+// the device multiplies with one IMAD rather than a 64-bit one.
+RP_HD std::uint32_t stream_written_word(std::uint64_t word, std::uint32_t pass) {
+  return static_cast<std::uint32_t>(word) * kStreamHash + pass;
+}
 
 // Sum modulo 2^32 of words [0, words), in closed form: C x N(N-1)/2 with N = words; the even one
 // of N and N-1 is halved first so the division is exact (64-bit products wrap modulo 2^64, a

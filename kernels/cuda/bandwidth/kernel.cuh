@@ -1,4 +1,4 @@
-// Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy), load
+// Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy, write), load
 // width (32, 64, 128 bits) and cache operator (ca, cg), shared by kernels/cuda/bandwidth/probe.cu and
 // the PTX checks in tests/ptx.
 //
@@ -47,6 +47,20 @@ __device__ __forceinline__ std::uint32_t add_one(std::uint32_t v) { return v + 1
 __device__ __forceinline__ uint2 add_one(uint2 v) { return make_uint2(v.x + 1u, v.y + 1u); }
 __device__ __forceinline__ uint4 add_one(uint4 v) { return make_uint4(v.x + 1u, v.y + 1u, v.z + 1u, v.w + 1u); }
 
+// The element the write kernel stores at element e on pass `pass`: stream_written_word of each of
+// its words. One IMAD and a few IADDs per element, far below the issue rate a store stream leaves
+// free.
+__device__ __forceinline__ std::uint32_t written_element(std::uint32_t, std::size_t e, std::uint32_t pass) {
+  return stream_written_word(e, pass);
+}
+__device__ __forceinline__ uint2 written_element(uint2, std::size_t e, std::uint32_t pass) {
+  return make_uint2(stream_written_word(2 * e, pass), stream_written_word(2 * e + 1, pass));
+}
+__device__ __forceinline__ uint4 written_element(uint4, std::size_t e, std::uint32_t pass) {
+  return make_uint4(stream_written_word(4 * e, pass), stream_written_word(4 * e + 1, pass),
+                    stream_written_word(4 * e + 2, pass), stream_written_word(4 * e + 3, pass));
+}
+
 // ca: default caching (L1 on sm_70+; the compiler may pick ld.global.nc for the read kernel,
 // which also goes through L1). cg: ld.global.cg / st.global.cg, cached in L2 only.
 template <StreamCache Cache, class V>
@@ -92,6 +106,7 @@ __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32
 //   Rmw:  a[e] += 1 per word and pass.
 //   Copy: b[e] = a[e] + 1 on even passes, a[e] = b[e] + 1 on odd ones (the +1 is free next to
 //         the memory traffic and lets the host check that every pass happened).
+//   Write: a[e] = its initial words + the pass number (1..reps): stores only, no load.
 // blockDim.x must be a multiple of 32 (whole warps: the sector accounting relies on it).
 template <StreamMode Mode, int Bits, StreamCache Cache>
 __global__ void __launch_bounds__(kStreamMaxBlock)
@@ -135,11 +150,15 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
 #pragma unroll 4
     for (std::size_t i = 0; i < iters; ++i) {
       const std::size_t e = stream_element(g, i, threads);
-      const V v = stream_load<Cache>(src + e);
-      if constexpr (Mode == StreamMode::Read) {
-        acc += word_sum(v);
+      if constexpr (Mode == StreamMode::Write) {
+        stream_store<Cache>(dst + e, written_element(V{}, e, static_cast<std::uint32_t>(r + 1)));
       } else {
-        stream_store<Cache>(dst + e, add_one(v));
+        const V v = stream_load<Cache>(src + e);
+        if constexpr (Mode == StreamMode::Read) {
+          acc += word_sum(v);
+        } else {
+          stream_store<Cache>(dst + e, add_one(v));
+        }
       }
     }
   }

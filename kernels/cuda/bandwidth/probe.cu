@@ -1,5 +1,5 @@
 // Probe "bandwidth" on the CUDA backend: streams a working set in the grid-stride pattern of
-// kernels/cuda/backend/stream_pattern.hpp, `reps` passes per launch, in three modes (read, rmw, copy),
+// kernels/cuda/backend/stream_pattern.hpp, `reps` passes per launch, in four modes (read, rmw, copy, write),
 // with 32-, 64- or 128-bit accesses (`load_width`) and two cache operators (`cache_op`):
 //   ca  default caching; each thread keeps its elements across passes, so a working set that
 //       fits the SMs' L1s is served from L1 (the L1 plateau).
@@ -109,6 +109,8 @@ StreamKernel stream_kernel_for(StreamMode mode, int bits, StreamCache cache) {
       return stream_kernel_for<StreamMode::Rmw>(bits, cache);
     case StreamMode::Copy:
       return stream_kernel_for<StreamMode::Copy>(bits, cache);
+    case StreamMode::Write:
+      return stream_kernel_for<StreamMode::Write>(bits, cache);
   }
   throw std::logic_error("bandwidth: unknown mode");
 }
@@ -117,7 +119,8 @@ StreamMode parse_mode(const std::string& text) {
   if (text == "read") return StreamMode::Read;
   if (text == "rmw") return StreamMode::Rmw;
   if (text == "copy") return StreamMode::Copy;
-  throw std::invalid_argument("bandwidth: mode '" + text + "' is not read, rmw or copy");
+  if (text == "write") return StreamMode::Write;
+  throw std::invalid_argument("bandwidth: mode '" + text + "' is not read, rmw, copy or write");
 }
 
 StreamCache parse_cache(const std::string& text) {
@@ -282,6 +285,8 @@ class StreamPoint final : public PreparedPoint {
         Check c = verify_array(a_, "a", passes);
         return c.ok ? verify_array(b_, "b", passes - 1) : c;
       }
+      case StreamMode::Write:  // each launch overwrites: the words hold what its last pass stored
+        return verify_array(a_, "a", last_launch_reps_);
     }
     return {};
   }
@@ -320,7 +325,8 @@ class StreamPoint final : public PreparedPoint {
                             std::to_string(element_bytes_) + " bytes)"};
   }
 
-  // Every word of `array` must be its initial value + `passes` (each pass adds 1), mod 2^32.
+  // Every word of `array` must be its initial value + `passes` (each rmw/copy pass adds 1; the
+  // write kernel's last pass stored initial + its pass number), mod 2^32.
   // Checks the whole array, chunk by chunk, so a missed or doubled element anywhere shows.
   Check verify_array(const DeviceBuffer<std::uint32_t>& array, const char* name, long long passes) const {
     const auto delta = static_cast<std::uint32_t>(passes);
@@ -370,15 +376,16 @@ class CudaBandwidthProbe final : public Probe {
     info_.backend = "cuda";
     info_.description =
         "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
-        "in place), copy (a -> b -> a); ca (L1-resident per thread) or cg (L2 only, blocks "
+        "in place), copy (a -> b -> a), write (stores only); ca (L1-resident per thread) or cg "
+        "(L2 only, blocks "
         "rotated); all SMs busy, every element touched once per pass";
     Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)", {"32", "64", "128"});
     width.defaults = {kDefaultLoadWidth};  // keeps the default run short; others by config
     info_.axes = {
         choice_axis("mode",
                     "read: loads only; rmw: load and store in place; copy: load one "
-                    "array, store the other (working set = both arrays)",
-                    {"read", "rmw", "copy"}),
+                    "array, store the other (working set = both arrays); write: stores only",
+                    {"read", "rmw", "copy", "write"}),
         choice_axis("cache_op",
                     "ca: default caching, each thread re-reads its own elements (L1, then L2, "
                     "DRAM); cg: ld/st.global.cg bypassing L1, element -> block assignment "

@@ -1,5 +1,5 @@
 // GPU tests of the bandwidth probe's load_width, cache_op and occupancy axes: every width x
-// cache_op point verifies (the read checksum, rmw/copy word by word) and stays below the bound of
+// cache_op point verifies (the read checksum, rmw/copy/write word by word) and stays below the bound of
 // the level it lands in at the measured clock. Skipped, with the backend's reason, without a GPU.
 #include <gtest/gtest.h>
 
@@ -78,11 +78,32 @@ INSTANTIATE_TEST_SUITE_P(Axes, CudaBandwidthAxesTest,
 
 class CudaBandwidthPointsTest : public CudaProbeTest {};
 
-// rmw and copy under cg rotate the block assignment between launches (best_seconds launches
-// three times): every word must still have been updated exactly once per pass. The ragged size
-// (not a multiple of 32 bytes, nor of a block's elements) exercises the tails.
+// The store-only kernel: on chip (every store goes to L2) below the L1 bound, and past L2 below
+// the DRAM's theoretical bandwidth, for both cache operators.
+TEST_F(CudaBandwidthPointsTest, WriteVerifiesAndStaysBelowItsBounds) {
+  const std::uint64_t dram = dram_working_set();
+  for (const char* cache : {"ca", "cg"}) {
+    Work work;
+    double s = best_seconds("bandwidth", stream_params("write", cache, "128", 4u << 20), 3, &work);
+    EXPECT_DOUBLE_EQ(work.bytes_read, 0) << cache;
+    EXPECT_DOUBLE_EQ(work.transactions, work.bytes() / 32) << "coalesced: 32 bytes per sector";
+    const double on_chip = rates_of(work, s).gbs;
+    EXPECT_LE(on_chip, l1_load_bound_gbs() * kTolerance) << cache;
+    if (dram > device().memory_bytes / 2) continue;
+    s = best_seconds("bandwidth", stream_params("write", cache, "128", dram), 3, &work);
+    const double gbs = rates_of(work, s).gbs;
+    std::printf("write %s 128-bit: 4 MiB %.1f GB/s, %llu MiB %.1f GB/s of %.1f theoretical (%.1f%%)\n", cache, on_chip,
+                static_cast<unsigned long long>(dram >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
+    EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << cache << ": faster than the DRAM's theoretical bandwidth";
+  }
+}
+
+// rmw, copy and write under cg rotate the block assignment between launches (best_seconds
+// launches three times): every word must still have been updated exactly once per pass (write:
+// hold what the last pass stored). The ragged size (not a multiple of 32 bytes, nor of a block's
+// elements) exercises the tails.
 TEST_F(CudaBandwidthPointsTest, WritingModesVerifyUnderRotation) {
-  for (const char* mode : {"rmw", "copy"}) {
+  for (const char* mode : {"rmw", "copy", "write"}) {
     for (const char* width : {"32", "64", "128"}) {
       for (std::uint64_t ws : {std::uint64_t{1} << 20, std::uint64_t{1000004}}) {
         Work work;

@@ -44,6 +44,21 @@ roofprobe_ptx_test(bandwidth_copy ptx_instance.cu
          [[(ld|st)\.global(\.nc)?\.(u|b|f)(32|64)]] eq 0
   SASS_EXPECT [[LDG\.E\.128]] ge 4  [[STG\.E\.128]] ge 4  [[(LDG|STG)(?!\.E\.128$).*]] eq 0)
 
+# write: stores only. Not one global load may remain (the stored words come from the element
+# index and the pass, stream_written_word), and the 4x-unrolled loop keeps at least 4 128-bit
+# stores: a store of a pass that the next pass overwrites is still issued.
+roofprobe_ptx_test(bandwidth_write ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Write
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[st\.global\.v4\.u32]] ge 4  [[ld\.global.*]] eq 0  [[st\.global\.(u|b|f)(32|64)]] eq 0
+  SASS_EXPECT [[STG\.E\.128]] ge 4  [[LDG.*]] eq 0  [[STG(?!\.E\.128$).*]] eq 0  [[(LDL|STL).*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_write_cg ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Write -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[st\.global\.cg\.v4\.u32]] ge 4  [[ld\.global.*]] eq 0  [[st\.global(?!\.cg\.v4\.).*]] eq 0
+  SASS_EXPECT [[STG\.E\.128\.STRONG\.GPU]] ge 4  [[LDG.*]] eq 0  [[STG(?!\.E\.128\.STRONG\.GPU$).*]] eq 0)
+
 roofprobe_ptx_test(bandwidth_read_cg ptx_instance.cu
   DEFINES -DRP_PTX_MODE=Read -DRP_PTX_BITS=128 -DRP_PTX_CACHE=Cg
   DEPENDS ${_bandwidth_deps}
