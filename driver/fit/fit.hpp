@@ -21,7 +21,7 @@ struct Plateau {
   Interval value_ci95;
   double capacity = 0;  // knee to the next level, bytes (0: the last level)
   Interval capacity_ci95;
-  Stats stats;    // over the raw samples in [x_lo, x_hi]
+  Stats stats;    // over the raw samples of the plateau (FittedLevel::samples)
   int sizes = 0;  // distinct sizes inside
 };
 

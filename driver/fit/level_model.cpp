@@ -369,6 +369,26 @@ Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, 
   return best;
 }
 
+// An interval is published only where the data locates the parameter: a rate known to within a
+// factor kLocatedSpan either side, a knee between kLocatedSpan below the smallest and above the
+// largest size sampled. Beyond that the covariance is finite but says nothing (an H200's L1
+// knee, never sampled between its plateau and memory's, came out as [3e-6, 1e20] bytes).
+constexpr double kLocatedSpan = 2;
+Interval located(const Interval& ci, double lo, double hi) {
+  return ci.known() && ci.lo >= lo && ci.hi <= hi ? ci : Interval{};
+}
+
+// A sampled size is on a level's plateau where the fitted curve there is the level's own rate to
+// within the noise (kPlateauAboveSigmas noise sigmas, kPlateauAboveFloor at least) and its median
+// is not above the curve by more than that. Near a knee the curve is a blend with the next level
+// (an H200's ca read at 64 MiB: 8% of the accesses from the 60 MiB L2 by the fit, 4.97 TB/s
+// against HBM's 4.81 peak), and a size faster than the curve is a mixture the knee does not
+// draw; sizes slower than it stay, since that is noise (another tenant, a clock dip) which the
+// spread must show. The level's statistics (best, median, spread) are its plateau's samples; a
+// level with no plateau size (a short one between soft knees) keeps every size it serves most.
+constexpr double kPlateauAboveSigmas = 3;
+constexpr double kPlateauAboveFloor = 0.02;  // ln rate: 2%
+
 // 95% intervals of exp(parameter) from the covariance of the fit; unknown when it is singular.
 std::vector<Interval> intervals(const Data& d, const Candidate& c) {
   std::vector<double> p = c.p;
@@ -409,24 +429,36 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
     FittedLevel& level = fit.levels[i];
     level.rate = std::exp(c.p[lay.b(i)]);
     // B = exp(ln B): the interval of ln B maps directly.
-    level.rate_ci95 = ci[lay.b(i)];
-    if (i + 1 < lay.levels) level.capacity = std::exp(c.p[lay.c(i)]), level.capacity_ci95 = ci[lay.c(i)];
+    level.rate_ci95 = located(ci[lay.b(i)], level.rate / kLocatedSpan, level.rate * kLocatedSpan);
+    if (i + 1 < lay.levels) {
+      level.capacity = std::exp(c.p[lay.c(i)]);
+      level.capacity_ci95 =
+          located(ci[lay.c(i)], d.sizes.front().x / kLocatedSpan, d.sizes.back().x_last * kLocatedSpan);
+    }
   }
-  // Each sampled size belongs to the level that serves most of its accesses.
+  // Each sampled size belongs to the level that serves most of its accesses; whether it is on
+  // the level's plateau decides whether its samples count in the level's statistics.
   std::vector<int> owner(d.sizes.size());
+  std::vector<bool> plateau(d.sizes.size());
+  const double above = std::max(kPlateauAboveSigmas * d.sigma, kPlateauAboveFloor);
   for (std::size_t k = 0; k < d.sizes.size(); ++k) {
     double served[16];
     served_fractions(lay, c.p.data(), d.sizes[k].lw, served);
     owner[k] = static_cast<int>(std::max_element(served, served + lay.levels) - served);
+    const double model_z = model_log_rate(lay, c.p.data(), d.sizes[k].lw);
+    plateau[k] = std::fabs(model_z - c.p[lay.b(owner[k])]) <= above && d.sizes[k].median_z - model_z <= above;
   }
   for (int i = 0; i < lay.levels; ++i) {
     FittedLevel& level = fit.levels[i];
+    bool has_plateau = false;
+    for (std::size_t k = 0; k < d.sizes.size(); ++k) has_plateau |= owner[k] == i && plateau[k];
     for (std::size_t k = 0; k < d.sizes.size(); ++k) {
       if (owner[k] != i) continue;
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
-      level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
+      if (!has_plateau || plateau[k])
+        level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
     if (level.sizes == 0) {
       // A level that never serves most accesses (a short one between soft knees): its span is

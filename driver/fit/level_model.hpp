@@ -42,7 +42,8 @@ struct FittedLevel {
   Interval capacity_ci95;
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
-  std::vector<double> samples;  // the raw rates sampled in [x_lo, x_hi]
+  std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] it serves
+                                // >= 90% of (all of them when none), level_model.cpp
 };
 
 struct LevelModelOptions {

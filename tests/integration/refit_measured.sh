@@ -36,4 +36,24 @@ awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
        if (g > best * 1.05) {print name ": " g " GB/s above its best sample " best; bad = 1}
      }
      END {exit bad}' "$work/machine.yaml" || fail "$run: a level above every sample it rests on"
+# A published capacity interval holds its capacity and spans less than three decades (an unlocated
+# knee has none: an H200's L1 knee once came out as [3e-6, 1e20] bytes).
+awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
+     m && /^  - level:/ {name = $3; cap = 0}
+     m && /^    capacity_bytes:/ {cap = $2}
+     m && /^    capacity_ci95:/ {gsub(/[][,]/, " "); lo = $2; hi = $3
+       if (lo > cap || hi < cap || hi > 1000 * lo) {print name ": capacity " cap " outside or absurd in [" lo ", " hi "]"; bad = 1}}
+     END {exit bad}' "$work/machine.yaml" || fail "$run: a capacity interval that does not locate its knee"
+# No sample a GPU's memory level rests on beats the memory's peak (bus width x memory clock).
+peak=$(grep -o 'memory_peak_gbs: [0-9.]*' "$work/machine.yaml" | head -1 | awk '{print $2}' || true)
+if [[ -n $peak ]]; then
+  awk -v peak="$peak" -v mem="$(awk '/^  memory_name:/ {print $2; exit}' "$work/machine.yaml")" '
+       /^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
+       m && /^  - level:/ {name = $3}
+       m && name == mem && /^    stats:/ && match($0, /best: [-+0-9.eE]+/) {
+         best = substr($0, RSTART + 6, RLENGTH - 6)
+         if (best > peak * 1.02) {print name ": best sample " best " GB/s above the peak " peak; bad = 1}
+       }
+       END {exit bad}' "$work/machine.yaml" || fail "$run: the memory level rests on a sample above the memory's peak"
+fi
 echo "refit_measured: ok ($run: $got)"

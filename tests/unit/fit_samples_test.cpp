@@ -111,7 +111,9 @@ TEST(FitSamples, MemoryLevelsFromThePrimarySeries) {
   EXPECT_EQ(l2.probe, "fit_test_bw");
   EXPECT_EQ(l2.source, "empirical");
   EXPECT_EQ(l2.params, (Params{{"mode", "read"}, {"occupancy", "2"}}));
-  EXPECT_EQ(l2.stats.samples, 3 * 33);  // 4 KiB..1 MiB at 4 points per octave, best point only
+  // 4 KiB..1 MiB at 4 points per octave, best point only; the statistics leave out the 1 MiB
+  // size, next to the knee, where the fitted curve already blends in DRAM.
+  EXPECT_EQ(l2.stats.samples, 3 * 32);
   ASSERT_EQ(l2.by_series.count("mode=copy"), 1u);
   EXPECT_NEAR(l2.by_series.at("mode=copy") / 100, 1, 0.01);
   EXPECT_NEAR(m.memory[1].by_series.at("mode=copy") / 20, 1, 0.01);

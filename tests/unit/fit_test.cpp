@@ -35,7 +35,10 @@ TEST(FindPlateaus, CpuFourLevelsWithSoftKnees) {
     for (std::size_t i = 0; i + 1 < plateaus.size(); ++i)
       EXPECT_NEAR(std::log(plateaus[i].capacity / kCpuKnees[i]), 0, std::log(1.25)) << ctx << " knee " << i;
     EXPECT_EQ(plateaus.back().capacity, 0) << ctx;
-    EXPECT_EQ(plateaus.front().stats.samples, 3 * plateaus.front().sizes) << ctx;
+    // The statistics rest on the plateau's sizes (3 samples each): some, not the knee's.
+    EXPECT_EQ(plateaus.front().stats.samples % 3, 0) << ctx;
+    EXPECT_GT(plateaus.front().stats.samples, 0) << ctx;
+    EXPECT_LT(plateaus.front().stats.samples, 3 * plateaus.front().sizes) << ctx;
   }
 }
 
