@@ -42,8 +42,9 @@ struct FittedLevel {
   Interval capacity_ci95;
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
-  std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] it serves
-                                // >= 90% of (all of them when none), level_model.cpp
+  std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] where the
+                                // fitted curve is its own rate within the noise (all of them when
+                                // none), kPlateauAboveSigmas in level_model.cpp
 };
 
 struct LevelModelOptions {

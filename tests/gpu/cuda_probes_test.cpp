@@ -137,7 +137,7 @@ TEST_P(CudaBandwidthTest, LargeWorkingSetVerifiesAndStaysBelowDram) {
   EXPECT_GE(gbs, dram * 0.4) << "far below the DRAM's theoretical bandwidth";
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, CudaBandwidthTest, ::testing::Values("read", "rmw", "copy"),
+INSTANTIATE_TEST_SUITE_P(Modes, CudaBandwidthTest, ::testing::Values("read", "rmw", "copy", "write"),
                          [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 }  // namespace

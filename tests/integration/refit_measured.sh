@@ -51,7 +51,7 @@ if [[ -n $peak ]]; then
        /^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
        m && /^  - level:/ {name = $3}
        m && name == mem && /^    stats:/ && match($0, /best: [-+0-9.eE]+/) {
-         best = substr($0, RSTART + 6, RLENGTH - 6)
+         best = substr($0, RSTART + 6, RLENGTH - 6) + 0  # a number, not a string comparison
          if (best > peak * 1.02) {print name ": best sample " best " GB/s above the peak " peak; bad = 1}
        }
        END {exit bad}' "$work/machine.yaml" || fail "$run: the memory level rests on a sample above the memory's peak"

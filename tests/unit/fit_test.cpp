@@ -177,6 +177,45 @@ TEST(FindPlateaus, IntervalsCoverTheTruth) {
   EXPECT_GE(covered, total * 85 / 100) << covered << " of " << total;
 }
 
+// A size just past a knee that reads faster than the fitted curve is a mixture the logistic knee
+// does not draw (an H200's 64 MiB read, part of it from the 60 MiB L2, above HBM's peak): the
+// level it belongs to keeps it in its range but not in its statistics.
+TEST(FindPlateaus, StatisticsLeaveOutAMixtureAboveTheCurve) {
+  const SweepShape step{{{1 * MiB, 200}, {0, 40}}, 0.05, 0};
+  const double mixture = 1.5 * MiB;
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    Rng rng(seed);
+    std::vector<double> sizes = geometric_sizes(4 * KiB, 256 * MiB, 4);
+    std::vector<CurvePoint> points = synth(step, sizes, 0.01, 3, rng);
+    for (int k = 0; k < 3; ++k) points.push_back({mixture, 60 * std::exp(0.01 * rng.normal())});
+    const auto plateaus = find_plateaus(points);
+    const std::string ctx = "seed " + std::to_string(seed);
+    ASSERT_EQ(plateaus.size(), 2u) << ctx;
+    EXPECT_NEAR(plateaus[1].value / 40, 1, 0.03) << ctx;
+    ASSERT_LE(plateaus[1].x_lo, mixture) << ctx << ": the mixture size belongs to memory";
+    EXPECT_LT(plateaus[1].stats.best, 40 * 1.1) << ctx;
+  }
+}
+
+// A knee the sizes do not locate (none sampled between 1 and 64 MiB) gets no capacity interval,
+// rather than a finite one that spans decades; the plateaus' rates keep theirs.
+TEST(FindPlateaus, AnUnsampledKneeHasNoInterval) {
+  const SweepShape step{{{8 * MiB, 200}, {0, 40}}, 0.05, 0};
+  std::vector<double> sizes = geometric_sizes(4 * KiB, 1 * MiB, 4);
+  for (double x : geometric_sizes(64 * MiB, 1 * GiB, 4)) sizes.push_back(x);
+  Rng rng(3);
+  const auto plateaus = find_plateaus(synth(step, sizes, 0.01, 3, rng));
+  ASSERT_EQ(plateaus.size(), 2u);
+  EXPECT_TRUE(plateaus[0].value_ci95.known());
+  EXPECT_TRUE(plateaus[1].value_ci95.known());
+  if (plateaus[0].capacity_ci95.known()) {
+    EXPECT_LE(plateaus[0].capacity_ci95.lo, plateaus[0].capacity);
+    EXPECT_GE(plateaus[0].capacity_ci95.hi, plateaus[0].capacity);
+    EXPECT_GE(plateaus[0].capacity_ci95.lo, 2 * KiB);
+    EXPECT_LE(plateaus[0].capacity_ci95.hi, 2 * GiB);
+  }
+}
+
 TEST(FindPlateaus, NoiseFreeCurveGivesExactLevels) {
   Rng rng(1);
   const auto plateaus = find_plateaus(synth(cpu_shape(), cpu_sizes(), 0.0, 1, rng));

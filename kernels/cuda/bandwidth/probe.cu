@@ -209,7 +209,7 @@ double estimated_gbs(const DeviceInfo& dev, const StreamParams& s, int blocks_pe
   const auto l2 = static_cast<double>(cache_bytes(dev, "L2"));
   const double ws = static_cast<double>(s.working_set);
   double gbs = dram;
-  if (s.cache == StreamCache::Ca && ws <= l1_total / 2)
+  if (s.cache == StreamCache::Ca && s.mode != StreamMode::Write && ws <= l1_total / 2)  // stores go to L2
     gbs = std::max(dram, dev.compute_units * 128.0 * mhz * 1e-3);
   else if (ws <= l2)
     gbs = 4 * dram;
