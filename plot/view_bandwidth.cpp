@@ -1,5 +1,6 @@
-// The "bandwidth" view: every raw sample of the memory probe against its working set, the
-// per-size medians per series, the fitted levels as segments and the cache capacities.
+// The "bandwidth" view: every raw sample of the memory probe against its working set, per series
+// (access kernel, as the fit splits them) the median of each size's best point, the fitted levels
+// as segments and the cache capacities.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -22,6 +23,8 @@ struct Point {
 
 struct Series {
   std::string name;
+  std::string mode;     // its colour: one per mode (read, rmw, ...)
+  std::string variant;  // its dash pattern: the other series axes' values (a GPU's ca or cg)
   std::vector<Point> samples;
   std::vector<Point> medians;  // one per working-set size, in size order
 };
@@ -46,9 +49,43 @@ bool is_memory_sample(const Sample& s, const std::set<std::string>& probes) {
   return probes.empty() ? s.flops == 0 : probes.count(s.probe) > 0;
 }
 
-std::string series_name(const Sample& s, bool name_probe) {
-  auto mode = s.params.find("mode");
-  std::string name = mode != s.params.end() ? mode->second : std::string();
+// The axes that make one access kernel a series, as the fit used them: read off the machine
+// file's series keys ("cache_op=ca;mode=read" -> cache_op, mode), "mode" first. A GPU's ca and cg
+// reads are different kernels reaching different levels; drawn as one "read" line, the median
+// flipped between them from size to size (an H200: 32 TB/s, 5 TB/s, 28 TB/s).
+std::vector<std::string> series_axes(const Machine& m) {
+  std::set<std::string> axes;
+  auto add = [&](const std::string& key) {
+    for (std::size_t at = 0; at < key.size();) {
+      const std::size_t end = std::min(key.find(';', at), key.size());
+      const std::size_t eq = key.find('=', at);
+      if (eq != std::string::npos && eq < end) axes.insert(key.substr(at, eq - at));
+      at = end + 1;
+    }
+  };
+  for (const MemoryLevel& level : m.memory) {
+    add(level.headline_series);
+    for (const auto& [key, gbs] : level.by_series) add(key);
+  }
+  std::vector<std::string> out = {"mode"};
+  for (const std::string& axis : axes)
+    if (axis != "mode") out.push_back(axis);
+  return out;
+}
+
+// The values of axes[first, last) the sample has, space-separated.
+std::string axis_values(const Sample& s, const std::vector<std::string>& axes, std::size_t first,
+                        std::size_t last = std::string::npos) {
+  std::string out;
+  for (std::size_t i = first; i < std::min(last, axes.size()); ++i) {
+    auto value = s.params.find(axes[i]);
+    if (value != s.params.end()) out += (out.empty() ? "" : " ") + value->second;
+  }
+  return out;
+}
+
+std::string series_name(const Sample& s, const std::vector<std::string>& axes, bool name_probe) {
+  std::string name = axis_values(s, axes, 0);
   if (name_probe) name = name.empty() ? s.probe : s.probe + " " + name;
   return name.empty() ? "samples" : name;
 }
@@ -65,24 +102,34 @@ std::vector<Series> collect_series(const Machine& m, const std::vector<Sample>& 
   for (const Sample& s : samples)
     if (is_memory_sample(s, probes)) seen_probes.insert(s.probe);
   const bool name_probe = seen_probes.size() > 1;
+  const std::vector<std::string> axes = series_axes(m);
 
   // Series in the order the sweep first shows them (the config's order: "read" before "write").
+  // Per size, the line follows the best point's median, as the fit does: the points of one size
+  // that differ in an axis outside the series (a CPU's 512- and 256-bit loads, a GPU's load
+  // width) are ways to run the same kernel, and the faster one is what the hardware can do.
   std::vector<Series> out;
   std::map<std::string, std::size_t> index;
-  std::vector<std::map<double, std::vector<double>>> per_size;
+  std::vector<std::map<double, std::map<std::string, std::vector<double>>>> per_point;
   for (const Sample& s : samples) {
     if (!is_memory_sample(s, probes)) continue;
-    const std::string name = series_name(s, name_probe);
+    const std::string name = series_name(s, axes, name_probe);
     auto [it, added] = index.emplace(name, out.size());
     if (added) {
-      out.push_back({name, {}, {}});
-      per_size.emplace_back();
+      // axes[0] is "mode": the colour; the rest of the series key: the dash pattern.
+      out.push_back(
+          {name, (name_probe ? s.probe + " " : "") + axis_values(s, axes, 0, 1), axis_values(s, axes, 1), {}, {}});
+      per_point.emplace_back();
     }
     out[it->second].samples.push_back({s.working_set_bytes, s.gbs});
-    per_size[it->second][s.working_set_bytes].push_back(s.gbs);
+    per_point[it->second][s.working_set_bytes][params_to_string(s.params)].push_back(s.gbs);
   }
   for (std::size_t i = 0; i < out.size(); ++i)
-    for (const auto& [size, rates] : per_size[i]) out[i].medians.push_back({size, median(rates)});
+    for (const auto& [size, points] : per_point[i]) {
+      double best = 0;
+      for (const auto& [params, rates] : points) best = std::max(best, median(rates));
+      out[i].medians.push_back({size, best});
+    }
   return out;
 }
 
@@ -142,7 +189,7 @@ Ranges choose_ranges(const std::vector<Series>& series, const std::vector<const 
 }
 
 std::string points_data(const std::vector<Series>& series, bool medians) {
-  std::string s = medians ? "# per-size median per series: working_set_bytes gbs\n"
+  std::string s = medians ? "# per-size median of the best point per series: working_set_bytes gbs\n"
                           : "# raw samples per series: working_set_bytes gbs\n";
   for (const Series& one : series) {
     s += "# series: " + one_line(one.name) + "\n";
@@ -228,15 +275,26 @@ std::string level_commands(const std::vector<const MemoryLevel*>& levels, const 
   return s;
 }
 
+// Position of `key` among the keys seen so far, added at the end when new.
+std::size_t ordinal(std::vector<std::string>& seen, const std::string& key) {
+  const auto it = std::find(seen.begin(), seen.end(), key);
+  if (it != seen.end()) return static_cast<std::size_t>(it - seen.begin());
+  seen.push_back(key);
+  return seen.size() - 1;
+}
+
+// One colour per mode and one dash pattern per variant (solid for the first: ca), so eight GPU
+// series read as four kernels x two cache operators instead of eight unrelated colours.
 std::string plot_command(const std::vector<Series>& series, bool any_levels, bool any_caches) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts, modes, variants;
   for (std::size_t i = 0; i < series.size(); ++i) {
-    const std::string colour = series_colour(i);
+    const std::string colour = series_colour(ordinal(modes, series[i].mode));
+    const std::size_t dash = ordinal(variants, series[i].variant) + 1;
     const std::string index = " index " + std::to_string(i) + " using 1:2";
     parts.push_back("'bandwidth_samples.dat'" + index + " with points pt 7 ps 0.55 lc rgb '" +
                     translucent(colour, 0.35) + "' notitle");
-    parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 pt 7 ps 0.6 lc rgb '" + colour +
-                    "' title " + gnuplot_string(series[i].name + " (median)"));
+    parts.push_back("'bandwidth_medians.dat'" + index + " with linespoints lw 2 dt " + std::to_string(dash) +
+                    " pt 7 ps 0.6 lc rgb '" + colour + "' title " + gnuplot_string(series[i].name + " (median)"));
   }
   if (any_levels)
     parts.push_back(std::string("'bandwidth_levels.dat' using 1:2 with lines lw 3 lc rgb '") + kLevelColour +

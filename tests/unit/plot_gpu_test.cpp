@@ -366,6 +366,41 @@ TEST(PlotHierarchical, FmaMixCeilings) {
   EXPECT_THROW(build_with(v100_machine(), options_with(1.5)), InputError);
 }
 
+// A GPU's bandwidth view: one line per access kernel as the fit splits them (mode x cache_op,
+// read off the levels' series keys), one colour per mode and one dash per cache operator, and per
+// size the best point's median (here the 128-bit loads, not the mixture with the 32-bit ones).
+TEST(PlotBandwidth, GpuSeriesAreModeAndCacheOperator) {
+  Machine m = v100_machine();
+  m.memory[0].probe = m.memory[2].probe = "bandwidth";
+  m.memory[0].headline_series = "cache_op=ca;mode=read";
+  m.memory[2].by_series = {{"cache_op=cg;mode=read", 2500}, {"cache_op=ca;mode=copy", 2400}};
+  std::vector<Sample> samples;
+  for (double ws : {1 * MiB, 2 * MiB, 4 * MiB})
+    for (const char* mode : {"read", "copy"})
+      for (const char* cache : {"ca", "cg"})
+        for (const char* width : {"32", "128"})
+          for (int k = 0; k < 3; ++k) {
+            Sample s;
+            s.probe = "bandwidth";
+            s.params = {{"mode", mode},
+                        {"cache_op", cache},
+                        {"load_width", width},
+                        {"working_set_bytes", std::to_string(std::llround(ws))}};
+            s.working_set_bytes = ws;
+            s.gbs = (cache[1] == 'a' ? 14000 : 2500) * (width[0] == '3' ? 0.25 : 1.0) * (1 + 0.01 * k);
+            samples.push_back(s);
+          }
+  const PlotScript bw = view(build(m, samples), "bandwidth");
+  for (const char* title : {"'read ca (median)'", "'read cg (median)'", "'copy ca (median)'", "'copy cg (median)'"})
+    EXPECT_NE(bw.script.find(title), std::string::npos) << title;
+  EXPECT_EQ(bw.script.find("'read (median)'"), std::string::npos) << "ca and cg drawn as one line";
+  EXPECT_EQ(count(bw.script, "lw 2 dt 1 "), 2);  // ca, solid
+  EXPECT_EQ(count(bw.script, "lw 2 dt 2 "), 2);  // cg, dashed
+  const auto medians = blocks(data_file(bw, "bandwidth_medians.dat"));
+  ASSERT_EQ(medians.size(), 4u);
+  for (const auto& [x, y] : medians[0]) EXPECT_DOUBLE_EQ(y, 14000 * 1.01) << x;  // read ca: the 128-bit point
+}
+
 TEST(PlotFlops, EmpiricalCurvePerPrecisionAndForm) {
   const std::vector<Sample> samples = flop_samples();
   const PlotScript f = view(build_with(cpu_machine(), options_with(), samples), "flops");
