@@ -1,6 +1,7 @@
 // The "hierarchical" view: the hierarchical roofline. One roof per memory level (GFLOP/s =
 // GB/s x FLOP/byte) up to its ridge with the highest compute ceiling, one horizontal line per
-// compute ceiling (tensor ceilings included), every line labelled directly with its value;
+// compute ceiling (tensor ceilings included), every line labelled directly with its value (the
+// fma_mix probe's points between noFMA and FMA drawn thin and unlabelled);
 // with --fma-ratio A the FMA-mix ceiling peak x (2A + 1 - A) / 2 of each FMA ceiling; with
 // --points the application kernels' FLOP points.
 #include <algorithm>
@@ -18,6 +19,11 @@ std::string ceiling_colour(std::size_t i) {
   static const char* colours[] = {"#000000", "#8E1B1B", "#5B2C83", "#3D5A1E", "#8C510A", "#01665E", "#555555"};
   return colours[i % (sizeof colours / sizeof colours[0])];
 }
+
+// "FP64.MIX0.25": a point of the fma_mix probe's sweep between a precision's noFMA and FMA
+// ceilings. Drawn thin and unlabelled: an H200's file has 20 of them, and 41 labels in the margin
+// stretched the y axis to 1e13 GFLOP/s to make room for them.
+bool is_fma_mix_point(const std::string& name) { return name.find(".MIX") != std::string::npos; }
 
 // "FP64.FMA" -> "FP64"; empty when the ceiling is not an FMA ceiling.
 std::string fma_precision(const std::string& name) {
@@ -48,12 +54,16 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
                            series_colour(chart.roofs.size()), name});
   }
 
-  std::vector<ChartCeiling> measured, theoretical, mixes;
+  std::vector<ChartCeiling> measured, theoretical, mixes, mix_points;
   const bool mix = in.options.fma_ratio >= 0;
   const double a = in.options.fma_ratio;
   for (const ComputeCeiling& c : in.machine.compute) {
     if (!finite_positive(c.gflops)) continue;
     const std::string name = c.name.empty() ? "compute" : c.name;
+    if (is_fma_mix_point(name)) {
+      mix_points.push_back({"", c.gflops, "#9a9a9a", "lw 1 dt 3", "hierarchical_compute.dat", false});
+      continue;
+    }
     const std::string colour = ceiling_colour(measured.size());
     measured.push_back({sourced_name(name, c.source) + ": " + format_compute(c.gflops), c.gflops, colour, "lw 2.5",
                         "hierarchical_compute.dat", true});
@@ -74,7 +84,11 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   chart.ceilings = measured;
   chart.ceilings.insert(chart.ceilings.end(), theoretical.begin(), theoretical.end());
   chart.ceilings.insert(chart.ceilings.end(), mixes.begin(), mixes.end());
+  chart.ceilings.insert(chart.ceilings.end(), mix_points.begin(), mix_points.end());
   if (!theoretical.empty()) chart.key.push_back({"theoretical peak", "with lines lw 1.5 dt 2 lc rgb '#555555'"});
+  if (!mix_points.empty())
+    chart.key.push_back({"measured FMA-mix points (" + std::to_string(mix_points.size()) + ", unlabelled)",
+                         "with lines lw 1 dt 3 lc rgb '#9a9a9a'"});
   if (!mixes.empty()) chart.key.push_back({"FMA mix a=" + num(a), "with lines lw 2 dt 3 lc rgb '#555555'"});
   chart.points = chart_points(in.options.points, "flop", in.machine, nullptr);
 

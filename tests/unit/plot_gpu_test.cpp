@@ -366,6 +366,18 @@ TEST(PlotHierarchical, FmaMixCeilings) {
   EXPECT_THROW(build_with(v100_machine(), options_with(1.5)), InputError);
 }
 
+// The fma_mix probe's measured points (FP64.MIX0.5, ...) are drawn, thin and unlabelled: with a
+// label each, an H200's 41 ceilings stretched the y axis to 1e13 GFLOP/s to fit the margin.
+TEST(PlotHierarchical, MeasuredFmaMixPointsAreUnlabelledLines) {
+  Machine m = v100_machine();
+  for (const char* a : {"0", "0.5", "1"}) m.compute.push_back(ceiling(std::string("FP64.MIX") + a, 4000));
+  const PlotScript h = view(build(m), "hierarchical");
+  EXPECT_EQ(h.script.find("set label 'FP64.MIX"), std::string::npos);
+  EXPECT_NE(h.script.find("title 'measured FMA-mix points (3, unlabelled)'"), std::string::npos);
+  EXPECT_EQ(blocks(data_file(h, "hierarchical_compute.dat")).size(), 8u);  // 5 ceilings + 3 mix points
+  EXPECT_NE(h.script.find("set label 'FP64.FMA: 7.6 TFLOP/s'"), std::string::npos);
+}
+
 // A GPU's bandwidth view: one line per access kernel as the fit splits them (mode x cache_op,
 // read off the levels' series keys), one colour per mode and one dash per cache operator, and per
 // size the best point's median (here the 128-bit loads, not the mixture with the 32-bit ones).
