@@ -29,6 +29,7 @@ struct Line {
   std::string label;
   double value = 0;
   std::string colour;
+  bool labelled = true;  // false: the fma_mix probe's points between noFMA and FMA, drawn faint
 };
 
 // "fp64" -> "FP64", "nofma" -> "noFMA": the ceilings' spelling, so a series and its ceiling
@@ -107,11 +108,19 @@ std::vector<Line> ceiling_lines(const Machine& machine, const std::vector<Series
   for (const ComputeCeiling& c : machine.compute) {
     if (!finite_positive(c.gflops)) continue;
     if (!c.probe.empty() && !probes.count(c.probe)) continue;
+    // A ceiling takes the colour of its series ("FP64.FMA", or "flops FP64.FMA" with two probes).
     std::string colour = "#555555";
-    for (std::size_t i = 0; i < series.size(); ++i)
-      if (series[i].name == c.name) colour = series_colour(i);
-    lines.push_back(
-        {(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops, colour});
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const std::string& n = series[i].name;
+      if (n == c.name ||
+          (n.size() > c.name.size() && n.compare(n.size() - c.name.size() - 1, std::string::npos, " " + c.name) == 0))
+        colour = series_colour(i);
+    }
+    // The fma_mix probe's measured points (FP64.MIX0.25, ...) lie between a precision's noFMA
+    // and FMA ceilings; labelled, an H200's 28 ceilings stretched the y axis to 1e8 GFLOP/s.
+    const bool mix_point = c.name.find(".MIX") != std::string::npos;
+    lines.push_back({(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops,
+                     mix_point ? std::string("#b0b0b0") : colour, !mix_point});
   }
   return lines;
 }
@@ -121,8 +130,9 @@ std::vector<Line> ceiling_lines(const Machine& machine, const std::vector<Series
 Frame frame_for(const std::vector<Line>& lines, const std::vector<Series>& series, KeyLayout* layout) {
   Frame frame;
   double widest = 0;
-  for (const Line& l : lines) widest = std::max(widest, Frame::text_px(l.label));
-  if (!lines.empty()) frame.right = std::max(0.6, 1 - (widest + 3.5 * Frame::kCharPx) / Frame::kWidthPx);
+  for (const Line& l : lines)
+    if (l.labelled) widest = std::max(widest, Frame::text_px(l.label));
+  if (widest > 0) frame.right = std::max(0.6, 1 - (widest + 3.5 * Frame::kCharPx) / Frame::kWidthPx);
   std::vector<std::string> titles;
   for (const Series& s : series) titles.push_back(s.name + " (median)");
   *layout = key_layout(titles, frame);
@@ -155,7 +165,10 @@ Ranges choose_ranges(const std::vector<Series>& series, const std::vector<Line>&
 }
 
 // Ceiling labels in the right margin (moved apart, with connectors), y grown until they fit.
-std::string ceiling_labels(const std::vector<Line>& lines, const Frame& frame, LogAxis* y) {
+std::string ceiling_labels(const std::vector<Line>& all, const Frame& frame, LogAxis* y) {
+  std::vector<Line> lines;
+  for (const Line& l : all)
+    if (l.labelled) lines.push_back(l);
   std::string labels;
   for (int attempt = 0; attempt < 6; ++attempt) {
     std::vector<double> wanted;
@@ -193,8 +206,8 @@ std::string plot_command(const std::vector<Series>& series, const std::vector<Li
                     "' title " + gnuplot_string(series[i].name + " (median)"));
   }
   for (std::size_t i = 0; i < lines.size(); ++i)
-    parts.push_back("'flops_ceilings.dat' index " + std::to_string(i) + " with lines lw 1.5 dt 2 lc rgb '" +
-                    lines[i].colour + "' notitle");
+    parts.push_back("'flops_ceilings.dat' index " + std::to_string(i) + " with lines " +
+                    (lines[i].labelled ? "lw 1.5 dt 2" : "lw 1 dt 3") + " lc rgb '" + lines[i].colour + "' notitle");
   std::string s = "plot ";
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
   return s;

@@ -436,6 +436,28 @@ TEST(PlotFlops, EmpiricalCurvePerPrecisionAndForm) {
   EXPECT_NE(f.script.find("set label 'FP64.FMA: 98.3 GFLOP/s'"), std::string::npos);
 }
 
+// The fma_mix probe's points are faint and unlabelled; a ceiling whose series carries its
+// probe's name ("flops FP64.FMA", with two FLOP probes in the sweep) keeps the series' colour.
+TEST(PlotFlops, MixPointsUnlabelledAndCeilingsInTheirSeriesColour) {
+  std::vector<Sample> samples = flop_samples();
+  Sample mix = samples.front();
+  mix.probe = "fma_mix";
+  mix.params = {{"precision", "fp64"}, {"fma_fraction", "0.5"}};
+  samples.push_back(mix);
+  Machine m = cpu_machine();
+  for (ComputeCeiling& c : m.compute) c.probe = "flops";
+  m.compute.push_back(ceiling("FP64.MIX0.5", 70));
+  m.compute.back().probe = "fma_mix";
+  const PlotScript f = view(build_with(m, options_with(), samples), "flops");
+  EXPECT_NE(f.script.find("'flops FP64.FMA (median)'"), std::string::npos);
+  EXPECT_EQ(f.script.find("set label 'FP64.MIX0.5"), std::string::npos);
+  EXPECT_NE(f.script.find("lw 1 dt 3 lc rgb '#b0b0b0'"), std::string::npos);
+  // FP64.FMA's label is in the colour of the first series, flops FP64.FMA, not the grey fallback.
+  EXPECT_NE(f.script.find("set label 'FP64.FMA: 98.3 GFLOP/s' at screen"), std::string::npos);
+  const std::size_t label = f.script.find("set label 'FP64.FMA: 98.3 GFLOP/s'");
+  EXPECT_NE(f.script.substr(label, 200).find("tc rgb '" + plot_detail::series_colour(0) + "'"), std::string::npos);
+}
+
 TEST(PlotFlops, SkippedWithoutFlopSamples) {
   std::vector<std::string> skipped;
   build_with(cpu_machine(), options_with(), {}, &skipped);
