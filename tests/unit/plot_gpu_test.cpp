@@ -481,6 +481,13 @@ TEST(PlotScaling, CeilingsVsUnitsOnTwoAxes) {
   EXPECT_NE(v.script.find("'FP64.FMA [GFLOP/s, left axis]'"), std::string::npos);
   EXPECT_NE(v.script.find("'HBM [GB/s, right axis]'"), std::string::npos);
   EXPECT_NE(v.script.find("'80' 80"), std::string::npos);  // tics at the measured counts
+  // An H200's 128 and 132 SMs: the tick at 128 loses its label, the whole device keeps its own.
+  Machine h200 = v100_machine();
+  h200.scaling.push_back(h200.scaling.back());
+  h200.scaling[h200.scaling.size() - 2].units = 128;
+  h200.scaling.back().units = 132;
+  const std::string ticks = view(build_with(h200, options_with()), "scaling").script;
+  EXPECT_NE(ticks.find("'' 128, '132' 132"), std::string::npos) << ticks.substr(ticks.find("set xtics ("), 120);
   // Linear-scaling guides start at each series' first point with slope 1.
   const auto guides = blocks(data_file(v, "scaling_linear.dat"));
   ASSERT_EQ(guides.size(), 2u);
