@@ -116,6 +116,10 @@ double pow2_floor(double v);
 double pow2_ceil(double v);
 // Line colours (readable on white, colour-blind safe first), cycled by index.
 std::string series_colour(std::size_t i);
+// "FP64.MIX0.25": a measured point of the fma_mix probe's sweep, between a precision's noFMA and
+// FMA ceilings. The roofline views draw these thin and unlabelled: an H200's file has 20 of them,
+// and a margin label each stretched the y axis to 1e13 GFLOP/s to make room.
+inline bool is_fma_mix_point(const std::string& ceiling_name) { return ceiling_name.find(".MIX") != std::string::npos; }
 // The same colour with transparency, for scatter points: "#AARRGGBB" as gnuplot reads it.
 std::string translucent(const std::string& colour, double opacity);
 

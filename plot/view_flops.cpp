@@ -116,9 +116,8 @@ std::vector<Line> ceiling_lines(const Machine& machine, const std::vector<Series
           (n.size() > c.name.size() && n.compare(n.size() - c.name.size() - 1, std::string::npos, " " + c.name) == 0))
         colour = series_colour(i);
     }
-    // The fma_mix probe's measured points (FP64.MIX0.25, ...) lie between a precision's noFMA
-    // and FMA ceilings; labelled, an H200's 28 ceilings stretched the y axis to 1e8 GFLOP/s.
-    const bool mix_point = c.name.find(".MIX") != std::string::npos;
+    // The fma_mix probe's points: faint and unlabelled (is_fma_mix_point).
+    const bool mix_point = is_fma_mix_point(c.name);
     lines.push_back({(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops,
                      mix_point ? std::string("#b0b0b0") : colour, !mix_point});
   }

@@ -20,11 +20,6 @@ std::string ceiling_colour(std::size_t i) {
   return colours[i % (sizeof colours / sizeof colours[0])];
 }
 
-// "FP64.MIX0.25": a point of the fma_mix probe's sweep between a precision's noFMA and FMA
-// ceilings. Drawn thin and unlabelled: an H200's file has 20 of them, and 41 labels in the margin
-// stretched the y axis to 1e13 GFLOP/s to make room for them.
-bool is_fma_mix_point(const std::string& name) { return name.find(".MIX") != std::string::npos; }
-
 // "FP64.FMA" -> "FP64"; empty when the ceiling is not an FMA ceiling.
 std::string fma_precision(const std::string& name) {
   const std::string suffix = ".FMA";
