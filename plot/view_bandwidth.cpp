@@ -56,11 +56,10 @@ bool is_memory_sample(const Sample& s, const std::set<std::string>& probes) {
 std::vector<std::string> series_axes(const Machine& m) {
   std::set<std::string> axes;
   auto add = [&](const std::string& key) {
-    for (std::size_t at = 0; at < key.size();) {
-      const std::size_t end = std::min(key.find(';', at), key.size());
-      const std::size_t eq = key.find('=', at);
-      if (eq != std::string::npos && eq < end) axes.insert(key.substr(at, eq - at));
-      at = end + 1;
+    try {
+      for (const auto& [axis, value] : params_from_string(key)) axes.insert(axis);
+    } catch (const std::invalid_argument&) {
+      // A hand-edited file's odd key names no axis: the plot still draws, by mode.
     }
   };
   for (const MemoryLevel& level : m.memory) {

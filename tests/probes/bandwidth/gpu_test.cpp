@@ -78,24 +78,27 @@ INSTANTIATE_TEST_SUITE_P(Axes, CudaBandwidthAxesTest,
 
 class CudaBandwidthPointsTest : public CudaProbeTest {};
 
-// The store-only kernel: on chip (every store goes to L2) below the L1 bound, and past L2 below
-// the DRAM's theoretical bandwidth, for both cache operators.
+// The store-only kernel: on chip (every store goes to L2) below the L1 bound for both cache
+// operators, and the cg write past L2 below the DRAM's theoretical bandwidth (the ca write there
+// is CudaBandwidthTest's Modes/write, with its lower bound too).
 TEST_F(CudaBandwidthPointsTest, WriteVerifiesAndStaysBelowItsBounds) {
-  const std::uint64_t dram = dram_working_set();
   for (const char* cache : {"ca", "cg"}) {
     Work work;
-    double s = best_seconds("bandwidth", stream_params("write", cache, "128", 4u << 20), 3, &work);
+    const double s = best_seconds("bandwidth", stream_params("write", cache, "128", 4u << 20), 3, &work);
     EXPECT_DOUBLE_EQ(work.bytes_read, 0) << cache;
     EXPECT_DOUBLE_EQ(work.transactions, work.bytes() / 32) << "coalesced: 32 bytes per sector";
-    const double on_chip = rates_of(work, s).gbs;
-    EXPECT_LE(on_chip, l1_load_bound_gbs() * kTolerance) << cache;
-    if (dram > device().memory_bytes / 2) continue;
-    s = best_seconds("bandwidth", stream_params("write", cache, "128", dram), 3, &work);
     const double gbs = rates_of(work, s).gbs;
-    std::printf("write %s 128-bit: 4 MiB %.1f GB/s, %llu MiB %.1f GB/s of %.1f theoretical (%.1f%%)\n", cache, on_chip,
-                static_cast<unsigned long long>(dram >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
-    EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << cache << ": faster than the DRAM's theoretical bandwidth";
+    std::printf("write %s 128-bit 4 MiB: %.1f GB/s\n", cache, gbs);
+    EXPECT_LE(gbs, l1_load_bound_gbs() * kTolerance) << cache;
   }
+  const std::uint64_t dram = dram_working_set();
+  if (dram > device().memory_bytes / 2) GTEST_SKIP() << "device memory too small for " << dram;
+  Work work;
+  const double s = best_seconds("bandwidth", stream_params("write", "cg", "128", dram), 3, &work);
+  const double gbs = rates_of(work, s).gbs;
+  std::printf("write cg 128-bit %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n",
+              static_cast<unsigned long long>(dram >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
+  EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << "faster than the DRAM's theoretical bandwidth";
 }
 
 // rmw, copy and write under cg rotate the block assignment between launches (best_seconds
