@@ -1,23 +1,27 @@
 // CPU bandwidth probe: streams a working set split into per-thread contiguous chunks (each
-// first-touched by its thread) in one of five modes, many passes per launch, each the kernel
-// of likwid-bench named beside it (bytes counted as likwid counts them: no write-allocate):
-//   read      checksum of every element (XOR, see below)       likwid load       8 B/element
-//   rmw       a[i] = a[i] + 1, ERT's read-modify-write        likwid update    16 B/element
+// first-touched by its thread, stored a page apart: kChunkGuardElements) in one of five modes, many passes per launch,
+// each the kernel of likwid-bench named beside it (bytes counted as likwid counts them: no write-allocate):
+//   read      loads every element, folds a quarter (below)     likwid load       8 B/element
+//   rmw       loads every element and stores it in place       likwid update    16 B/element
 //   copy      b[i] = a[i], direction alternating every pass   likwid copy      16 B/element
 //   write     a[i] = pass number                              likwid store      8 B/element
 //   write_nt  the same with non-temporal (streaming) stores   likwid store_mem  8 B/element
 // Loops are likwid's: aligned vector loads/stores of `vector_bits` (512/256/128 as the build
-// allows: likwid's _avx512/_avx/_sse forms), 4 vectors per iteration (read: 16, into 8
-// accumulators), one OpenMP region per launch with every pass inside it, timed from a barrier
-// that starts all threads together.
-// read consumes what it loads with the cheapest exact operation: a bitwise XOR of two loaded
-// vectors into an accumulator, one three-input logic instruction (vpternlogq) per two vectors
-// with AVX-512. likwid's load kernel only loads; a sum (one add per vector) kept both of a
-// Sapphire Rapids core's 512-bit ALU ports busy and read L1 at 0.73 of likwid's rate, the XOR at
-// 0.93 (2026-11-25, one thread, 24 KiB). Each pass ends with a rotation of the accumulators, so
-// passes do not cancel (x ^ x = 0) and a skipped or repeated one shows.
-// Every launch is verified: the read checksum is predicted on the host, rmw values are init +
-// passes, copy leaves both arrays at their initial values, write leaves the last pass number.
+// allows: likwid's _avx512/_avx/_sse forms), 4 vectors per iteration (read: 16), one
+// OpenMP region per launch with every pass inside it, timed from a barrier that starts all
+// threads together.
+// likwid's load and update kernels compute nothing; any arithmetic in the loop costs L1 rate
+// (2026-11-26, Sapphire Rapids VM, one thread, 24 KiB, 512-bit: an update adding 1 to every
+// vector 0.84 of likwid's update, adding 1 to one vector in 4 or 8 still 0.93; a read XORing every
+// vector 0.87 of its load). So the loops compute as little as their verification needs:
+// - read keeps the vectors it does not fold live with an empty asm statement (the compiler must
+//   load them, no instruction uses them) and XORs a quarter of them, a different quarter each
+//   pass (read_checksum.hpp), two vectors per three-input logic instruction (vpternlogq);
+// - rmw stores the 4 vectors of each block one position along (vector k into slot k - 1): loads
+//   and stores only, and the data moves one position per pass, so the pass count shows.
+// Every launch is verified: the read checksum is predicted on the host, rmw blocks are rotated by
+// the number of passes (the elements after the last whole block, + 1 per pass), copy leaves both
+// arrays at their initial values, write leaves the last pass number.
 #include <omp.h>
 
 #include <cstdint>
@@ -33,8 +37,13 @@
 namespace roofprobe::cpu {
 namespace {
 
-constexpr int kAccumulators = 8;    // read: XOR accumulators, two loaded vectors each per step
+constexpr int kReadPairs = 8;  // read: vector pairs per block, each pass folds 2 of them
+// rmw: vectors rotated together (a pass count off by a multiple hides). Not 8: with 8 vectors the
+// compiler interleaves stores before the block's last loads, and two threads updated L1 at half
+// their rate (2026-11-26, Sapphire Rapids VM: 490 GB/s where 4 give 930).
+constexpr std::size_t kRmwBlock = 4;
 constexpr std::size_t kUnroll = 4;  // the other modes: vectors per iteration, as likwid-bench
+static_assert(kReadPairs % kReadPhases == 0, "every phase folds as many pairs");
 
 template <class V>
 inline constexpr std::size_t kLanesOf = sizeof(V) / sizeof(double);
@@ -71,11 +80,49 @@ inline double initial_value(std::size_t i) {
   return static_cast<double>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 44);
 }
 
+// The phase of read's element i in chunk r with `lanes` doubles per vector: the pair of vectors
+// it is in, mod kReadPhases; -1 past the last whole block (those elements are folded every pass).
+inline int read_phase(Range r, std::size_t lanes, std::size_t i) {
+  const std::size_t block = 2 * kReadPairs * lanes;
+  if (i >= r.begin + (r.size() / block) * block) return -1;
+  return static_cast<int>((i - r.begin) % block / (2 * lanes) % kReadPhases);
+}
+
 // The read checksum of a chunk after `reps` passes (read_checksum.hpp).
-inline std::uint64_t expected_read_checksum(Range r, std::int64_t reps) {
-  std::uint64_t pass = 0;
-  for (std::size_t i = r.begin; i < r.end; ++i) pass ^= bits_of(initial_value(i));
-  return read_checksum_after(pass, reps);
+inline std::uint64_t expected_read_checksum(Range r, std::size_t lanes, std::int64_t reps) {
+  std::uint64_t phase_xor[kReadPhases] = {};
+  std::uint64_t every_pass = 0;
+  for (std::size_t i = r.begin; i < r.end; ++i) {
+    const int phase = read_phase(r, lanes, i);
+    (phase < 0 ? every_pass : phase_xor[phase]) ^= bits_of(initial_value(i));
+  }
+  for (std::uint64_t& x : phase_xor) x ^= every_pass;
+  return read_checksum_after(phase_xor, reps);
+}
+
+// What rmw leaves at element i of chunk r after `passes`: in a whole block of kRmwBlock vectors,
+// the initial value of the element `passes` vectors further along (cyclically); after the last
+// whole block, its initial value + passes.
+inline double expected_rmw_value(Range r, std::size_t lanes, std::size_t i, std::int64_t passes) {
+  const std::size_t block = kRmwBlock * lanes;
+  if (i >= r.begin + (r.size() / block) * block) return initial_value(i) + static_cast<double>(passes);
+  const std::size_t start = i - (i - r.begin) % block;
+  const std::size_t vector = (i - start) / lanes, lane = (i - start) % lanes;
+  const std::size_t source = (vector + static_cast<std::size_t>(passes % kRmwBlock)) % kRmwBlock;
+  return initial_value(start + source * lanes + lane);
+}
+
+// Makes the compiler keep a loaded vector (it must be in a register for the asm, which may read
+// and change it) without an instruction: read's loads that no pass folds.
+template <class V>
+inline void keep_loaded(V& v) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("" : "+v"(v));
+#elif defined(__aarch64__)
+  asm volatile("" : "+w"(v));
+#else
+  asm volatile("" : : "r"(&v) : "memory");
+#endif
 }
 
 // The unsigned 64-bit integer vector of V's size: V's bits for the XOR and the rotation.
@@ -89,40 +136,72 @@ using BitsOf = typename BitsVector<sizeof(V)>::type;
 // [r.begin, end) in whole unrolled blocks; the rest element by element.
 inline std::size_t block_end(Range r, std::size_t block) { return r.begin + (r.size() / block) * block; }
 
+// One read pass over [begin, end) (whole blocks of kReadPairs vector pairs): the pairs of phase
+// Phase are XORed into the accumulators, the others only loaded.
+template <class V, int Phase>
+inline void read_pass(const double* a, std::size_t begin, std::size_t end, BitsOf<V> (&acc)[kReadPairs / kReadPhases]) {
+  using Bits = BitsOf<V>;
+  constexpr std::size_t lanes = kLanesOf<V>;
+  for (std::size_t i = begin; i < end; i += 2 * kReadPairs * lanes)
+    for (int j = 0; j < kReadPairs; ++j) {
+      Bits x = reinterpret_cast<Bits>(vload<V>(a + i + 2 * j * lanes));
+      Bits y = reinterpret_cast<Bits>(vload<V>(a + i + (2 * j + 1) * lanes));
+      if (j % kReadPhases == Phase) {
+        acc[j / kReadPhases] ^= x ^ y;  // acc ^ x ^ y: one vpternlogq with AVX-512
+      } else {
+        keep_loaded(x);
+        keep_loaded(y);
+      }
+    }
+}
+
 // All passes of one launch: the accumulators live across passes and are folded once, so small
 // (L1) chunks are not dominated by a horizontal reduction per pass.
 template <class V>
 std::uint64_t read_passes(const double* a, Range r, std::int64_t reps) {
   using Bits = BitsOf<V>;
-  constexpr std::size_t lanes = kLanesOf<V>;
-  constexpr std::size_t block = 2 * kAccumulators * lanes;  // two vectors per accumulator
-  Bits acc[kAccumulators] = {};
+  static_assert(kReadPhases == 4, "one read_pass instance per phase");
+  Bits acc[kReadPairs / kReadPhases] = {};
   std::uint64_t tail = 0;
-  const std::size_t end = block_end(r, block);
+  const std::size_t end = block_end(r, 2 * kReadPairs * kLanesOf<V>);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
-    for (std::size_t i = r.begin; i < end; i += block)
-      for (int j = 0; j < kAccumulators; ++j)  // a ^ x ^ y: one vpternlogq with AVX-512
-        acc[j] ^= reinterpret_cast<Bits>(vload<V>(a + i + 2 * j * lanes)) ^
-                  reinterpret_cast<Bits>(vload<V>(a + i + (2 * j + 1) * lanes));
+    switch (rep % kReadPhases) {
+      case 0:
+        read_pass<V, 0>(a, r.begin, end, acc);
+        break;
+      case 1:
+        read_pass<V, 1>(a, r.begin, end, acc);
+        break;
+      case 2:
+        read_pass<V, 2>(a, r.begin, end, acc);
+        break;
+      default:
+        read_pass<V, 3>(a, r.begin, end, acc);
+        break;
+    }
     for (std::size_t i = end; i < r.end; ++i) tail ^= bits_of(a[i]);
-    for (int j = 0; j < kAccumulators; ++j) acc[j] = (acc[j] << 1) | (acc[j] >> 63);
+    for (Bits& x : acc) x = (x << 1) | (x >> 63);
     tail = rotate_left_1(tail);
   }
   std::uint64_t checksum = tail;
-  for (int j = 0; j < kAccumulators; ++j)
-    for (std::size_t l = 0; l < lanes; ++l) checksum ^= acc[j][l];
+  for (const Bits& x : acc)
+    for (std::size_t l = 0; l < kLanesOf<V>; ++l) checksum ^= x[l];
   return checksum;
 }
 
+// Each pass loads every block of kRmwBlock vectors and stores vector k into slot k - 1 (the first
+// into the last); the elements after the last whole block get + 1.
 template <class V>
 void rmw_passes(double* a, Range r, std::int64_t reps) {
   constexpr std::size_t lanes = kLanesOf<V>;
-  constexpr std::size_t block = kUnroll * lanes;
-  const V one = vbroadcast<V>(1.0);
+  constexpr std::size_t block = kRmwBlock * lanes;
   const std::size_t end = block_end(r, block);
   for (std::int64_t rep = 0; rep < reps; ++rep) {
-    for (std::size_t i = r.begin; i < end; i += block)
-      for (std::size_t j = 0; j < kUnroll; ++j) vstore<V>(a + i + j * lanes, vload<V>(a + i + j * lanes) + one);
+    for (std::size_t i = r.begin; i < end; i += block) {
+      V v[kRmwBlock];
+      for (std::size_t j = 0; j < kRmwBlock; ++j) v[j] = vload<V>(a + i + j * lanes);
+      for (std::size_t j = 0; j < kRmwBlock; ++j) vstore<V>(a + i + j * lanes, v[(j + 1) % kRmwBlock]);
+    }
     for (std::size_t i = end; i < r.end; ++i) a[i] += 1.0;
   }
 }
@@ -194,11 +273,13 @@ class BandwidthPoint final : public PreparedPoint {
     if (!with_stream_vector(vector_bits, [](auto) {}))
       throw std::invalid_argument("vector_bits " + std::to_string(vector_bits) + " is not available in this build");
     n_ = working_set_bytes / sizeof(double) / static_cast<std::size_t>(mode.arrays);
-    a_ = allocate_untouched<double>(n_);
-    first_touch(a_.get(), n_, threads_, initial_value);
+    const std::size_t stored = n_ + static_cast<std::size_t>(threads_) * kGuard;
+    a_ = allocate_untouched<double>(stored);
+    first_touch(a_.get(), n_, threads_, initial_value, kGuard);
     if (mode.arrays == 2) {
-      b_ = allocate_untouched<double>(n_);  // -1 until the first pass copies a into it
-      first_touch(b_.get(), n_, threads_, [](std::size_t) { return -1.0; });
+      b_ = allocate_untouched<double>(stored);  // -1 until the first pass copies a into it
+      first_touch(
+          b_.get(), n_, threads_, [](std::size_t) { return -1.0; }, kGuard);
     }
   }
 
@@ -223,7 +304,9 @@ class BandwidthPoint final : public PreparedPoint {
     with_stream_vector(vector_bits_, [&](auto vector) {
       using V = decltype(vector);
       parallel_seconds_ = timed_parallel(threads_, [&](int t, int threads) {
-        stream_chunk<V>(mode, a, b, chunk_of(n, threads, t, kLineElements<double>), reps, done, checksums[t]);
+        const std::size_t shift = static_cast<std::size_t>(t) * kGuard;  // where chunk t is stored
+        stream_chunk<V>(mode, a + shift, b == nullptr ? nullptr : b + shift,
+                        chunk_of(n, threads, t, kLineElements<double>), reps, done, checksums[t]);
       });
     });
     total_reps_ += reps_;
@@ -233,19 +316,21 @@ class BandwidthPoint final : public PreparedPoint {
   double parallel_seconds() const override { return parallel_seconds_; }
 
   Check verify() override {
-    const double passes = static_cast<double>(total_reps_);
+    const auto passes = static_cast<double>(total_reps_);
     switch (mode_.mode) {
       case Mode::Read:
         return verify_read();
       case Mode::Rmw:
-        return verify_values(a_.get(), [&](std::size_t i) { return initial_value(i) + passes; });
+        return verify_values(a_.get(),
+                             [&](Range r, std::size_t i) { return expected_rmw_value(r, lanes(), i, total_reps_); });
       case Mode::Copy: {
-        Check c = verify_values(a_.get(), initial_value);
-        return c.ok ? verify_values(b_.get(), initial_value) : c;
+        const auto initial = [](Range, std::size_t i) { return initial_value(i); };
+        Check c = verify_values(a_.get(), initial);
+        return c.ok ? verify_values(b_.get(), initial) : c;
       }
       case Mode::Write:
       case Mode::WriteNt:
-        return verify_values(a_.get(), [&](std::size_t) { return passes; });
+        return verify_values(a_.get(), [&](Range, std::size_t) { return passes; });
     }
     return Check{false, "unknown mode"};
   }
@@ -254,11 +339,13 @@ class BandwidthPoint final : public PreparedPoint {
   std::int64_t repetitions() const override { return reps_; }
 
  private:
+  std::size_t lanes() const { return static_cast<std::size_t>(vector_bits_) / 64; }
+
   Check verify_read() const {
     if (launched_reps_ < 0) return Check{false, "read: verify() before any launch"};
     for (int t = 0; t < threads_; ++t) {
       const std::uint64_t expected =
-          expected_read_checksum(chunk_of(n_, threads_, t, kLineElements<double>), launched_reps_);
+          expected_read_checksum(chunk_of(n_, threads_, t, kLineElements<double>), lanes(), launched_reps_);
       if (checksums_[t] != expected) {
         std::ostringstream msg;
         msg << "thread " << t << " read checksum: expected 0x" << std::hex << expected << ", got 0x" << checksums_[t];
@@ -268,18 +355,25 @@ class BandwidthPoint final : public PreparedPoint {
     return Check{};
   }
 
+  // expected(r, i): the value of element i in thread chunk r.
   template <class Expected>
   Check verify_values(const double* data, Expected expected) const {
-    for (std::size_t i = 0; i < n_; ++i) {
-      if (data[i] != expected(i)) {
-        std::ostringstream msg;
-        msg.precision(17);
-        msg << "element " << i << ": expected " << expected(i) << ", got " << data[i];
-        return Check{false, msg.str()};
+    for (int t = 0; t < threads_; ++t) {
+      const Range r = chunk_of(n_, threads_, t, kLineElements<double>);
+      const double* chunk = data + static_cast<std::size_t>(t) * kGuard;
+      for (std::size_t i = r.begin; i < r.end; ++i) {
+        if (chunk[i] != expected(r, i)) {
+          std::ostringstream msg;
+          msg.precision(17);
+          msg << "element " << i << ": expected " << expected(r, i) << ", got " << chunk[i];
+          return Check{false, msg.str()};
+        }
       }
     }
     return Check{};
   }
+
+  static constexpr std::size_t kGuard = kChunkGuardElements<double>;  // between thread chunks
 
   const ModeInfo& mode_;
   int vector_bits_;

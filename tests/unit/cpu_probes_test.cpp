@@ -88,33 +88,44 @@ TEST(CpuBandwidth, UnlaunchedPointFailsVerification) {
   }
 }
 
-// The read checksum rotates after every pass, so passes do not cancel: the shortcut over whole
-// periods of 64 passes agrees with pass-by-pass folding, and pass counts that differ by less than
-// 64 give different words (X with an even and an odd number of set bits).
+// The read checksum rotates after every pass, so passes do not cancel, and each pass folds its
+// phase's elements: the shortcut over residues mod 64 agrees with pass-by-pass folding, and pass
+// counts that differ by less than 64 give different words.
 TEST(CpuBandwidth, ReadChecksumCountsThePasses) {
-  for (std::uint64_t pass : {0x9E3779B97F4A7C15ull, 0x0123456789ABCDEFull ^ 1}) {
+  const std::uint64_t phases[][cpu::kReadPhases] = {
+      {0x9E3779B97F4A7C15ull, 0x0123456789ABCDEFull, 0xFEDCBA9876543210ull ^ 1, 0x5555AAAA5555AAAAull},
+      {0x0123456789ABCDEFull ^ 1, 0x0123456789ABCDEFull ^ 1, 0x0123456789ABCDEFull ^ 1, 0x0123456789ABCDEFull ^ 1}};
+  for (const auto& phase_xor : phases) {
     std::uint64_t folded = 0;
     std::vector<std::uint64_t> seen;
     for (std::int64_t reps = 0; reps <= 300; ++reps) {
-      EXPECT_EQ(cpu::read_checksum_after(pass, reps), folded) << reps;
+      EXPECT_EQ(cpu::read_checksum_after(phase_xor, reps), folded) << reps;
       if (reps >= 1 && reps <= 64) seen.push_back(folded);
-      folded = cpu::rotate_left_1(folded ^ pass);
+      folded = cpu::rotate_left_1(folded ^ phase_xor[reps % cpu::kReadPhases]);
     }
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end()) << "two pass counts in 1..64 collide";
   }
-  // End to end: a launch of 2 passes verifies, at every width the build has.
-  for (const std::string bits : {"128", "256", "512"}) {
-    std::unique_ptr<PreparedPoint> point;
-    try {
-      point = prepare("bandwidth", {{"mode", "read"}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
-    } catch (const std::invalid_argument&) {
-      continue;  // a width this build lacks
+}
+
+// End to end, at every width the build has: launches of 1 to 9 passes verify one after another
+// (read: every phase and a new cycle; rmw: the rotation of 4 vectors wraps, twice).
+TEST(CpuBandwidth, ReadAndRmwVerifyEveryPassCount) {
+  for (const std::string mode : {"read", "rmw"})
+    for (const std::string bits : {"128", "256", "512"}) {
+      SCOPED_TRACE(mode + " " + bits + " bits");
+      std::unique_ptr<PreparedPoint> point;
+      try {
+        point = prepare("bandwidth", {{"mode", mode}, {"vector_bits", bits}, {"working_set_bytes", "200192"}});
+      } catch (const std::invalid_argument&) {
+        continue;  // a width this build lacks
+      }
+      for (int reps = 1; reps <= 9; ++reps) {
+        point->set_repetitions(reps);
+        point->launch();
+        EXPECT_TRUE(point->verify().ok) << reps << " passes";
+      }
     }
-    point->set_repetitions(2);
-    point->launch();
-    EXPECT_TRUE(point->verify().ok) << bits;
-  }
 }
 
 TEST(CpuFlops, EveryFormAndPrecisionVerifies) {
