@@ -398,7 +398,7 @@ class CpuBandwidthProbe final : public Probe {
         "chunks; GB/s and 32-byte transactions per level";
     Axis mode{"mode",
               AxisType::Choice,
-              "read (likwid load) | rmw (ERT, likwid update) | copy | write (likwid store) | "
+              "read (likwid load) | rmw (in place, likwid update) | copy | write (likwid store) | "
               "write_nt (non-temporal, likwid store_mem)",
               {}};
     for (const ModeInfo& m : kModes) mode.choices.push_back(m.name);
