@@ -1,6 +1,6 @@
 // CPU FLOP probe (ERT style): every element of a small per-thread array, resident in L1,
 // receives a data-dependent chain of K FLOPs per pass (kernels/common/flop_chain.hpp), FMA form
-// or FADD/FMUL form, FP64 or FP32, on the widest SIMD vectors with 16 chains in flight per thread
+// or FADD/FMUL form, FP64 or FP32, on the widest SIMD vectors with 12-16 chains in flight per thread
 // so the FMA latency is hidden. Arithmetic intensity is K / (2 x word bytes) FLOP/byte.
 #include <omp.h>
 
@@ -14,13 +14,19 @@
 namespace roofprobe::cpu {
 namespace {
 
-// Independent vectors per thread: FMA latency (4) x pipes (2) = 8 is the least that can keep
-// Zen 3, Zen 4 or Golden Cove busy, with no slack: on the Xeon VM (Sapphire Rapids, two threads,
-// 512-bit) 8 chains ran FP64 FMA at 189-192 GFLOP/s, 12 or 16 at 218-225 (2026-11-26). 16, so a
-// block (16 vectors, 1 KiB at 512 bits) divides the default 16 KiB per thread: elements past the
-// last whole block run a scalar chain, latency-bound, at a fraction of the vector rate. 16
-// accumulators fill AVX2's 16 registers; a and b then come from memory operands.
+// Independent vectors per thread. FMA latency (4) x pipes (2) = 8 is the least that keeps Zen 3,
+// Zen 4 or Golden Cove busy, with no slack: on the Xeon VM (Sapphire Rapids, two threads, 512-bit)
+// 8 chains ran FP64 FMA at 189-192 GFLOP/s, 12 or 16 at 218-225 (2026-11-26). The chains, a and b
+// must stay in registers: 16 + 2 of AVX-512's 32; 12 + 2 of AVX2's 16 (with 16 chains GCC kept
+// two of them on the stack, a store-forwarding round trip per FMA).
+#if defined(__AVX512F__) || defined(__aarch64__)
 constexpr int kChains = 16;
+#else
+constexpr int kChains = 12;
+#endif
+// Vectors after the last whole block of kChains run in groups of kRemainderChains, then one by
+// one: every element gets the vector chain (a scalar one is latency-bound, a fraction of the rate).
+constexpr int kRemainderChains = 4;
 // a and b are run-time values (see flop_chain.hpp): x converges to b / (1 - a), stays finite.
 constexpr double kA = 1.0 - 1.0 / 4096.0;
 constexpr double kB = 1.0 / 1024.0;
@@ -33,22 +39,32 @@ T initial_value(std::size_t i) {
   return static_cast<T>(1.0 + 0.25 * static_cast<double>(i % kClasses));
 }
 
+// N vectors of chains from data[i]: loaded, K FLOPs each, stored back.
+template <int K, FlopForm Form, int N, class T, class V>
+inline void chain_vectors(T* data, std::size_t i, V a, V b) {
+  constexpr int lanes = kLanes<T>;
+  V x[N];
+  for (int j = 0; j < N; ++j) std::memcpy(&x[j], data + i + j * lanes, sizeof(V));
+  flop_chain_interleaved<K, Form, VecOps>(x, a, b);
+  for (int j = 0; j < N; ++j) std::memcpy(data + i + j * lanes, &x[j], sizeof(V));
+}
+
 template <class T, int K, FlopForm Form>
 void chain_pass(T* data, Range r, std::int64_t reps) {
   using V = Vec<T>;
-  constexpr int lanes = kLanes<T>;
-  constexpr std::size_t block = static_cast<std::size_t>(kChains) * lanes;
+  constexpr std::size_t lanes = kLanes<T>;
   const V a = broadcast<T>(static_cast<T>(kA));
   const V b = broadcast<T>(static_cast<T>(kB));
-  const std::size_t full_end = r.begin + (r.size() / block) * block;
+  const std::size_t blocks_end = r.begin + r.size() / (kChains * lanes) * (kChains * lanes);
+  const std::size_t groups_end =
+      blocks_end + (r.end - blocks_end) / (kRemainderChains * lanes) * (kRemainderChains * lanes);
+  const std::size_t vectors_end = groups_end + (r.end - groups_end) / lanes * lanes;
   for (std::int64_t rep = 0; rep < reps; ++rep) {
-    for (std::size_t i = r.begin; i < full_end; i += block) {
-      V x[kChains];
-      for (int j = 0; j < kChains; ++j) std::memcpy(&x[j], data + i + j * lanes, sizeof(V));
-      flop_chain_interleaved<K, Form, VecOps>(x, a, b);
-      for (int j = 0; j < kChains; ++j) std::memcpy(data + i + j * lanes, &x[j], sizeof(V));
-    }
-    for (std::size_t i = full_end; i < r.end; ++i)  // remainder: same chain, scalar
+    for (std::size_t i = r.begin; i < blocks_end; i += kChains * lanes) chain_vectors<K, Form, kChains>(data, i, a, b);
+    for (std::size_t i = blocks_end; i < groups_end; i += kRemainderChains * lanes)
+      chain_vectors<K, Form, kRemainderChains>(data, i, a, b);
+    for (std::size_t i = groups_end; i < vectors_end; i += lanes) chain_vectors<K, Form, 1>(data, i, a, b);
+    for (std::size_t i = vectors_end; i < r.end; ++i)  // less than one vector: the same chain, scalar
       data[i] = flop_chain<K, Form, ScalarOps>(data[i], static_cast<T>(kA), static_cast<T>(kB));
   }
 }
@@ -148,7 +164,7 @@ class CpuFlopsProbe final : public Probe {
     info_.backend = "cpu";
     info_.description =
         "ERT-style arithmetic-intensity sweep: per element a dependent chain of K FLOPs (FMA or "
-        "FADD/FMUL), SIMD with 16 chains per thread, L1-resident array";
+        "FADD/FMUL), SIMD with 12 (16 with AVX-512) chains per thread, L1-resident array";
     Axis precision{"precision", AxisType::Choice, "floating-point type", {"fp64", "fp32"}};
     precision.defaults = {"fp64", "fp32"};
     Axis form{"form", AxisType::Choice, "fma: fused multiply-add; nofma: FMUL + FADD only", {"fma", "nofma"}};
