@@ -128,26 +128,30 @@ TEST(CpuBandwidth, ReadAndRmwVerifyEveryPassCount) {
     }
 }
 
+// 4424 bytes per thread: chunks past the last whole block of chains, which run in groups of 4
+// vectors, single vectors and scalar elements.
 TEST(CpuFlops, EveryFormAndPrecisionVerifies) {
-  for (std::string precision : {"fp64", "fp32"})
-    for (std::string form : {"fma", "nofma"})
-      for (std::string k : {"1", "7", "64"}) {
-        SCOPED_TRACE(precision + " " + form + " " + k);
-        const Probe* p = Registry::instance().probe("cpu", "flops");
-        Params params{{"precision", precision}, {"form", form}, {"flops_per_element", k}, {"bytes_per_thread", "4096"}};
-        if (k == "7") {  // not a chain length the kernels are built for
-          EXPECT_THROW(p->prepare(params, cpu_device())->launch(), std::invalid_argument);
-          continue;
+  for (std::string bytes : {"4096", "4424"})
+    for (std::string precision : {"fp64", "fp32"})
+      for (std::string form : {"fma", "nofma"})
+        for (std::string k : {"1", "7", "64"}) {
+          SCOPED_TRACE(bytes + " " + precision + " " + form + " " + k);
+          const Probe* p = Registry::instance().probe("cpu", "flops");
+          Params params{
+              {"precision", precision}, {"form", form}, {"flops_per_element", k}, {"bytes_per_thread", bytes}};
+          if (k == "7") {  // not a chain length the kernels are built for
+            EXPECT_THROW(p->prepare(params, cpu_device())->launch(), std::invalid_argument);
+            continue;
+          }
+          auto point = p->prepare(params, cpu_device());
+          point->set_repetitions(5);
+          point->launch();
+          Check c = point->verify();
+          EXPECT_TRUE(c.ok) << c.detail;
+          Work w = point->work();
+          double elements = 2.0 * std::stod(bytes) / (precision == "fp64" ? 8 : 4);
+          EXPECT_EQ(w.flops, std::stod(k) * elements * 5);
         }
-        auto point = p->prepare(params, cpu_device());
-        point->set_repetitions(5);
-        point->launch();
-        Check c = point->verify();
-        EXPECT_TRUE(c.ok) << c.detail;
-        Work w = point->work();
-        double elements = 2.0 * 4096 / (precision == "fp64" ? 8 : 4);
-        EXPECT_EQ(w.flops, std::stod(k) * elements * 5);
-      }
 }
 
 TEST(FlopChain, CountsAndInterleavedEqualsScalar) {
