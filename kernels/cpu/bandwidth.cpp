@@ -1,6 +1,7 @@
 // CPU bandwidth probe: streams a working set split into per-thread contiguous chunks (each
-// first-touched by its thread, stored a page apart: kChunkGuardElements) in one of five modes, many passes per launch,
-// each the kernel of likwid-bench named beside it (bytes counted as likwid counts them: no write-allocate):
+// first-touched by its thread, stored a page apart: kChunkGuardElements) in one of five modes,
+// many passes per launch, each the kernel of likwid-bench named beside it (bytes counted as
+// likwid counts them: no write-allocate):
 //   read      loads every element, folds a quarter (below)     likwid load       8 B/element
 //   rmw       loads every element and stores it in place       likwid update    16 B/element
 //   copy      b[i] = a[i], direction alternating every pass   likwid copy      16 B/element
