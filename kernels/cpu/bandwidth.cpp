@@ -81,36 +81,41 @@ inline double initial_value(std::size_t i) {
   return static_cast<double>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 44);
 }
 
-// The phase of read's element i in chunk r with `lanes` doubles per vector: the pair of vectors
-// it is in, mod kReadPhases; -1 past the last whole block (those elements are folded every pass).
-inline int read_phase(Range r, std::size_t lanes, std::size_t i) {
-  const std::size_t block = 2 * kReadPairs * lanes;
-  if (i >= r.begin + (r.size() / block) * block) return -1;
-  return static_cast<int>((i - r.begin) % block / (2 * lanes) % kReadPhases);
-}
-
-// The read checksum of a chunk after `reps` passes (read_checksum.hpp).
+// The read checksum of a chunk after `reps` passes (read_checksum.hpp): pair j of each whole
+// block of kReadPairs vector pairs is folded in phase j mod kReadPhases, the elements after the
+// last whole block in every phase. Block by block, so that verifying a 1 GiB set costs no
+// divisions per element.
 inline std::uint64_t expected_read_checksum(Range r, std::size_t lanes, std::int64_t reps) {
+  const std::size_t pair = 2 * lanes, block = kReadPairs * pair;
+  const std::size_t end = r.begin + r.size() / block * block;
   std::uint64_t phase_xor[kReadPhases] = {};
+  for (std::size_t start = r.begin; start < end; start += block)
+    for (int j = 0; j < kReadPairs; ++j)
+      for (std::size_t k = start + j * pair; k < start + (j + 1) * pair; ++k)
+        phase_xor[j % kReadPhases] ^= bits_of(initial_value(k));
   std::uint64_t every_pass = 0;
-  for (std::size_t i = r.begin; i < r.end; ++i) {
-    const int phase = read_phase(r, lanes, i);
-    (phase < 0 ? every_pass : phase_xor[phase]) ^= bits_of(initial_value(i));
-  }
+  for (std::size_t i = end; i < r.end; ++i) every_pass ^= bits_of(initial_value(i));
   for (std::uint64_t& x : phase_xor) x ^= every_pass;
   return read_checksum_after(phase_xor, reps);
 }
 
-// What rmw leaves at element i of chunk r after `passes`: in a whole block of kRmwBlock vectors,
-// the initial value of the element `passes` vectors further along (cyclically); after the last
-// whole block, its initial value + passes.
-inline double expected_rmw_value(Range r, std::size_t lanes, std::size_t i, std::int64_t passes) {
+// Compares chunk r of rmw's array (`chunk`, indexed like the array) with what `passes` leave:
+// in a whole block of kRmwBlock vectors, vector v holds the initial values of vector
+// v + passes (cyclically); after the last whole block, each element is its initial value +
+// passes. Returns the first element that differs, or r.end.
+inline std::size_t first_rmw_mismatch(const double* chunk, Range r, std::size_t lanes, std::int64_t passes) {
   const std::size_t block = kRmwBlock * lanes;
-  if (i >= r.begin + (r.size() / block) * block) return initial_value(i) + static_cast<double>(passes);
-  const std::size_t start = i - (i - r.begin) % block;
-  const std::size_t vector = (i - start) / lanes, lane = (i - start) % lanes;
-  const std::size_t source = (vector + static_cast<std::size_t>(passes % kRmwBlock)) % kRmwBlock;
-  return initial_value(start + source * lanes + lane);
+  const std::size_t end = r.begin + r.size() / block * block;
+  const auto shift = static_cast<std::size_t>(passes % static_cast<std::int64_t>(kRmwBlock));
+  for (std::size_t start = r.begin; start < end; start += block)
+    for (std::size_t v = 0; v < kRmwBlock; ++v) {
+      const std::size_t source = start + (v + shift) % kRmwBlock * lanes;
+      for (std::size_t l = 0; l < lanes; ++l)
+        if (chunk[start + v * lanes + l] != initial_value(source + l)) return start + v * lanes + l;
+    }
+  for (std::size_t i = end; i < r.end; ++i)
+    if (chunk[i] != initial_value(i) + static_cast<double>(passes)) return i;
+  return r.end;
 }
 
 // Makes the compiler keep a loaded vector (it must be in a register for the asm, which may read
@@ -322,16 +327,14 @@ class BandwidthPoint final : public PreparedPoint {
       case Mode::Read:
         return verify_read();
       case Mode::Rmw:
-        return verify_values(a_.get(),
-                             [&](Range r, std::size_t i) { return expected_rmw_value(r, lanes(), i, total_reps_); });
+        return verify_rmw();
       case Mode::Copy: {
-        const auto initial = [](Range, std::size_t i) { return initial_value(i); };
-        Check c = verify_values(a_.get(), initial);
-        return c.ok ? verify_values(b_.get(), initial) : c;
+        Check c = verify_values(a_.get(), initial_value);
+        return c.ok ? verify_values(b_.get(), initial_value) : c;
       }
       case Mode::Write:
       case Mode::WriteNt:
-        return verify_values(a_.get(), [&](Range, std::size_t) { return passes; });
+        return verify_values(a_.get(), [&](std::size_t) { return passes; });
     }
     return Check{false, "unknown mode"};
   }
@@ -356,17 +359,33 @@ class BandwidthPoint final : public PreparedPoint {
     return Check{};
   }
 
-  // expected(r, i): the value of element i in thread chunk r.
+  Check verify_rmw() const {
+    for (int t = 0; t < threads_; ++t) {
+      const Range r = chunk_of(n_, threads_, t, kLineElements<double>);
+      const double* chunk = a_.get() + static_cast<std::size_t>(t) * kGuard;
+      const std::size_t i = first_rmw_mismatch(chunk, r, lanes(), total_reps_);
+      if (i != r.end) {
+        std::ostringstream msg;
+        msg.precision(17);
+        msg << "rmw element " << i << " after " << total_reps_ << " passes: got " << chunk[i] << " (initial value "
+            << initial_value(i) << ")";
+        return Check{false, msg.str()};
+      }
+    }
+    return Check{};
+  }
+
+  // Every element of every thread chunk against expected(i).
   template <class Expected>
   Check verify_values(const double* data, Expected expected) const {
     for (int t = 0; t < threads_; ++t) {
       const Range r = chunk_of(n_, threads_, t, kLineElements<double>);
       const double* chunk = data + static_cast<std::size_t>(t) * kGuard;
       for (std::size_t i = r.begin; i < r.end; ++i) {
-        if (chunk[i] != expected(r, i)) {
+        if (chunk[i] != expected(i)) {
           std::ostringstream msg;
           msg.precision(17);
-          msg << "element " << i << ": expected " << expected(r, i) << ", got " << chunk[i];
+          msg << "element " << i << ": expected " << expected(i) << ", got " << chunk[i];
           return Check{false, msg.str()};
         }
       }
