@@ -81,13 +81,16 @@ inline double initial_value(std::size_t i) {
   return static_cast<double>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 44);
 }
 
+// [r.begin, end) in whole unrolled blocks; the rest element by element.
+inline std::size_t block_end(Range r, std::size_t block) { return r.begin + (r.size() / block) * block; }
+
 // The read checksum of a chunk after `reps` passes (read_checksum.hpp): pair j of each whole
 // block of kReadPairs vector pairs is folded in phase j mod kReadPhases, the elements after the
 // last whole block in every phase. Block by block, so that verifying a 1 GiB set costs no
 // divisions per element.
 inline std::uint64_t expected_read_checksum(Range r, std::size_t lanes, std::int64_t reps) {
   const std::size_t pair = 2 * lanes, block = kReadPairs * pair;
-  const std::size_t end = r.begin + r.size() / block * block;
+  const std::size_t end = block_end(r, block);
   std::uint64_t phase_xor[kReadPhases] = {};
   for (std::size_t start = r.begin; start < end; start += block)
     for (int j = 0; j < kReadPairs; ++j)
@@ -105,7 +108,7 @@ inline std::uint64_t expected_read_checksum(Range r, std::size_t lanes, std::int
 // passes. Returns the first element that differs, or r.end.
 inline std::size_t first_rmw_mismatch(const double* chunk, Range r, std::size_t lanes, std::int64_t passes) {
   const std::size_t block = kRmwBlock * lanes;
-  const std::size_t end = r.begin + r.size() / block * block;
+  const std::size_t end = block_end(r, block);
   const auto shift = static_cast<std::size_t>(passes % static_cast<std::int64_t>(kRmwBlock));
   for (std::size_t start = r.begin; start < end; start += block)
     for (std::size_t v = 0; v < kRmwBlock; ++v) {
@@ -138,9 +141,6 @@ struct BitsVector {
 };
 template <class V>
 using BitsOf = typename BitsVector<sizeof(V)>::type;
-
-// [r.begin, end) in whole unrolled blocks; the rest element by element.
-inline std::size_t block_end(Range r, std::size_t block) { return r.begin + (r.size() / block) * block; }
 
 // One read pass over [begin, end) (whole blocks of kReadPairs vector pairs): the pairs of phase
 // Phase are XORed into the accumulators, the others only loaded.
