@@ -24,8 +24,8 @@ struct Size {
 // The valid points (finite, positive) grouped by size, in increasing size.
 std::vector<Size> group_sizes(const std::vector<CurvePoint>& points);
 
-// Noise of one sample's log rate: from the repetitions at each size (MAD of the deviations from
-// the size's median, corrected for the median's own freedom), or, with one sample per size, from
+// Noise of one sample's log rate: from the repetitions at each size (MAD of the differences between
+// any two repetitions of one size, variance 2 sigma^2), or, with one sample per size, from
 // successive differences of the sizes (variance 2 sigma^2; the few level steps do not move the
 // median).
 double noise_sigma(const std::vector<Size>& sizes);

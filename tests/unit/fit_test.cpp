@@ -2,6 +2,7 @@
 // launch ramp, short plateaus, against ERT's fixed rule), level naming and the external bandwidth CSV reader
 // (fit_samples: fit_samples_test.cpp). Fixed seeds: deterministic.
 #include "tests/unit/fit_test_support.hpp"
+#include "driver/fit/curve_sizes.hpp"
 #include "driver/fit/fit.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 #include "tests/unit/temp_file.hpp"
@@ -329,6 +330,20 @@ TEST(FindPlateaus, DenseLinearSweepIsFound) {
   EXPECT_DOUBLE_EQ(p[0].x_lo, 64 * KiB);
   EXPECT_NEAR(p[1].value, 100, 0.5);
   EXPECT_NEAR(p[0].capacity / (32 * MiB), 1, 0.05);
+}
+
+// The noise the intervals and plateau statistics are scaled by is the noise of one sample,
+// whether a size was repeated 3 times or 5 (a MAD of the deviations from each size's median read
+// 0.57 of it with 3 repetitions: one deviation of three is always 0).
+TEST(NoiseSigma, AnyNumberOfRepetitionsGivesTheNoiseOfOneSample) {
+  for (int repetitions : {2, 3, 4, 5, 15}) {
+    Rng rng(7 + static_cast<unsigned>(repetitions));
+    std::vector<CurvePoint> points;
+    for (int size = 0; size < 400; ++size)
+      for (int r = 0; r < repetitions; ++r) points.push_back({1e3 * (size + 1), 100 * std::exp(0.02 * rng.normal())});
+    const double sigma = curve_sizes::noise_sigma(curve_sizes::group_sizes(points));
+    EXPECT_NEAR(sigma / 0.02, 1, 0.08) << repetitions << " repetitions";
+  }
 }
 
 // ---- compute_stats / name_levels -------------------------------------------------------------
