@@ -10,6 +10,7 @@
 #include "driver/run/config.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/run/plan.hpp"
+#include "kernels/cpu/core_clock.hpp"
 
 namespace roofprobe {
 namespace {
@@ -94,6 +95,19 @@ void BM_FindPlateaus(benchmark::State& state) {
   state.counters["points"] = static_cast<double>(sweep.size());
 }
 BENCHMARK(BM_FindPlateaus)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMicrosecond);
+
+// The core clock the dependent-add chain reads alone (0) and among vector FMAs of the build's
+// widest vector (1), kernels/cpu/core_clock.hpp: where the second is lower, the core clocks down
+// for vector work, and the flops ceilings' theoretical peaks use it. One thread: the clock is
+// per core; run two copies pinned to two cores to see an all-core figure.
+void BM_ChainClock(benchmark::State& state) {
+  const auto load = state.range(0) == 0 ? cpu::ChainLoad::scalar : cpu::ChainLoad::vector_fma;
+  double mhz = 0;
+  for (auto _ : state) mhz += cpu::chain_clock_mhz(cpu::CoreClock::kChainSeconds, load);
+  state.counters["clock_hz"] = mhz * 1e6 / static_cast<double>(state.iterations());
+  state.SetLabel(load == cpu::ChainLoad::scalar ? "scalar" : "among vector FMAs");
+}
+BENCHMARK(BM_ChainClock)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace roofprobe

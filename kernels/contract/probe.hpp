@@ -193,10 +193,13 @@ class PreparedPoint {
   // launch keep the defaults.
   virtual void set_repetitions(std::int64_t reps) { (void)reps; }
   virtual std::int64_t repetitions() const { return 1; }
-  // True when the point feeds a ceiling whose theoretical peak scales with the core clock: the
-  // backend then measures the clock around each of its launches (Backend::last_launch_telemetry)
-  // even where that costs time (CPU without cycle counters: a short clock chain per launch).
-  virtual bool wants_launch_clock() const { return false; }
+  // Whether the point feeds a ceiling whose theoretical peak scales with the core clock, and what
+  // its launches keep the cores busy with: the backend then measures the clock around each launch
+  // (Backend::last_launch_telemetry) even where that costs time (CPU without cycle counters: a
+  // short clock chain per launch, run under the same kind of work, because many x86 cores clock
+  // lower while they run wide vector floating point than while they run scalar code).
+  enum class LaunchClock { not_needed, scalar, vector_fp };
+  virtual LaunchClock launch_clock() const { return LaunchClock::not_needed; }
   // Seconds the last launch's parallel phase lasted, timed by the launch itself from the moment
   // all its workers were running (an OpenMP barrier) to the end of the last one; 0: not timed.
   // CPU backends use it instead of the time around launch(), so waking a worker that another
@@ -267,7 +270,7 @@ class Backend {
   virtual double measure_clock_mhz() = 0;
   // What the device reported during the last time_launch(): its clock, power and throttle
   // reasons. The CPU backend measures the clock where it is free (cycle counters) or the point
-  // asks (PreparedPoint::wants_launch_clock); the CUDA backend reads NVML during every launch
+  // asks (PreparedPoint::launch_clock); the CUDA backend reads NVML during every launch
   // where the driver has it. 0 / empty: not measured.
   virtual LaunchTelemetry last_launch_telemetry() const { return {}; }
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.

@@ -162,8 +162,10 @@ class CpuBackend final : public Backend {
   double time_launch(PreparedPoint& point) override {
     last_clock_mhz_ = 0;
     double seconds = 0;
-    if (clock_.counters() || point.wants_launch_clock()) {
-      seconds = clock_.time([&point] { point.launch(); }, last_clock_mhz_);
+    const auto wants = point.launch_clock();
+    if (clock_.counters() || wants != PreparedPoint::LaunchClock::not_needed) {
+      const ChainLoad load = wants == PreparedPoint::LaunchClock::vector_fp ? ChainLoad::vector_fma : ChainLoad::scalar;
+      seconds = clock_.time([&point] { point.launch(); }, last_clock_mhz_, load);
     } else {
       auto start = std::chrono::steady_clock::now();
       point.launch();

@@ -121,19 +121,6 @@ inline std::size_t first_rmw_mismatch(const double* chunk, Range r, std::size_t 
   return r.end;
 }
 
-// Makes the compiler keep a loaded vector (it must be in a register for the asm, which may read
-// and change it) without an instruction: read's loads that no pass folds.
-template <class V>
-inline void keep_loaded(V& v) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("" : "+v"(v));
-#elif defined(__aarch64__)
-  asm volatile("" : "+w"(v));
-#else
-  asm volatile("" : : "r"(&v) : "memory");
-#endif
-}
-
 // The unsigned 64-bit integer vector of V's size: V's bits for the XOR and the rotation.
 template <std::size_t Bytes>
 struct BitsVector {
@@ -155,8 +142,8 @@ inline void read_pass(const double* a, std::size_t begin, std::size_t end, BitsO
       if (j % kReadPhases == Phase) {
         acc[j / kReadPhases] ^= x ^ y;  // acc ^ x ^ y: one vpternlogq with AVX-512
       } else {
-        keep_loaded(x);
-        keep_loaded(y);
+        keep_in_register(x);
+        keep_in_register(y);
       }
     }
 }

@@ -1,5 +1,7 @@
 #include "kernels/cpu/core_clock.hpp"
 
+#include "kernels/cpu/simd.hpp"
+
 #include <omp.h>
 #include <unistd.h>
 
@@ -27,6 +29,12 @@ namespace {
 // value is unknown at rename, so a register-register add waits for its input every time.
 constexpr int kAddsPerIteration = 64;
 constexpr int kIterationsPerBlock = 1024;
+// ChainLoad::vector_fma: 8 independent vector FMAs per 32 adds. 8 accumulators and their constant
+// fit AVX2's 16 registers; 8 FMAs take at most 8 of the 32 cycles on a core with one vector FMA
+// per cycle (Zen 4 runs a 512-bit FMA per cycle on its two 256-bit pipes). A quarter of the FMA
+// rate is enough: on the Xeon VM an eighth already read the clock of full-rate FMAs.
+constexpr int kVectorFmas = 8;
+constexpr int kVectorAddsPerIteration = 32;
 
 #if defined(__x86_64__)
 #define RP_ADD8 \
@@ -59,6 +67,35 @@ bool read_scaled(int fd, double& value) {
 }
 #endif
 
+#if defined(RP_ADD8)
+// Both return the chain's final value: the number of adds, unless the asm broke.
+std::uint64_t scalar_chain(std::int64_t blocks) {
+  std::uint64_t x = 0;
+  const std::uint64_t one = 1;
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (int i = 0; i < kIterationsPerBlock; ++i)
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
+  return x;
+}
+
+std::uint64_t vector_loaded_chain(std::int64_t blocks) {
+  std::uint64_t x = 0;
+  const std::uint64_t one = 1;
+  const Vec<double> half = broadcast(0.5);  // acc = acc / 2 + 1/2 tends to 1: no denormals, no overflow
+  Vec<double> acc[kVectorFmas];
+  for (Vec<double>& a : acc) a = half;
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (int i = 0; i < kIterationsPerBlock; ++i) {
+      for (Vec<double>& a : acc) {
+        a = vfma(a, half, half);
+        keep_in_register(a);  // every FMA stays, and the accumulators stay in registers
+      }
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
+    }
+  return x;
+}
+#endif
+
 }  // namespace
 
 // The thread's own CPU time, not wall time: time the thread spent preempted by another
@@ -69,27 +106,25 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-double chain_clock_mhz(double seconds) {
+double chain_clock_mhz(double seconds, ChainLoad load) {
 #if defined(RP_ADD8)
   // A fixed number of adds, enough for `seconds` on a core of up to kMaxClockHz, read between
   // two clock reads only: each CLOCK_THREAD_CPUTIME_ID read is a system call of a microsecond
   // or more, and reads inside the chain would count as cycles that did no add (checking every
   // 18k cycles read Zen 4's clock 2% low).
   constexpr double kMaxClockHz = 5e9;
+  const bool vector = load == ChainLoad::vector_fma;
+  const int adds_per_iteration = vector ? kVectorAddsPerIteration : kAddsPerIteration;
   const auto blocks =
-      static_cast<std::int64_t>(std::max(1.0, seconds * kMaxClockHz / (kAddsPerIteration * kIterationsPerBlock)));
-  std::uint64_t x = 0;
-  const std::uint64_t one = 1;
+      static_cast<std::int64_t>(std::max(1.0, seconds * kMaxClockHz / (adds_per_iteration * kIterationsPerBlock)));
   const double start = thread_cpu_seconds();
-  for (std::int64_t b = 0; b < blocks; ++b)
-    for (int i = 0; i < kIterationsPerBlock; ++i)
-      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
+  const std::uint64_t x = vector ? vector_loaded_chain(blocks) : scalar_chain(blocks);
   const double elapsed = thread_cpu_seconds() - start;
-  const double adds = static_cast<double>(blocks) * kIterationsPerBlock * kAddsPerIteration;
+  const double adds = static_cast<double>(blocks) * kIterationsPerBlock * adds_per_iteration;
   if (x != static_cast<std::uint64_t>(adds) || elapsed <= 0) return 0;  // impossible unless asm broke
   return adds / elapsed / 1e6;
 #else
-  (void)seconds;
+  (void)seconds, (void)load;
   return 0;  // unknown ISA: the clock is not measured and peaks are left underived
 #endif
 }
@@ -104,7 +139,10 @@ void CoreClock::open(int threads) {
   threads_ = threads > 0 ? threads : 1;
   std::ostringstream chain_text;
   chain_text << "dependent-add chain on every thread for " << kChainSeconds * 1e3
-             << " ms of its CPU time right before and after each compute sample (mean of the readings)";
+             << " ms of its CPU time right before and after each compute sample (mean of the readings); around "
+                "vector floating-point samples the chain runs among "
+             << kSimdBytes * 8 << "-bit FMAs (the clock of a core doing vector work), after " << kChainSeconds * 1e3
+             << " ms of them untimed";
   const std::string chain = chain_text.str();
 #if defined(__linux__)
   std::vector<int> fds(static_cast<std::size_t>(2 * threads_), -1);
@@ -149,18 +187,18 @@ bool CoreClock::read_counters(std::vector<Reading>& out) const {
 #endif
 }
 
-double CoreClock::chain_now(double seconds) const {
+double CoreClock::chain_now(double seconds, ChainLoad load) const {
   double sum = 0;
   int n = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : sum, n)
   {
-    sum += chain_clock_mhz(seconds);
+    sum += chain_clock_mhz(seconds, load);
     n += 1;
   }
   return n > 0 ? sum / n : 0;
 }
 
-double CoreClock::time(const std::function<void()>& launch, double& mhz) {
+double CoreClock::time(const std::function<void()>& launch, double& mhz, ChainLoad load) {
   mhz = 0;
   if (counters()) {
     std::vector<Reading> before, after;
@@ -179,11 +217,15 @@ double CoreClock::time(const std::function<void()>& launch, double& mhz) {
     }
     return seconds;
   }
-  const double before = chain_now(kChainSeconds);
+  // A core that starts wide vector work stalls and changes clock in its first few hundred
+  // microseconds (AVX-512 licence transitions): the first half millisecond of the vector-loaded
+  // chain read up to 25% below the next ones on the Xeon VM. It runs once untimed.
+  if (load == ChainLoad::vector_fma) chain_now(kChainSeconds, load);
+  const double before = chain_now(kChainSeconds, load);
   const auto start = std::chrono::steady_clock::now();
   launch();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double after = chain_now(kChainSeconds);
+  const double after = chain_now(kChainSeconds, load);
   if (before > 0 && after > 0) mhz = 0.5 * (before + after);
   return seconds;
 }

@@ -11,7 +11,10 @@
 //             run by every thread for kChainSeconds (at 5 GHz; longer at lower clocks) of its
 //             own CPU time right before and right after the launch; clock = mean of those
 //             2 x threads readings. Costs about 2 x kChainSeconds per launch, so it runs only
-//             for points that ask for it.
+//             for points that ask for it. Around a launch of vector floating point the chain
+//             runs among vector FMAs (ChainLoad::vector_fma): the clock it reads alone is the
+//             scalar one, which the core leaves while wide FMAs run and regains within a
+//             millisecond after them.
 #pragma once
 
 #include <functional>
@@ -23,10 +26,20 @@ namespace roofprobe::cpu {
 // This thread's CPU time, seconds (CLOCK_THREAD_CPUTIME_ID): time spent preempted is not counted.
 double thread_cpu_seconds();
 
+// What the core runs beside the add chain while it measures the clock.
+//   scalar:     nothing: the clock of scalar code.
+//   vector_fma: independent FMAs of the widest vector the build targets (simd.hpp), a quarter as
+//               many as adds, so the adds stay the critical path on a core that runs one such
+//               FMA per cycle or more: the clock of a core running wide vector floating point.
+//               On the CI's Xeon VM (2026-11-26) the scalar chain read 3.8-4.0 GHz right before
+//               and after 512-bit FMA launches, this one 3.4-3.6 GHz, the rate at which those
+//               launches retired two FMAs per cycle.
+enum class ChainLoad { scalar, vector_fma };
+
 // Adds per second / 1e6 of a dependent add chain, timed by this thread's CPU time (time
 // preempted by other processes does not count as slow clock), long enough to last `seconds`
 // on a 5 GHz core (longer on slower ones); 0 on an ISA without the chain.
-double chain_clock_mhz(double seconds);
+double chain_clock_mhz(double seconds, ChainLoad load = ChainLoad::scalar);
 
 class CoreClock {
  public:
@@ -43,11 +56,12 @@ class CoreClock {
   const std::string& method() const { return method_; }
 
   // Runs `launch` and returns its duration (steady clock, seconds); `mhz` gets the clock of the
-  // threads during it (0 when it could not be measured).
-  double time(const std::function<void()>& launch, double& mhz);
+  // threads during it (0 when it could not be measured). `load`: what the launch runs, for the
+  // chain (the counters need no hint).
+  double time(const std::function<void()>& launch, double& mhz, ChainLoad load = ChainLoad::scalar);
 
   // The all-thread chain clock right now (the start-up figure and the post-point reading).
-  double chain_now(double seconds) const;
+  double chain_now(double seconds, ChainLoad load = ChainLoad::scalar) const;
 
   static constexpr double kChainSeconds = 0.0005;
 

@@ -132,8 +132,9 @@ class FlopsPoint final : public PreparedPoint {
 
   void set_repetitions(std::int64_t reps) override { reps_ = reps; }
   std::int64_t repetitions() const override { return reps_; }
-  // The FMA/noFMA ceilings' theoretical peaks use the clock these launches ran at.
-  bool wants_launch_clock() const override { return true; }
+  // The FMA/noFMA ceilings' theoretical peaks use the clock these launches ran at: that of cores
+  // running vector FMAs (or multiplies and adds) of the widest width the build targets.
+  LaunchClock launch_clock() const override { return LaunchClock::vector_fp; }
 
  private:
   template <class F>

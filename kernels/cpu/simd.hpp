@@ -97,6 +97,19 @@ inline Vec<float> vfma(Vec<float> x, Vec<float> a, Vec<float> b) {
 #endif
 }
 
+// Makes the compiler keep a vector in a register without an instruction: the empty asm may read
+// and change it, so the value is computed (or loaded) and kept live wherever this is called.
+template <class V>
+inline void keep_in_register(V& v) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("" : "+v"(v));
+#elif defined(__aarch64__)
+  asm volatile("" : "+w"(v));
+#else
+  asm volatile("" : : "r"(&v) : "memory");
+#endif
+}
+
 // Ops for the shared chain templates (kernels/common/flop_chain.hpp).
 struct VecOps {
   template <class V>
