@@ -19,6 +19,7 @@ its figure is the faster width's median over its samples (what its fitter takes 
 likwid's is the MByte/s (MFlops/s) it prints for its run. Both use 1e6/1e9-based units.
 
 usage: bench/compare_likwid.py ROOFPROBE [--threads 2] [--rounds 3] [--out DIR] [--levels-from MACHINE_YAML]
+                              [--fma-only]
 Needs likwid-bench (Debian package likwid)."""
 import argparse
 import csv
@@ -103,7 +104,16 @@ def roofprobe_fma(binary, threads, precision, workdir):
     """(GFLOP/s, theoretical GFLOP/s at the samples' clock, clock MHz) of <precision>.FMA."""
     _, machine = roofprobe_point(binary, threads, f"{{flops: {{precision: [{precision}], form: [fma], "
                                  "flops_per_element: [256, 1024], bytes_per_thread: 16KiB}}", workdir)
-    block = machine[machine.index(f"name: {precision.upper()}.FMA"):]
+    # The ceiling in the top-level compute: list. The device's theoretical: list names the same
+    # ceilings first, with the peak at the start-up clock as its gflops (read here by mistake
+    # until 2026-11-26: the "roofprobe" FMA figures of the earlier tables were that peak).
+    compute = machine[machine.index("\ncompute:"):]
+    name = f"name: {precision.upper()}.FMA"
+    if name not in compute:
+        sys.exit(f"error: roofprobe published no {precision.upper()}.FMA ceiling (see its missing: list)")
+    block = compute[compute.index(name):]
+    end = block.find("\n  - ")  # the next ceiling
+    block = block if end < 0 else block[:end]
     field = lambda k: float(re.search(rf"\n\s+{k}: ([0-9.e+-]+)", block).group(1))
     return field("gflops"), field("theoretical_gflops"), field("clock_mhz")
 
@@ -127,7 +137,7 @@ def run_rows(a, sizes):
     """rows[key] = {"roofprobe": [...], "<likwid test>": [...]} over all rounds, interleaved."""
     rows = {}
     for rnd in range(a.rounds):
-        for mode, kernel in KERNELS:
+        for mode, kernel in [] if a.fma_only else KERNELS:
             for level, size in sizes.items():
                 r = rows.setdefault((mode, kernel, level), {"size": size})
                 for test in likwid_tests(kernel):
@@ -143,6 +153,12 @@ def run_rows(a, sizes):
 
 
 def print_table(rows, a):
+    if not a.fma_only:
+        print_bandwidth_table(rows)
+    print_fma_table(rows)
+
+
+def print_bandwidth_table(rows):
     print(f"| kernel (roofprobe mode) | level | working set | roofprobe | likwid _avx512 | likwid _avx | roofprobe / best likwid |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (mode, kernel, level), r in rows.items():
@@ -154,6 +170,9 @@ def print_table(rows, a):
         print(f"| {kernel} ({mode}) | {level} | {r['size'] / 1024:.0f} KiB | {ours:.1f} GB/s ({bits}-bit) | "
               f"{theirs[0]:.1f} | {theirs[1]:.1f} | {ours / max(theirs):.3f} |")
     print()
+
+
+def print_fma_table(rows):
     print("| ceiling | roofprobe | likwid _avx512_fma | likwid _avx_fma | roofprobe / best likwid | "
           "theoretical at the samples' clock | roofprobe / theoretical |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -174,6 +193,7 @@ def main():
     ap.add_argument("--out", default="/tmp/roofprobe-vs-likwid", help="scratch directory and raw.json")
     ap.add_argument("--levels-from", metavar="MACHINE_YAML",
                     help="working sets at the middle of each level of this machine file, not from sysfs")
+    ap.add_argument("--fma-only", action="store_true", help="only the FMA rows (a minute instead of ten)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     sizes = working_sets(a.threads)
