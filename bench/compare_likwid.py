@@ -104,9 +104,14 @@ def roofprobe_fma(binary, threads, precision, workdir):
     """(GFLOP/s, theoretical GFLOP/s at the samples' clock, clock MHz) of <precision>.FMA."""
     _, machine = roofprobe_point(binary, threads, f"{{flops: {{precision: [{precision}], form: [fma], "
                                  "flops_per_element: [256, 1024], bytes_per_thread: 16KiB}}", workdir)
-    # The ceiling in the top-level compute: list. The device's theoretical: list names the same
-    # ceilings first, with the peak at the start-up clock as its gflops (read here by mistake
-    # until 2026-11-26: the "roofprobe" FMA figures of the earlier tables were that peak).
+    return fma_ceiling(machine, precision)
+
+
+def fma_ceiling(machine, precision):
+    """(gflops, theoretical_gflops, clock_mhz) of the <precision>.FMA ceiling in a machine file's
+    text. It is read from the top-level compute: list: device.theoretical names the same ceilings
+    first, with the peak at the start-up clock as their gflops (read here by mistake until
+    2026-11-26: the "roofprobe" FMA figures of the earlier tables were that peak)."""
     compute = machine[machine.index("\ncompute:"):]
     name = f"name: {precision.upper()}.FMA"
     if name not in compute:
