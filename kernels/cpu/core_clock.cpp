@@ -38,13 +38,14 @@ constexpr int kIterationsPerBlock = 1024;
 constexpr int kVectorFmas = 8;
 constexpr int kVectorAddsPerIteration = 32;
 
+// Eight adds of the chain, on the asm operands named x (the chain) and one (the addend).
 #if defined(__x86_64__)
-#define RP_ADD8 \
-  "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+#define RP_ADD1 "add %[one], %[x]\n\t"
 #elif defined(__aarch64__)
-#define RP_ADD8                                                                                                      \
-  "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd " \
-  "%0, %0, %1\n\tadd %0, %0, %1\n\t"
+#define RP_ADD1 "add %[x], %[x], %[one]\n\t"
+#endif
+#if defined(RP_ADD1)
+#define RP_ADD8 RP_ADD1 RP_ADD1 RP_ADD1 RP_ADD1 RP_ADD1 RP_ADD1 RP_ADD1 RP_ADD1
 #endif
 
 #if defined(__linux__)
@@ -76,25 +77,19 @@ std::uint64_t scalar_chain(std::int64_t blocks) {
   const std::uint64_t one = 1;
   for (std::int64_t b = 0; b < blocks; ++b)
     for (int i = 0; i < kIterationsPerBlock; ++i)
-      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : [x] "+r"(x) : [one] "r"(one));
   return x;
 }
 
 // The FMAs and the adds are one asm statement, so the loop is the same in every build: at -O1
 // with AddressSanitizer the compiled form kept the accumulators on the (instrumented) stack and
-// the FMAs, not the adds, became the critical path (the chain read 850 MHz on a 2.9 GHz core).
+// the FMAs, not the adds, became the critical path (850 MHz where the scalar chain read 2.9 GHz).
 #if defined(__x86_64__) && (defined(__FMA__) || defined(__AVX512F__))
 #define RP_VECTOR_FMA(n) "vfmadd213pd %[half], %[half], %[a" #n "]\n\t"  // a = a * 1/2 + 1/2
-#define RP_CHAIN_ADD8                                                                                        \
-  "add %[one], %[x]\n\tadd %[one], %[x]\n\tadd %[one], %[x]\n\tadd %[one], %[x]\n\tadd %[one], %[x]\n\tadd " \
-  "%[one], %[x]\n\tadd %[one], %[x]\n\tadd %[one], %[x]\n\t"
 #define RP_VECTOR_CONSTRAINT "+v"
 #define RP_VECTOR_INPUT "v"
 #elif defined(__aarch64__)
 #define RP_VECTOR_FMA(n) "fmla %[a" #n "].2d, %[half].2d, %[half].2d\n\t"  // a += 1/4
-#define RP_CHAIN_ADD8                                                                              \
-  "add %[x], %[x], %[one]\n\tadd %[x], %[x], %[one]\n\tadd %[x], %[x], %[one]\n\tadd %[x], %[x], " \
-  "%[one]\n\tadd %[x], %[x], %[one]\n\tadd %[x], %[x], %[one]\n\tadd %[x], %[x], %[one]\n\tadd %[x], %[x], %[one]\n\t"
 #define RP_VECTOR_CONSTRAINT "+w"
 #define RP_VECTOR_INPUT "w"
 #endif
@@ -109,7 +104,7 @@ std::uint64_t vector_loaded_chain(std::int64_t blocks) {
     for (int i = 0; i < kIterationsPerBlock; ++i) {
 #if defined(RP_VECTOR_FMA)
       asm volatile(RP_VECTOR_FMA(0) RP_VECTOR_FMA(1) RP_VECTOR_FMA(2) RP_VECTOR_FMA(3) RP_VECTOR_FMA(4) RP_VECTOR_FMA(5)
-                       RP_VECTOR_FMA(6) RP_VECTOR_FMA(7) RP_CHAIN_ADD8 RP_CHAIN_ADD8 RP_CHAIN_ADD8 RP_CHAIN_ADD8
+                       RP_VECTOR_FMA(6) RP_VECTOR_FMA(7) RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8
                    : [x] "+r"(x), [a0] RP_VECTOR_CONSTRAINT(a0), [a1] RP_VECTOR_CONSTRAINT(a1),
                      [a2] RP_VECTOR_CONSTRAINT(a2), [a3] RP_VECTOR_CONSTRAINT(a3), [a4] RP_VECTOR_CONSTRAINT(a4),
                      [a5] RP_VECTOR_CONSTRAINT(a5), [a6] RP_VECTOR_CONSTRAINT(a6), [a7] RP_VECTOR_CONSTRAINT(a7)
@@ -121,7 +116,7 @@ std::uint64_t vector_loaded_chain(std::int64_t blocks) {
         *a = *a * half + half;
         keep_in_register(*a);
       }
-      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : "+r"(x) : "r"(one));
+      asm volatile(RP_ADD8 RP_ADD8 RP_ADD8 RP_ADD8 : [x] "+r"(x) : [one] "r"(one));
 #endif
     }
   return x;
