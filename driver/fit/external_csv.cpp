@@ -125,7 +125,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   model_options.knees_at_capacities = machine.device.kind == "cpu" && !caches.empty();
   if (!options.level_names.empty()) model_options.max_levels = static_cast<int>(options.level_names.size());
   std::string model;
-  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model);
+  std::optional<UnresolvedLevel> unresolved;
+  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved);
   if (plateaus.empty())
     throw InputError(path + ": " +
                      (model.empty() ? std::string("need at least 3 distinct working-set sizes to fit levels") : model));
@@ -149,6 +150,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     level.probe = "external";
     machine.memory.push_back(std::move(level));
   }
+  if (unresolved)
+    machine.missing.push_back(unresolved_level_note(*unresolved, static_cast<int>(plateaus.size()), path));
 }
 
 }  // namespace roofprobe

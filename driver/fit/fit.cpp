@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -44,9 +45,10 @@ Stats compute_stats(std::vector<double> values) {
 // ---- memory levels ---------------------------------------------------------------------------
 
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options,
-                                   std::string* model) {
+                                   std::string* model, std::optional<UnresolvedLevel>* unresolved) {
   const LevelModelFit fit = fit_level_model(points, options);
   if (model != nullptr) *model = fit.model;
+  if (unresolved != nullptr) *unresolved = fit.unresolved;
   std::vector<Plateau> plateaus;
   for (const FittedLevel& level : fit.levels) {
     Plateau p;
@@ -61,6 +63,20 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
     plateaus.push_back(std::move(p));
   }
   return plateaus;
+}
+
+std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_levels, const std::string& curve) {
+  char rate[160];
+  if (level.rate_ci95.known())
+    std::snprintf(rate, sizeof rate, "%.4g (95%% CI %.4g - %.4g)", level.rate, level.rate_ci95.lo, level.rate_ci95.hi);
+  else
+    std::snprintf(rate, sizeof rate, "%.4g", level.rate);
+  char evidence[160];
+  std::snprintf(evidence, sizeof evidence, "%.1f of the chosen fit with %d (%g would be strong evidence against it)",
+                level.delta_bic, chosen_levels, kStrongEvidenceBic);
+  return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
+         ": not resolved; a fit with " + std::to_string(level.levels) + " levels, one near " + rate +
+         " there, is within a BIC difference of " + evidence + ": the rates beside it may be blends";
 }
 
 // ---- naming ----------------------------------------------------------------------------------
@@ -178,7 +194,9 @@ struct SeriesLevels {
   SizeCurve curve;
   std::vector<Plateau> plateaus;
   std::vector<std::string> names;
-  bool first_level_only = false;  // FeedSpec::SeriesReach: publishes its first level and memory only
+  bool first_level_only = false;              // FeedSpec::SeriesReach: publishes its first level and memory only
+  std::optional<UnresolvedLevel> unresolved;  // a level its curve cannot rule out
+  int fitted_levels = 0;                      // levels of its fit, before naming drops any
 };
 
 std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std::vector<const Sample*>& samples,
@@ -186,7 +204,8 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
                                               const DeviceInfo& device, std::string* why_not) {
   SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
   std::string model;
-  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model);
+  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model, &s.unresolved);
+  s.fitted_levels = static_cast<int>(plateaus.size());
   if (plateaus.empty()) {
     if (why_not != nullptr) *why_not = model.empty() ? "fewer than 3 working-set sizes" : model;
     return std::nullopt;
@@ -341,6 +360,11 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   for (const std::string& name : order)
     machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
   if (!fitted.empty()) name_unresolved_caches(group, machine);
+  for (const SeriesLevels& s : fitted)
+    if (s.unresolved)
+      machine.missing.push_back(unresolved_level_note(
+          *s.unresolved, s.fitted_levels,
+          "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")"));
   if (!fitted.empty())
     machine.provenance["level_model"] =
         "per access kernel: harmonic blend of levels with logistic knees (and a launch ramp where the "

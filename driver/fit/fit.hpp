@@ -3,6 +3,7 @@
 // synthetic sweeps.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,14 @@ struct Plateau {
 };
 
 // The levels of a rate-vs-size curve by the level model (level_model.hpp): nearest (fastest)
-// first. `model`, when given, receives the model's one-line description.
+// first. `model`, when given, receives the model's one-line description; `unresolved`, a level
+// the data cannot rule out (LevelModelFit::unresolved).
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options = {},
-                                   std::string* model = nullptr);
+                                   std::string* model = nullptr, std::optional<UnresolvedLevel>* unresolved = nullptr);
+
+// The `missing:` line for a level the fit could not resolve; `chosen_levels`: the levels of the fit
+// the criterion chose; `curve` names the curve ("probe 'bandwidth' (cpu, mode=read)", a CSV's path).
+std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_levels, const std::string& curve);
 
 // Names levels from a cache hierarchy (caches nearest first, total bytes of each level as seen by
 // the run): a level is the cache whose capacity is nearest its knee; the last level gets

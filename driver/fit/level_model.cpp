@@ -503,8 +503,10 @@ Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions
 }
 
 // The model the criterion picks over level counts, with and without a launch ramp and knee widths
-// of their own; an infinite cost when no count gives a physical fit.
-Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_levels) {
+// of their own; an infinite cost when no count gives a physical fit. `best_by_levels` gets the
+// best physical fit of each level count tried, whatever its variant.
+Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_levels,
+                       std::map<int, Candidate>& best_by_levels) {
   Candidate chosen;
   Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {
@@ -525,6 +527,7 @@ Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
+      if (auto [at, fresh] = best_by_levels.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
       if (shared_width && levels == 2) chosen_shared_2 = c;
       if (c.bic < chosen.bic) chosen = c;
       previous = std::move(c);
@@ -562,6 +565,52 @@ std::string misfit_reason(const Data& d, const Candidate& chosen) {
   return why;
 }
 
+// Where the fit with one more level has its extra one: the level whose removal leaves the rates
+// closest (in log) to the chosen fit's, in order.
+int extra_level(const Candidate& more, const Candidate& chosen) {
+  int extra = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (int skip = 0; skip < more.lay.levels; ++skip) {
+    double distance = 0;
+    for (int i = 0, j = 0; i < more.lay.levels; ++i) {
+      if (i == skip) continue;
+      distance += std::fabs(more.p[more.lay.b(i)] - chosen.p[chosen.lay.b(j++)]);
+    }
+    if (distance < best) best = distance, extra = skip;
+  }
+  return extra;
+}
+
+// A level the data cannot rule out (kStrongEvidenceBic). On realistic synthetic sweeps a level
+// that lasts one octave between soft knees (an H100's L2 between its 33 MB of L1 and HBM, a
+// Grace's L3 right above its L2) is often that close: the chosen fit leaves it out, and the user
+// must learn that it may be there, where, and how fast, instead of reading the blend across its
+// sizes as the levels beside it.
+std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& chosen,
+                                                const std::map<int, Candidate>& best_by_levels) {
+  const auto it = best_by_levels.find(chosen.lay.levels + 1);
+  if (it == best_by_levels.end() || !(it->second.bic - chosen.bic < kStrongEvidenceBic)) return std::nullopt;
+  const Candidate& more = it->second;
+  // Its levels must be told apart from each other (disjoint 95% intervals): two rates within each
+  // other's noise are one level the fit split (a launch ramp's bend, a soft knee), not a level
+  // the chosen fit missed.
+  const std::vector<Interval> ci = intervals(d, more);
+  for (int i = 0; i + 1 < more.lay.levels; ++i) {
+    const Interval& faster = ci[more.lay.b(i)];
+    const Interval& slower = ci[more.lay.b(i + 1)];
+    if (!faster.known() || !slower.known() || !(faster.lo > slower.hi)) return std::nullopt;
+  }
+  const int k = extra_level(more, chosen);
+  UnresolvedLevel u;
+  u.rate = std::exp(more.p[more.lay.b(k)]);
+  u.rate_ci95 = located(ci[more.lay.b(k)], u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  u.x_lo = k > 0 ? std::exp(more.p[more.lay.c(k - 1)]) : d.sizes.front().x;
+  u.x_hi = k + 1 < more.lay.levels ? std::exp(more.p[more.lay.c(k)]) : d.sizes.back().x_last;
+  u.delta_bic = more.bic - chosen.bic;
+  u.levels = more.lay.levels;
+  return u;
+}
+
 }  // namespace
 
 LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
@@ -575,7 +624,8 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   int max_levels = 0;
   const Data d = prepare_data(points, options, &max_levels);
   if (d.sizes.size() < 3) return {};
-  const Candidate chosen = choose_model(d, options, max_levels);
+  std::map<int, Candidate> best_by_levels;
+  const Candidate chosen = choose_model(d, options, max_levels, best_by_levels);
   if (!std::isfinite(chosen.cost)) return {};
   if (std::string why = misfit_reason(d, chosen); !why.empty()) {
     LevelModelFit none;
@@ -583,7 +633,9 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     none.rejected = true;
     return none;
   }
-  return describe(d, chosen);
+  LevelModelFit fit = describe(d, chosen);
+  fit.unresolved = unresolved_level(d, chosen, best_by_levels);
+  return fit;
 }
 
 }  // namespace roofprobe

@@ -17,6 +17,7 @@
 // 95% confidence interval from the covariance of the fit.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,22 @@ struct LevelModelOptions {
   bool knees_at_capacities = false;
 };
 
+// The BIC difference past which the data count as strong evidence against the fit with the higher
+// BIC: the Bayes factor of two fits is about exp(-dBIC / 2), and 6 is where Kass and Raftery
+// (1995) begin "strong".
+inline constexpr double kStrongEvidenceBic = 6;
+
+// A level the chosen fit leaves out but the data cannot rule out: the best fit with one more
+// level is within a BIC difference the criterion does not count as strong evidence, and that
+// fit's levels are told apart by their intervals. Its figures are that fit's.
+struct UnresolvedLevel {
+  double rate = 0;  // the extra level's bandwidth in the fit with one more level
+  Interval rate_ci95;
+  double x_lo = 0, x_hi = 0;  // bytes: between the knees around it (a sampled end where it has none)
+  double delta_bic = 0;       // that fit's BIC minus the chosen one's (>= 0, < kStrongEvidenceBic)
+  int levels = 0;             // levels in that fit
+};
+
 struct LevelModelFit {
   std::vector<FittedLevel> levels;  // nearest (fastest) first
   bool ramp = false;                // a launch ramp A / w was fitted
@@ -72,6 +89,7 @@ struct LevelModelFit {
   int samples = 0;
   std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
   bool rejected = false;  // no model described the curve: `model` says why
+  std::optional<UnresolvedLevel> unresolved;
 };
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no
