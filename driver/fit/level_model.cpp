@@ -502,13 +502,12 @@ Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions
   return d;
 }
 
-// The model the criterion picks over level counts, with and without a launch ramp and knee widths
-// of their own; an infinite cost when no count gives a physical fit. `best_by_levels` gets the
-// best physical fit of each level count tried, whatever its variant.
-Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_levels,
-                       std::map<int, Candidate>& best_by_levels) {
-  Candidate chosen;
-  Candidate chosen_shared_2;  // the two-level fit: where the models with knee widths of their own start
+// The best physical fit of each level count tried, over the variants (with and without a launch
+// ramp, knee widths shared or of their own); empty when no count gives one. The criterion's pick
+// is the one with the least BIC (chosen_model).
+std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOptions& options, int max_levels) {
+  std::map<int, Candidate> best;
+  Candidate shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {
     const bool ramp = variant & 1, shared_width = variant & 2;
     if (ramp && !options.allow_ramp) continue;
@@ -522,17 +521,24 @@ Candidate choose_model(const Data& d, const LevelModelOptions& options, int max_
       if (!shared_width && levels <= 2) continue;
       if (lay.size() >= static_cast<int>(d.samples.size())) break;
       const Candidate* seed = std::isfinite(previous.cost) ? &previous : nullptr;
-      if (!shared_width && levels == 3 && std::isfinite(chosen_shared_2.cost)) seed = &chosen_shared_2;
+      if (!shared_width && levels == 3 && std::isfinite(shared_2.cost)) seed = &shared_2;
       Candidate c = best_fit(d, lay, seed, options.capacity_hints);
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
-      if (auto [at, fresh] = best_by_levels.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
-      if (shared_width && levels == 2) chosen_shared_2 = c;
-      if (c.bic < chosen.bic) chosen = c;
+      if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
+      if (shared_width && levels == 2) shared_2 = c;
       previous = std::move(c);
     }
   }
+  return best;
+}
+
+// The fit the criterion picks: the least BIC; an infinite cost when there is none.
+Candidate chosen_model(const std::map<int, Candidate>& best_by_levels) {
+  Candidate chosen;
+  for (const auto& [levels, c] : best_by_levels)
+    if (c.bic < chosen.bic) chosen = c;
   return chosen;
 }
 
@@ -624,8 +630,8 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   int max_levels = 0;
   const Data d = prepare_data(points, options, &max_levels);
   if (d.sizes.size() < 3) return {};
-  std::map<int, Candidate> best_by_levels;
-  const Candidate chosen = choose_model(d, options, max_levels, best_by_levels);
+  const std::map<int, Candidate> best_by_levels = best_fits_by_levels(d, options, max_levels);
+  const Candidate chosen = chosen_model(best_by_levels);
   if (!std::isfinite(chosen.cost)) return {};
   if (std::string why = misfit_reason(d, chosen); !why.empty()) {
     LevelModelFit none;

@@ -229,25 +229,19 @@ TEST(FitSamples, ACacheNoCurveResolvesIsNamedUnderMissing) {
 // with the probe, the backend and the kernel whose curve it is.
 TEST(FitSamples, ALevelACurveCannotRuleOutIsNamedUnderMissing) {
   register_test_probes();
-  const SweepShape grace_like{{{8e6, 12000}, {60e6, 4000}, {110e6, 1400}, {0, 400}}, 0.3, 0};
-  for (unsigned seed = 1; seed <= 8; ++seed) {
-    Rng rng(seed);
-    const std::vector<CurvePoint> points = synth(grace_like, geometric_sizes(32 * KiB, 4 * GiB, 6), 0.03, 5, rng);
-    const LevelModelFit fit = fit_level_model(points);
-    if (!fit.unresolved) continue;
-    std::vector<Sample> samples;
-    for (std::size_t i = 0; i < points.size(); ++i)
-      samples.push_back(bw_sample("read", points[i].x, points[i].y, static_cast<int>(i)));
-    Machine m;
-    m.device.memory_name = "HBM";
-    fit_samples(samples, m);
-    ASSERT_EQ(m.memory.size(), fit.levels.size());
-    ASSERT_EQ(m.missing.size(), 1u);
-    EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()),
-                                                  "probe 'fit_test_bw' (fit_test, mode=read)"));
-    return;
-  }
-  FAIL() << "no sweep of 8 left its L3 unresolved";
+  const auto sweep = sweep_with_an_unresolved_level();
+  ASSERT_TRUE(sweep) << "no sweep of 8 left its L3 unresolved";
+  const auto& [points, fit] = *sweep;
+  std::vector<Sample> samples;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    samples.push_back(bw_sample("read", points[i].x, points[i].y, static_cast<int>(i)));
+  Machine m;
+  m.device.memory_name = "HBM";
+  fit_samples(samples, m);
+  ASSERT_EQ(m.memory.size(), fit.levels.size());
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()),
+                                                "probe 'fit_test_bw' (fit_test, mode=read)"));
 }
 
 TEST(FitSamples, ComputeCeilingsPerSeries) {

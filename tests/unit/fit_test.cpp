@@ -315,12 +315,10 @@ TEST(FindPlateaus, NoiseAloneDoesNotInventLevels) {
 // sweeps the data decide differently (the note fired in 4 of them when this test was written);
 // every note must locate the true level, and a curve whose levels are all clear gets none.
 TEST(FindPlateaus, ALevelTheDataCannotRuleOutIsNamedWhereItMayBe) {
-  const SweepShape grace_like{{{8e6, 12000}, {60e6, 4000}, {110e6, 1400}, {0, 400}}, 0.3, 0};
   const double middle_of_l3 = std::sqrt(60e6 * 110e6);
   int notes = 0;
   for (unsigned seed = 1; seed <= 8; ++seed) {
-    Rng rng(seed);
-    const LevelModelFit fit = fit_level_model(synth(grace_like, geometric_sizes(32 * KiB, 4 * GiB, 6), 0.03, 5, rng));
+    const LevelModelFit fit = fit_level_model(squeezed_l3_sweep(seed));
     ASSERT_GE(fit.levels.size(), 3u) << "seed " << seed;
     if (fit.levels.size() == 4) {
       EXPECT_NEAR(fit.levels[2].rate / 1400, 1, 0.25) << "seed " << seed;
@@ -502,25 +500,19 @@ TEST(FitBandwidthCsv, AnUnresolvedLevelIsNamedUnderMissing) {
   u.rate_ci95 = {};
   EXPECT_NE(unresolved_level_note(u, 2, "sweep.csv").find("one near 6200 there"), std::string::npos);
 
-  // Through fit --bandwidth-csv: the sweep of the test above whose fit left its L3 out.
-  const SweepShape grace_like{{{8e6, 12000}, {60e6, 4000}, {110e6, 1400}, {0, 400}}, 0.3, 0};
-  for (unsigned seed = 1; seed <= 8; ++seed) {
-    Rng rng(seed);
-    const std::vector<CurvePoint> points = synth(grace_like, geometric_sizes(32 * KiB, 4 * GiB, 6), 0.03, 5, rng);
-    const LevelModelFit fit = fit_level_model(points);
-    if (!fit.unresolved) continue;
-    std::string text = "working_set_bytes,gbs\n";
-    char row[64];
-    for (const CurvePoint& p : points) std::snprintf(row, sizeof row, "%.17g,%.17g\n", p.x, p.y), text += row;
-    TempFile f(text);
-    Machine m;
-    fit_bandwidth_csv(f.path(), m);
-    ASSERT_EQ(m.memory.size(), fit.levels.size());
-    ASSERT_EQ(m.missing.size(), 1u);
-    EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()), f.path()));
-    return;
-  }
-  FAIL() << "no sweep of 8 left its L3 unresolved";
+  // Through fit --bandwidth-csv: a sweep of the test above whose fit left its L3 out.
+  const auto sweep = sweep_with_an_unresolved_level();
+  ASSERT_TRUE(sweep) << "no sweep of 8 left its L3 unresolved";
+  const auto& [points, fit] = *sweep;
+  std::string text = "working_set_bytes,gbs\n";
+  char row[64];
+  for (const CurvePoint& p : points) std::snprintf(row, sizeof row, "%.17g,%.17g\n", p.x, p.y), text += row;
+  TempFile f(text);
+  Machine m;
+  fit_bandwidth_csv(f.path(), m);
+  ASSERT_EQ(m.memory.size(), fit.levels.size());
+  ASSERT_EQ(m.missing.size(), 1u);
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()), f.path()));
 }
 
 TEST(FitBandwidthCsv, DefaultMemoryNameIsDram) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <utility>
 #include <stdexcept>
@@ -111,6 +112,26 @@ inline std::vector<CacheInfo> gpu_caches() {
   return {{"L1", static_cast<std::uint64_t>(128 * KiB), 32}, {"L2", 50000000, 1}};
 }
 inline std::vector<double> gpu_sizes(int per_octave = 4) { return geometric_sizes(64 * KiB, 2 * GiB, per_octave); }
+
+// A Grace-like hierarchy whose L3 lasts less than an octave above a much larger L2, behind soft
+// knees: at 3% noise the criterion often cannot tell whether the L3 is there
+// (LevelModelFit::unresolved). Sampled 6 times per octave, 5 repetitions.
+inline SweepShape squeezed_l3_shape() { return {{{8e6, 12000}, {60e6, 4000}, {110e6, 1400}, {0, 400}}, 0.3, 0}; }
+inline std::vector<CurvePoint> squeezed_l3_sweep(unsigned seed) {
+  Rng rng(seed);
+  return synth(squeezed_l3_shape(), geometric_sizes(32 * KiB, 4 * GiB, 6), 0.03, 5, rng);
+}
+
+// The first of seeds 1..8 whose squeezed-L3 sweep the fit leaves with an unresolved level, and that
+// fit; none when no seed does.
+inline std::optional<std::pair<std::vector<CurvePoint>, LevelModelFit>> sweep_with_an_unresolved_level() {
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    std::vector<CurvePoint> points = squeezed_l3_sweep(seed);
+    LevelModelFit fit = fit_level_model(points);
+    if (fit.unresolved) return std::make_pair(std::move(points), std::move(fit));
+  }
+  return std::nullopt;
+}
 
 inline void expect_levels(const std::vector<Plateau>& found, const std::vector<double>& truth, double tolerance,
                           const std::string& context) {
