@@ -457,6 +457,15 @@ std::vector<std::string> validate_machine_file(const std::string& path) {
   return validate_machine_text(text, path);
 }
 
+namespace {
+// Problems and warnings quote names the file holds (a level named "D\x18RAM"): each is made one
+// printable line, as the reader's own errors are.
+std::vector<std::string> printable_lines(std::vector<std::string> lines) {
+  for (std::string& line : lines) line = one_line_message(line);
+  return lines;
+}
+}  // namespace
+
 std::vector<std::string> validate_machine_text(const std::string& text, const std::string& path) {
   std::vector<std::string> problems;
   Machine m;
@@ -486,7 +495,7 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
   // An interrupted run may have measured too little to fit anything; it says so (complete: false).
   if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");
-  return problems;
+  return printable_lines(std::move(problems));
 }
 
 std::vector<std::string> physical_warnings(const std::string& path, const Machine& m) {
@@ -529,7 +538,7 @@ std::vector<std::string> physical_warnings(const std::string& path, const Machin
       << m.warp_gips->theoretical_gips << " by more than 3%";
     warnings.push_back(w.str());
   }
-  return warnings;
+  return printable_lines(std::move(warnings));
 }
 
 }  // namespace roofprobe

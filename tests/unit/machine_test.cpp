@@ -178,6 +178,25 @@ TEST(MachineFile, ValidateFlagsNonPositiveRates) {
   EXPECT_NE(problems[0].find("memory[1] (DRAM).gbs: must be > 0"), std::string::npos);
 }
 
+// A name read from the file is quoted back escaped: a control character in a level's name (a fuzz
+// finding) must not reach the terminal or split the one-line error.
+TEST(MachineFile, ProblemsAndWarningsQuoteNamesAsOnePrintableLine) {
+  std::string path = temp_dir() + "/control.yaml";
+  Machine m = sample_machine();
+  m.memory[1].level = "D\x18RAM";
+  m.memory[1].gbs = 400;  // faster than L1: a physical warning that quotes the name
+  m.memory[1].source = "empir\x7f";
+  write_machine_file(m, path);
+  const auto problems = validate_machine_file(path);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("memory[1] (D\\x18RAM).source: expected empirical"), std::string::npos) << problems[0];
+  m.memory[1].source = "empirical";
+  write_machine_file(m, path);
+  const auto warnings = physical_warnings(path, read_machine_file(path));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("memory[1] (D\\x18RAM): 400 GB/s"), std::string::npos) << warnings[0];
+}
+
 TEST(MachineFile, PhysicalWarnings) {
   std::string path = temp_dir() + "/phys.yaml";
   Machine m = sample_machine();
