@@ -82,6 +82,8 @@ std::vector<std::string> parse_plot_kinds(const std::string& list) {
 std::vector<PlotScript> build_plot_scripts(const Machine& machine, const std::vector<Sample>& samples,
                                            const PlotOptions& options, std::vector<std::string>* skipped) {
   check_options(options);
+  // A --precision the file has no ceiling of is the user's mistake, whichever views are drawn.
+  if (!options.precision.empty()) plot_detail::chosen_family(machine, options.precision);
   const plot_detail::ViewInput input{machine, samples, options.format, options};
   std::vector<PlotScript> scripts;
   for (const View& view : kViews) {

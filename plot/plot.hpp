@@ -13,10 +13,13 @@
 namespace roofprobe {
 
 struct PlotOptions {
-  std::string out_dir;              // where <view>.<format> and <view>.gp are written
-  std::string format = "png";       // png | svg | pdf
-  std::vector<std::string> kinds;   // views to draw (plot_view_names()); empty: every view with data
-  double fma_ratio = -1;            // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none
+  std::string out_dir;             // where <view>.<format> and <view>.gp are written
+  std::string format = "png";      // png | svg | pdf
+  std::vector<std::string> kinds;  // views to draw (plot_view_names()); empty: every view with data
+  double fma_ratio = -1;           // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none
+  // hierarchical: the precision family drawn (fp64, fp32, fp16, bf16, tf32, fp8, int8, int32, ...:
+  // its FMA, noFMA and tensor ceilings) or "all"; empty: FP64, or the first family the file has.
+  std::string precision;
   std::vector<KernelPoint> points;  // application kernels drawn over the matching views
 };
 
@@ -124,14 +127,14 @@ inline bool is_fma_mix_point(const std::string& ceiling_name) { return ceiling_n
 std::string translucent(const std::string& colour, double opacity);
 
 // A key laid out horizontally under the plot area (outside the data): as many columns of the
-// widest title as the plot area's width holds, the plot area's bottom raised to make room for
-// its rows under the axis label.
+// widest title as the plot area's width holds (gnuplot's own limit), the plot area's bottom
+// raised to make room for its rows under the axis label.
 struct KeyLayout {
   int columns = 1;
   int rows = 0;
 };
 KeyLayout key_layout(const std::vector<std::string>& titles, const Frame& frame);
-double frame_bottom_for_key(int rows);
+double frame_bottom_for_key(int rows, int note_rows = 0);
 // "set key ..." for that layout (or "unset key" when it has no rows).
 std::string key_command(const KeyLayout& layout);
 
@@ -145,8 +148,37 @@ std::vector<double> push_apart_upward(const std::vector<double>& wanted, double 
 // 25.93 -> "25.9 GTXN/s".
 std::string format_gips(double gips);
 std::string format_gtxn(double gtxn_s);
-// An intensity tick or label: 4 -> "4", 0.25 -> "1/4", 0.3 -> "0.3".
+// An intensity tick or label: 4 -> "4", 0.25 -> "1/4", 0.3 -> "0.3"; powers of two beyond
+// 8192 or below 1/1024 as "2^20", "2^-12"; other values beyond as compact_number writes them.
 std::string intensity_text(double v);
+// A number in at most three significant digits, an exponent (without '+' or leading zeros) where
+// the plain number gets long: 1234 -> "1230", 0.5 -> "0.5", 1.1e7 -> "1.1e7", 2e-5 -> "2e-5".
+std::string compact_number(double v);
+
+// Roofs whose rates lie within `tolerance` (relative) of the group's first: parallel lines that
+// close would print their labels over each other. Returns groups of indices, each in input order,
+// groups ordered by their first index.
+std::vector<std::vector<std::size_t>> close_groups(const std::vector<double>& rates, double tolerance);
+// One label for a group of "name: value unit" labels: "L1 32.3 / shared 33.1 TB/s" (the unit
+// once when all share it), "A: 998 GB/s / B: 1.01 TB/s" otherwise. One label is returned as is.
+std::string merged_label(const std::vector<std::string>& labels);
+constexpr double kSharedLabelTolerance = 0.05;
+
+// Names as the picture shows them: a name that fits in `max_chars` as it is; a longer one (a
+// C++ kernel with its template and argument lists, 1000+ characters from ncu) by its base name
+// (no return type, namespaces, template or argument lists), cut with "..." if still too long.
+// Names that come out the same are numbered ("kernel #1", "kernel #2"), so every kernel keeps a
+// key entry of its own.
+std::vector<std::string> display_names(const std::vector<std::string>& names, std::size_t max_chars);
+
+// The precision family of a compute ceiling: "FP64.FMA", "FP64.MIX0.25" -> "FP64"; a tensor
+// ceiling by its input type: "TENSOR.FP16.FP32" -> "FP16".
+std::string precision_family(const std::string& ceiling_name);
+// The families of a machine file's ceilings: FP64 first, the others in file order.
+std::vector<std::string> precision_families(const Machine& machine);
+// PlotOptions::precision resolved against a machine file: "FP64", ..., "ALL"; empty when the file
+// has no ceiling. Throws InputError naming the families when the file has none of that name.
+std::string chosen_family(const Machine& machine, const std::string& precision);
 // A ceiling's name as labels show it: "HBM", or "HBM (spec)" for a value that was not measured
 // (source spec or published, as in results/reference/).
 std::string sourced_name(const std::string& name, const std::string& source);
@@ -218,6 +250,10 @@ struct RooflineChart {
   std::vector<ChartWall> walls;
   std::vector<ChartPoint> points;
   std::vector<ChartKeyEntry> key;  // extra key entries (e.g. "theoretical peak")
+  // Points far outside the ceilings' range are drawn at the plot's edge with an arrow, and listed
+  // under it with their values in these units ("FLOP/byte"; format_compute).
+  std::string x_unit;
+  std::string (*y_text)(double) = nullptr;
   double x_lo_at_most = 1.0 / 64;  // the x range covers at least [x_lo_at_most, x_hi_at_least]
   double x_hi_at_least = 1024;
 };

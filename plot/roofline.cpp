@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -18,6 +19,7 @@ constexpr const char* kWallColour = "#4d4d4d";
 constexpr const char* kKernelMarkerColour = "#333333";
 // Marker shapes for kernels (filled first); the open diamond (12) marks measured walls.
 constexpr int kKernelMarkers[] = {7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 14, 1, 2, 3};
+// Key titles: two columns of this many characters fit in the plot area's width.
 constexpr std::size_t kKeyTitleChars = 32;
 
 struct Ranges {
@@ -39,16 +41,32 @@ double fastest(const RooflineChart& c) {
   return r;
 }
 
+// A roof this many times slower than the next faster one (a GPU's host link, 55 GB/s under an
+// HBM at 4.7 TB/s) is drawn across the plot but does not set its range: followed to its ridge
+// it would add two decades of empty plot under and beside the roofs that matter.
+constexpr double kRoofGap = 16;
+
+// The slowest roof that sets the range.
 double slowest(const RooflineChart& c) {
-  double r = c.roofs.front().rate;
-  for (const ChartRoof& roof : c.roofs) r = std::min(r, roof.rate);
-  return r;
+  std::vector<double> rates;
+  for (const ChartRoof& roof : c.roofs) rates.push_back(roof.rate);
+  std::sort(rates.begin(), rates.end(), std::greater<double>());
+  std::size_t last = 0;
+  while (last + 1 < rates.size() && rates[last + 1] * kRoofGap >= rates[last]) ++last;
+  return rates[last];
 }
+
+// How far beyond the ceilings' range a point may lie and still widen it: 3 octaves of intensity,
+// 2 decades of performance down (slow kernels are common and worth seeing), a factor 4 up. A
+// point further out (a tensor GEMM whose loads bypass L1 has an L1 intensity of 1e7 FLOP/byte)
+// would squeeze every roof into a corner: it is drawn at the edge with an arrow and listed.
+constexpr double kPointReachX = 8, kPointReachYDown = 100, kPointReachYUp = 4;
 
 // x: from x_lo_at_most (lower when a ceiling meets the fastest roof further left, or a point
 // lies there) to x_hi_at_least (further when the slowest ridge would sit within two octaves of
-// the right edge). y: from where the slowest roof enters to above the highest line.
-Ranges choose_ranges(const RooflineChart& c, const Frame& frame) {
+// the right edge). y: from where the slowest roof enters to above the highest line. Points near
+// that range widen it; `off_scale` marks the others (one entry per point).
+Ranges choose_ranges(const RooflineChart& c, const Frame& frame, std::vector<bool>* off_scale) {
   const double peak = peak_of(c);
   double lowest = c.ceilings.front().value, highest = 0;
   for (const ChartCeiling& ceiling : c.ceilings) {
@@ -65,7 +83,15 @@ Ranges choose_ranges(const RooflineChart& c, const Frame& frame) {
       x_hi = std::max(x_hi, pow2_ceil(w.measured_x) * 2);
     }
   }
-  for (const ChartPoint& p : c.points) {
+  const double reach_x_lo = x_lo / kPointReachX, reach_x_hi = x_hi * kPointReachX;
+  const double reach_y_lo = y_lo / kPointReachYDown, reach_y_hi = y_hi * kPointReachYUp;
+  off_scale->assign(c.points.size(), false);
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const ChartPoint& p = c.points[i];
+    if (p.x < reach_x_lo || p.x > reach_x_hi || p.y < reach_y_lo || p.y > reach_y_hi) {
+      (*off_scale)[i] = true;
+      continue;
+    }
     x_lo = std::min(x_lo, pow2_floor(p.x) / 2);
     x_hi = std::max(x_hi, pow2_ceil(p.x) * 2);
     y_lo = std::min(y_lo, p.y / 2);
@@ -138,12 +164,29 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
   const double half_height = Frame::kLinePx / 2 * sn;  // the text's height, seen along x
   const double peak = peak_of(c);
   *fits = true;
+  // Roofs within a few percent of each other are one line to the eye: one label names them all.
+  struct RoofLabel {
+    std::string text, colour;
+    double rate;
+  };
+  std::vector<RoofLabel> roof_texts;
+  std::vector<double> rates;
+  for (const ChartRoof& roof : c.roofs) rates.push_back(roof.rate);
+  for (const std::vector<std::size_t>& group : close_groups(rates, kSharedLabelTolerance)) {
+    std::vector<std::string> texts;
+    double rate = 0;
+    for (std::size_t i : group) {
+      texts.push_back(c.roofs[i].label);
+      rate = std::max(rate, c.roofs[i].rate);
+    }
+    roof_texts.push_back({merged_label(texts), group.size() == 1 ? c.roofs[group.front()].colour : "#333333", rate});
+  }
   std::string s = "# roof labels (rotated to the roofs' screen angle)\n";
-  for (const ChartRoof& roof : c.roofs) {
+  for (const RoofLabel& roof : roof_texts) {
     const double v0 = r.y.to_px(roof.rate * r.x.lo);    // roof height at the left edge, px
     const double u_enter = std::max(0.0, -v0 / slope);  // where the roof enters the frame
     const double across = v0 * cs;                      // distance between parallel roofs
-    const double length = Frame::text_px(roof.label);
+    const double length = Frame::text_px(roof.text);
     // Start far enough right that the lifted text clears the left border.
     const double start = (u_enter + lift * sn + 1.5 * Frame::kCharPx) / cs + v0 * sn;
     // Where the roof ends (its ridge), as a distance along it.
@@ -179,15 +222,16 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
     // Back from (along, across) to screen px, then lifted off the roof perpendicular to it.
     const double u = along * cs - across * sn - lift * sn;
     const double v = along * sn + across * cs + lift * cs;
-    s += "set label " + gnuplot_string(roof.label) + " at first " + num(r.x.from_px(u)) + ", first " +
+    s += "set label " + gnuplot_string(roof.text) + " at first " + num(r.x.from_px(u)) + ", first " +
          num(r.y.from_px(v)) + " left rotate by " + num(angle * 180 / kPi) + " front tc rgb '" + roof.colour + "'\n";
   }
   return s;
 }
 
-// Wall labels run up along the left side of their wall from just above the x axis, under every
-// roof (the space right of a wall and under the roofs is where kernels sit, left of it nothing
-// can be). The px a label needs below the slowest roof, beyond what the range gives (<= 0: fits).
+// Wall labels run up along the left side of their wall from just above the x axis (on an opaque
+// box: a slow roof may cross them), under every roof (the space right of a wall and under the roofs is where kernels
+// sit, left of it nothing can be). The px a label needs below the slowest roof, beyond what the range gives (<= 0:
+// fits).
 constexpr double kWallLabelStartPx = 10;
 double wall_label_start_px(const RooflineChart& c) {
   for (const ChartWall& w : c.walls)
@@ -213,7 +257,7 @@ std::string wall_labels(const RooflineChart& c, const Ranges& r) {
   for (const ChartWall& w : c.walls) {
     const double x = r.x.from_px(r.x.to_px(w.x) - Frame::kLinePx / 2 - 3);
     s += "set label " + gnuplot_string(w.label) + " at first " + num(x) + ", first " + num(r.y.from_px(start)) +
-         " left rotate by 90 front tc rgb '" + kWallColour + "'\n";
+         " left rotate by 90 front boxed tc rgb '" + kWallColour + "'\n";
   }
   return s;
 }
@@ -228,11 +272,12 @@ std::string key_title(const std::string& text) {
 struct PointGroup {
   std::string kernel, level;
   std::size_t marker = 0, level_index = 0;
-  std::vector<std::pair<double, double>> xy;
+  std::vector<std::size_t> points;  // indices into the chart's points
 };
 
 struct Overlay {
   std::vector<std::string> kernels, levels;
+  std::vector<std::string> kernel_titles;  // display_names(kernels): short and unique
   std::vector<std::size_t> kernel_markers;
   std::vector<std::string> level_colours;
   std::vector<PointGroup> groups;
@@ -259,8 +304,9 @@ Overlay make_overlay(const RooflineChart& c) {
     }
     auto [g, new_group] = group_index.emplace(p.kernel + "\n" + lower(p.level), o.groups.size());
     if (new_group) o.groups.push_back({p.kernel, p.level, o.kernel_markers[k->second], l->second, {}});
-    o.groups[g->second].xy.push_back({p.x, p.y});
+    o.groups[g->second].points.push_back(std::size_t(&p - c.points.data()));
   }
+  o.kernel_titles = display_names(o.kernels, kKeyTitleChars);
   return o;
 }
 
@@ -274,15 +320,15 @@ std::vector<ChartKeyEntry> key_entries(const RooflineChart& c, const Overlay& o)
     out.push_back(
         {"measured wall position", std::string("with points pt 12 ps 1.8 lw 2 lc rgb '") + kWallColour + "'"});
   for (std::size_t k = 0; k < o.kernels.size(); ++k)
-    out.push_back({key_title(o.kernels[k]), "with points pt " + std::to_string(kernel_marker(o.kernel_markers[k])) +
-                                                " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
+    out.push_back({o.kernel_titles[k], "with points pt " + std::to_string(kernel_marker(o.kernel_markers[k])) +
+                                           " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
   for (std::size_t l = 0; l < o.levels.size(); ++l)
     out.push_back({"at " + key_title(o.levels[l]), "with points pt 7 ps 1.5 lc rgb '" + o.level_colours[l] + "'"});
   return out;
 }
 
 // The right margin holds the ceiling labels; the key goes under the axis label in rows.
-Frame frame_for(const RooflineChart& c, const std::vector<ChartKeyEntry>& key, KeyLayout* layout) {
+Frame frame_for(const RooflineChart& c, const std::vector<ChartKeyEntry>& key, int note_lines, KeyLayout* layout) {
   Frame frame;
   double widest = 0;
   for (const ChartCeiling& ceiling : c.ceilings) widest = std::max(widest, Frame::text_px(ceiling.label));
@@ -290,7 +336,7 @@ Frame frame_for(const RooflineChart& c, const std::vector<ChartKeyEntry>& key, K
   std::vector<std::string> titles;
   for (const ChartKeyEntry& e : key) titles.push_back(e.title);
   *layout = key_layout(titles, frame);
-  frame.bottom = frame_bottom_for_key(layout->rows);
+  frame.bottom = frame_bottom_for_key(layout->rows, note_lines);
   return frame;
 }
 
@@ -397,23 +443,104 @@ bool add_wall_files(const RooflineChart& c, const Ranges& r, PlotScript* out) {
   return any_wall_marks;
 }
 
-std::string points_data(const Overlay& overlay) {
+// Where a point is drawn: where it is, or, off scale, just inside the edge it lies beyond with
+// an arrow from it to that edge.
+struct DrawnPoint {
+  double x = 0, y = 0;
+  bool off_scale = false;
+  std::string arrow;  // "set arrow ..." line when off scale
+};
+
+constexpr double kEdgeInsetPx = 16;  // from the frame to an off-scale marker's centre
+
+DrawnPoint place_point(const ChartPoint& p, const Ranges& r, const std::string& colour) {
+  DrawnPoint d{p.x, p.y, false, {}};
+  double u = r.x.to_px(p.x), v = r.y.to_px(p.y);
+  int dx = 0, dy = 0;
+  if (u < 0) dx = -1;
+  if (u > r.x.px) dx = 1;
+  if (v < 0) dy = -1;
+  if (v > r.y.px) dy = 1;
+  if (dx == 0 && dy == 0) return d;
+  if (dx != 0) u = dx < 0 ? kEdgeInsetPx : r.x.px - kEdgeInsetPx;
+  if (dy != 0) v = dy < 0 ? kEdgeInsetPx : r.y.px - kEdgeInsetPx;
+  d.off_scale = true;
+  d.x = r.x.from_px(u);
+  d.y = r.y.from_px(v);
+  // From beside the marker to the frame, in the direction the point lies.
+  const double u0 = u + dx * 7, v0 = v + dy * 7;
+  const double u1 = dx == 0 ? u0 : (dx < 0 ? 0.0 : r.x.px), v1 = dy == 0 ? v0 : (dy < 0 ? 0.0 : r.y.px);
+  d.arrow = "set arrow from first " + num(r.x.from_px(u0)) + ", first " + num(r.y.from_px(v0)) + " to first " +
+            num(r.x.from_px(u1)) + ", first " + num(r.y.from_px(v1)) +
+            " head filled size screen 0.007,30 lw 2 lc rgb '" + colour + "' front\n";
+  return d;
+}
+
+// The points as drawn (off-scale ones at the edge), one block per kernel and level.
+std::string points_data(const RooflineChart& c, const Overlay& overlay, const std::vector<DrawnPoint>& drawn) {
   std::string pts = "# application kernels: intensity performance, one block per kernel and level\n";
   for (const PointGroup& g : overlay.groups) {
     pts += "# " + one_line(g.kernel) + " @ " + one_line(g.level) + "\n";
-    for (const auto& [x, y] : g.xy) pts += num(x) + " " + num(y) + "\n";
+    for (std::size_t i : g.points) {
+      if (drawn[i].off_scale)
+        pts += "# off scale, drawn at the edge: " + num(c.points[i].x) + " " + num(c.points[i].y) + "\n";
+      pts += num(drawn[i].x) + " " + num(drawn[i].y) + "\n";
+    }
     pts += "\n\n";
   }
   return pts;
 }
 
+constexpr int kMaxNoteLines = 3;
+
+int off_scale_note_lines(const std::vector<bool>& off_scale) {
+  const int n = int(std::count(off_scale.begin(), off_scale.end(), true));
+  return std::min(n, kMaxNoteLines);
+}
+
+// One line under the plot per off-scale point (at most three; the rest counted in the last).
+std::string off_scale_notes(const RooflineChart& c, const Overlay& o, const std::vector<DrawnPoint>& drawn,
+                            const KeyLayout& layout) {
+  std::vector<std::string> lines;
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < o.kernels.size(); ++k)
+    for (const PointGroup& g : o.groups) {
+      if (g.kernel != o.kernels[k]) continue;
+      for (std::size_t i : g.points) {
+        if (!drawn[i].off_scale) continue;
+        ++total;
+        const ChartPoint& p = c.points[i];
+        const std::string y = c.y_text ? c.y_text(p.y) : compact_number(p.y);
+        lines.push_back("off scale, drawn at the edge: " + o.kernel_titles[k] + " at " + key_title(g.level) + ": " +
+                        compact_number(p.x) + (c.x_unit.empty() ? "" : " " + c.x_unit) + ", " + y);
+      }
+    }
+  if (lines.size() > std::size_t(kMaxNoteLines)) {
+    lines.resize(kMaxNoteLines - 1);
+    lines.push_back("and " + std::to_string(total - lines.size()) + " more points off scale (values in " + c.view +
+                    "_points.dat)");
+  }
+  std::string s = lines.empty() ? "" : "# off-scale points, listed under the plot\n";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    // Upwards from the key's top, the last line nearest the key.
+    const double y_px = 12 + layout.rows * 22.0 + 12 + double(lines.size() - 1 - i) * 20;
+    s += "set label " + gnuplot_string(lines[i]) + " at screen 0.5, screen " + num(y_px / Frame::kHeightPx) +
+         " center tc rgb '#444444'\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string intensity_text(double v) {
-  if (v >= 1 || !(v > 0)) return num(v);
+  if (!(v > 0) || !std::isfinite(v)) return num(v);
+  const double octave = std::log2(v);
+  const bool power_of_two = std::fabs(octave - std::round(octave)) < 1e-9;
+  if (power_of_two && (octave > 13.5 || octave < -10.5)) return "2^" + std::to_string(int(std::lround(octave)));
+  if (v >= 1) return v < 1e5 && v == std::round(v) ? num(v) : compact_number(v);
   const double inverse = 1 / v;
   if (std::fabs(inverse - std::round(inverse)) < 1e-6 * inverse) return "1/" + num(std::round(inverse));
-  return num(v);
+  return compact_number(v);
 }
 
 std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, const std::string& kind,
@@ -447,10 +574,20 @@ std::vector<ChartPoint> chart_points(const std::vector<KernelPoint>& points, con
 PlotScript render_roofline_chart(const RooflineChart& c, const std::string& format) {
   const Overlay overlay = make_overlay(c);
   const std::vector<ChartKeyEntry> key = key_entries(c, overlay);
+  std::vector<bool> off_scale;
+  Ranges r = choose_ranges(c, Frame{}, &off_scale);
   KeyLayout layout;
-  const Frame frame = frame_for(c, key, &layout);
-  Ranges r = choose_ranges(c, frame);
+  const Frame frame = frame_for(c, key, off_scale_note_lines(off_scale), &layout);
+  r.x.px = frame.width_px();
+  r.y.px = frame.height_px();
   const std::string labels = fitted_labels(c, frame, &r);
+
+  std::vector<DrawnPoint> drawn;
+  for (const PointGroup& g : overlay.groups)
+    for (std::size_t i : g.points) {
+      if (drawn.size() < c.points.size()) drawn.resize(c.points.size());
+      drawn[i] = place_point(c.points[i], r, overlay.level_colours[g.level_index]);
+    }
 
   std::string s = script_preamble(c.view, format, frame, c.title);
   s += "set logscale x 2\nset logscale y 10\n";
@@ -462,13 +599,15 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
   s += "set ylabel " + gnuplot_string(c.y_label) + "\n";
   s += key_command(layout);
   s += labels;
+  for (const DrawnPoint& d : drawn) s += d.arrow;
+  s += off_scale_notes(c, overlay, drawn, layout);
 
   PlotScript out;
   out.view = c.view;
   out.data_files.push_back({c.roof_file, roof_data(c, r)});
   add_ceiling_files(c, r, &out);
   const bool any_wall_marks = add_wall_files(c, r, &out);
-  if (!overlay.groups.empty()) out.data_files.push_back({c.view + "_points.dat", points_data(overlay)});
+  if (!overlay.groups.empty()) out.data_files.push_back({c.view + "_points.dat", points_data(c, overlay, drawn)});
 
   s += plot_command(c, overlay, key, any_wall_marks);
   s += "unset output\n";

@@ -38,15 +38,14 @@ std::string terminal_line(const std::string& format) {
   throw InputError("unknown plot format '" + format + "' (use png, svg or pdf)");
 }
 
+// Plain numbers read best up to 1000; beyond, an exponent ("1e4", "2e6", never "2e+06") keeps
+// the tick labels of one axis alike.
 std::string tick_number(double v) {
-  // Plain numbers read best; an exponent only where a plain number gets long.
-  char buf[32];
-  const long e = std::lround(std::log10(v));
-  if ((v >= 1e6 || v < 1e-3) && std::fabs(v / std::pow(10.0, double(e)) - 1) < 1e-9)
-    std::snprintf(buf, sizeof buf, "1e%ld", e);
-  else
-    std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  if (v >= 1e4 && v < 1e5) {
+    const double e = std::floor(std::log10(v) + 1e-9);
+    return compact_number(v / std::pow(10.0, e)) + "e" + std::to_string(int(e));
+  }
+  return compact_number(v);
 }
 
 void append_tic(std::string& list, const std::string& label, double at, bool major) {
@@ -87,6 +86,9 @@ std::string script_preamble(const std::string& view, const std::string& format, 
   s += "set grid xtics ytics lc rgb '#e4e4e4' lw 1 dt 1 back\n";
   s += "set style textbox opaque fc rgb '#ffffff' noborder margins 1,1\n";
   s += "set tics front\n";
+  // A line with both ends outside the range (a slow roof that enters at the bottom and leaves at
+  // the right) is still drawn where it crosses the plot.
+  s += "set clip two\n";
   return s;
 }
 
@@ -148,14 +150,16 @@ KeyLayout key_layout(const std::vector<std::string>& titles, const Frame& frame)
   for (const std::string& t : titles) widest = std::max(widest, t.size());
   // gnuplot's column: the widest title, the sample (samplen 2) and the gaps around them.
   const double column_px = (double(widest) + 9) * Frame::kCharPx;
+  // gnuplot fits the columns of a key into the plot area's width, wherever the key is placed.
   out.columns = std::max(1, std::min(int(titles.size()), int(frame.width_px() / column_px)));
   out.rows = (int(titles.size()) + out.columns - 1) / out.columns;
   return out;
 }
 
-double frame_bottom_for_key(int rows) {
-  // Tic labels and the axis label take ~64 px under the plot area, each key row 22 px.
-  return std::max(0.11, (12 + rows * 22.0 + 64) / Frame::kHeightPx);
+double frame_bottom_for_key(int rows, int note_rows) {
+  // Tic labels and the axis label take ~64 px under the plot area, each key row 22 px, each
+  // note line 20 px.
+  return std::max(0.11, (12 + rows * 22.0 + note_rows * 20.0 + 64) / Frame::kHeightPx);
 }
 
 std::string key_command(const KeyLayout& layout) {

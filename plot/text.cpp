@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 
 #include "driver/model/units.hpp"
@@ -123,6 +124,124 @@ std::vector<double> push_apart_upward(const std::vector<double>& wanted, double 
     placed[order[k]] = at;
   }
   return placed;
+}
+
+std::string compact_number(double v) {
+  if (v == 0 || !std::isfinite(v)) return num(v);
+  const double r = round_to_3_significant(v);
+  const double magnitude = std::fabs(r);
+  char buf[40];
+  if (magnitude >= 1e5 || magnitude < 1e-3) {
+    int exponent = int(std::floor(std::log10(magnitude) + 1e-9));
+    double mantissa = r / std::pow(10.0, exponent);
+    std::snprintf(buf, sizeof buf, "%.3ge%d", mantissa, exponent);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", r);
+  }
+  return buf;
+}
+
+std::vector<std::vector<std::size_t>> close_groups(const std::vector<double>& rates, double tolerance) {
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    auto near = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
+      const double first = rates[g.front()];
+      return first > 0 && rates[i] > 0 && std::fabs(rates[i] / first - 1) <= tolerance;
+    });
+    if (near == groups.end())
+      groups.push_back({i});
+    else
+      near->push_back(i);
+  }
+  return groups;
+}
+
+std::string merged_label(const std::vector<std::string>& labels) {
+  if (labels.size() == 1) return labels.front();
+  struct Part {
+    std::string name, number, unit;
+  };
+  std::vector<Part> parts;
+  bool same_unit = true;
+  for (const std::string& label : labels) {
+    const std::size_t colon = label.rfind(": ");
+    const std::string name = colon == std::string::npos ? label : label.substr(0, colon);
+    const std::string value = colon == std::string::npos ? std::string() : label.substr(colon + 2);
+    const std::size_t space = value.find(' ');
+    parts.push_back(
+        {name, value.substr(0, space), space == std::string::npos ? std::string() : value.substr(space + 1)});
+    same_unit = same_unit && !parts.back().unit.empty() && parts.back().unit == parts.front().unit;
+  }
+  std::string out;
+  for (const Part& p : parts) {
+    if (!out.empty()) out += " / ";
+    out += same_unit ? p.name + " " + p.number : p.name + ": " + p.number + (p.unit.empty() ? "" : " " + p.unit);
+  }
+  return same_unit ? out + " " + parts.front().unit : out;
+}
+
+namespace {
+
+// `text` without what is inside balanced `open`...`close` pairs (the brackets go too).
+std::string without_bracketed(const std::string& text, char open, char close) {
+  std::string out;
+  int depth = 0;
+  for (char c : text) {
+    if (c == open) {
+      ++depth;
+    } else if (c == close && depth > 0) {
+      --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return depth == 0 ? out : text;  // unbalanced: not a C++ name, left alone
+}
+
+void erase_all(std::string& text, const std::string& what) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
+}
+
+// "void at::native::<unnamed>::kernel<float, 4>(int, float*)" -> "kernel".
+std::string base_name(std::string name) {
+  erase_all(name, "(anonymous namespace)::");
+  erase_all(name, "<unnamed>::");
+  std::string base = without_bracketed(without_bracketed(name, '<', '>'), '(', ')');
+  while (!base.empty() && std::isspace(static_cast<unsigned char>(base.back()))) base.pop_back();
+  const std::size_t space = base.rfind(' ');  // a return type before the name
+  if (space != std::string::npos) base = base.substr(space + 1);
+  const std::size_t scope = base.rfind("::");
+  if (scope != std::string::npos && scope + 2 < base.size()) base = base.substr(scope + 2);
+  return base.empty() ? name : base;
+}
+
+// `text` cut in the middle to `max_chars` ("distribution_el...stride_kernel"): names of one
+// family of kernels share their start and often differ at the end.
+std::string cut_to(const std::string& text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  const std::size_t room = max_chars > 3 ? max_chars - 3 : 0;
+  std::size_t head = room - room * 2 / 5, tail = text.size() - room * 2 / 5;
+  auto continuation = [&](std::size_t at) { return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80; };
+  while (head > 0 && continuation(head)) --head;  // UTF-8: never cut inside a character
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return text.substr(0, head) + "..." + text.substr(tail);
+}
+
+}  // namespace
+
+std::vector<std::string> display_names(const std::vector<std::string>& names, std::size_t max_chars) {
+  const std::size_t room = max_chars > 4 ? max_chars - 4 : max_chars;  // for a " #12" suffix
+  std::vector<std::string> bases, out;
+  for (const std::string& name : names) {
+    const std::string text = one_line(name);
+    bases.push_back(text.size() <= max_chars ? text : base_name(text));
+    out.push_back(cut_to(bases.back(), max_chars));
+  }
+  std::map<std::string, int> seen, numbered;
+  for (const std::string& s : out) ++seen[s];
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (seen[out[i]] > 1) out[i] = cut_to(bases[i], room) + " #" + std::to_string(++numbered[out[i]]);
+  return out;
 }
 
 }  // namespace plot_detail

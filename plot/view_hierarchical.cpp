@@ -1,12 +1,17 @@
-// The "hierarchical" view: the hierarchical roofline. One roof per memory level (GFLOP/s =
-// GB/s x FLOP/byte) up to its ridge with the highest compute ceiling, one horizontal line per
-// compute ceiling (tensor ceilings included), every line labelled directly with its value (the
-// fma_mix probe's points between noFMA and FMA drawn thin and unlabelled);
-// with --fma-ratio A the FMA-mix ceiling peak x (2A + 1 - A) / 2 of each FMA ceiling; with
-// --points the application kernels' FLOP points.
+// The "hierarchical" view: the hierarchical roofline of one precision family. One roof per memory
+// level (GFLOP/s = GB/s x FLOP/byte) up to its ridge with the family's highest ceiling, one
+// horizontal line per ceiling of the family (FMA, noFMA and the tensor ceilings of that input
+// type), each labelled with its value, and the theoretical peaks dashed. A machine file holds
+// a dozen or more families (an H200's has 37 ceilings); drawn together they stack into a band no
+// label fits in, so one family is drawn (--precision; fp64 by default) and `all` restores every
+// one. With --fma-ratio A: the FMA-mix ceiling peak x (2A + 1 - A) / 2 of each FMA ceiling, and
+// the fma_mix probe's measured points between noFMA and FMA, thin and unlabelled. With --points:
+// the application kernels' FLOP points.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
+#include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {
@@ -28,14 +33,55 @@ std::string fma_precision(const std::string& name) {
   return {};
 }
 
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
 }  // namespace
 
+std::string precision_family(const std::string& ceiling_name) {
+  const std::string u = upper(ceiling_name);
+  const std::string tensor = "TENSOR.";
+  const std::string rest = u.rfind(tensor, 0) == 0 ? u.substr(tensor.size()) : u;
+  return rest.substr(0, rest.find('.'));
+}
+
+std::vector<std::string> precision_families(const Machine& machine) {
+  std::vector<std::string> out;
+  for (const ComputeCeiling& c : machine.compute) {
+    if (!finite_positive(c.gflops)) continue;
+    const std::string family = precision_family(c.name.empty() ? "compute" : c.name);
+    if (std::find(out.begin(), out.end(), family) == out.end()) out.push_back(family);
+  }
+  const auto fp64 = std::find(out.begin(), out.end(), "FP64");
+  if (fp64 != out.end()) std::rotate(out.begin(), fp64, fp64 + 1);
+  return out;
+}
+
+std::string chosen_family(const Machine& machine, const std::string& precision) {
+  const std::vector<std::string> families = precision_families(machine);
+  if (families.empty()) return {};
+  if (precision.empty()) return families.front();
+  const std::string wanted = upper(precision);
+  if (wanted == "ALL") return wanted;
+  if (std::find(families.begin(), families.end(), wanted) != families.end()) return wanted;
+  std::string list;
+  for (const std::string& f : families) list += lower(f) + ", ";
+  throw InputError("--precision " + precision + ": this machine file has ceilings of " + list + "or all");
+}
+
 bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* why) {
+  const std::string family = chosen_family(in.machine, in.options.precision);
+  const bool every_family = family == "ALL";
   RooflineChart chart;
   chart.view = "hierarchical";
-  chart.title = view_title("Hierarchical roofline", in.machine);
+  chart.title = view_title(
+      every_family || family.empty() ? "Hierarchical roofline" : "Hierarchical roofline, " + family, in.machine);
   chart.x_label = "arithmetic intensity [FLOP/byte]";
   chart.y_label = "performance [GFLOP/s]";
+  chart.x_unit = "FLOP/byte";
+  chart.y_text = format_compute;
   chart.roof_file = "hierarchical_memory.dat";
   chart.file_headers = {{"hierarchical_memory.dat", "memory roofs: flop_per_byte gflops (GFLOP/s = GB/s x FLOP/byte)"},
                         {"hierarchical_compute.dat", "compute ceilings: flop_per_byte gflops"},
@@ -55,8 +101,9 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
   for (const ComputeCeiling& c : in.machine.compute) {
     if (!finite_positive(c.gflops)) continue;
     const std::string name = c.name.empty() ? "compute" : c.name;
+    if (!every_family && precision_family(name) != family) continue;
     if (is_fma_mix_point(name)) {
-      mix_points.push_back({"", c.gflops, "#9a9a9a", "lw 1 dt 3", "hierarchical_compute.dat", false});
+      if (mix) mix_points.push_back({"", c.gflops, "#9a9a9a", "lw 1 dt 3", "hierarchical_compute.dat", false});
       continue;
     }
     const std::string colour = ceiling_colour(measured.size());

@@ -66,6 +66,8 @@ RooflineChart instruction_chart(const ViewInput& in, const std::string& view) {
                          "transaction roofs: instructions_per_transaction warp_gips "
                          "(GIPS = GTXN/s x instructions/transaction)"},
                         {view + "_peak.dat", "warp instruction ceilings: instructions_per_transaction warp_gips"}};
+  chart.x_unit = "instructions/transaction";
+  chart.y_text = format_gips;
   chart.x_lo_at_most = 1.0 / 64;
   chart.x_hi_at_least = 8;
   return chart;

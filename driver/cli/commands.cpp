@@ -139,6 +139,7 @@ int plot_command(const PlotCommandOptions& o) {
   options.format = o.format;
   if (!o.kinds.empty()) options.kinds = parse_plot_kinds(o.kinds);
   options.fma_ratio = o.fma_ratio;
+  options.precision = o.precision;
   if (!o.points_file.empty()) options.points = read_points_csv(o.points_file);
   Machine machine = read_valid_machine_file(o.machine_file);
   fs::path dir = fs::path(o.machine_file).parent_path();
@@ -214,6 +215,7 @@ int export_command(const ExportOptions& o) {
   if (!o.out.empty()) check_output_path(o.out);
   ExportSettings settings;
   settings.precision = o.precision;
+  settings.mix = o.mix;
   settings.names = o.names;
   if (!o.points_file.empty()) {
     if (o.format != "nersc") throw InputError("export --points: only --format nersc takes kernel points");

@@ -29,6 +29,7 @@ struct PlotCommandOptions {
   std::string format = "png";  // png | svg | pdf
   std::string kinds;           // comma-separated views; empty: every view with data
   double fma_ratio = -1;       // FMA fraction for the FMA-mix ceilings; < 0: none
+  std::string precision;       // hierarchical: precision family (fp64, ..., all); empty: fp64
   std::string points_file;     // application points CSV; empty: none
 };
 int plot_command(const PlotCommandOptions& options);
@@ -48,7 +49,8 @@ struct ExportOptions {
   std::string machine_file;
   std::string format;               // ert-json | nersc | rocprof-csv | json (driver/report/export.hpp)
   std::string out;                  // empty: stdout; otherwise written atomically
-  std::string precision = "fp64";   // nersc
+  std::string precision = "fp64";   // nersc: the ceilings drawn; ert-json: the one listed first
+  bool mix = false;                 // nersc: the FMA-mix ceilings too
   std::string points_file;          // nersc: kernel points (roofprobe points)
   std::string names = "roofprobe";  // ert-json: roofprobe | ert
 };

@@ -95,8 +95,12 @@ Subcommand add_plot_command(CLI::App& app) {
                        "(default: every view the machine file has data for)");
   plot_cmd
       ->add_option("--fma-ratio", o->fma_ratio,
-                   "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1]")
+                   "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1], "
+                   "and the measured FMA-mix points")
       ->check(CLI::Range(0.0, 1.0));
+  plot_cmd->add_option("--precision", o->precision,
+                       "hierarchical: the ceilings of this precision (fp64, fp32, fp16, bf16, tf32, fp8, int8, ...: "
+                       "FMA, noFMA and its tensor ceilings) or all (default: fp64)");
   plot_cmd->add_option("--points", o->points_file,
                        "Overlay application kernels: CSV with kernel,level,intensity,performance[,kind] "
                        "(kind flop: FLOP/byte and GFLOP/s; instruction: warp instructions/transaction and GIPS)");
@@ -180,8 +184,10 @@ Subcommand add_export_command(CLI::App& app) {
   export_cmd->add_option("--out", o->out, "File to write (default: stdout)");
   export_cmd
       ->add_option("--precision", o->precision,
-                   "nersc: the ceilings of this type, its FMA peak first (fp64, fp32, fp16, bf16, ...)")
+                   "nersc: the ceilings of this type, its FMA peak first (fp64, fp32, fp16, bf16, ...); "
+                   "ert-json: the FMA peak listed first under gflops")
       ->capture_default_str();
+  export_cmd->add_flag("--mix", o->mix, "nersc: draw the FMA-mix ceilings (MIX0 ... MIX1) too");
   export_cmd->add_option("--points", o->points_file,
                          "nersc: kernel points (from `roofprobe points`) appended as the script's AI_L1/AI_L2/AI_HBM, "
                          "FLOPS and labels lines");

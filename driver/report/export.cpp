@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "driver/model/errors.hpp"
 
@@ -83,9 +84,12 @@ namespace {
 
 using json::Value;
 
-// [[name, value], ...] sorted by value, highest first (stable: ties keep file order).
-Value name_value_list(std::vector<std::pair<std::string, double>> items) {
+// [[name, value], ...] sorted by value, highest first (stable: ties keep file order), the entry
+// named `first` (when there is one) ahead of them all.
+Value name_value_list(std::vector<std::pair<std::string, double>> items, const std::string& first = {}) {
   std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  auto lead = std::find_if(items.begin(), items.end(), [&](const auto& item) { return item.first == first; });
+  if (!first.empty() && lead != items.end()) std::rotate(items.begin(), lead, lead + 1);
   Value data = Value::array();
   for (const auto& [name, value] : items)
     data.push(Value::array().push(Value::string(name)).push(Value::number(value)));
@@ -103,21 +107,33 @@ std::string source_note(const std::string& source, const std::string& citation) 
 //   {"empirical": {"metadata": {...}, "gflops": {"data": [[name, GFLOP/s]], "metadata": {...}},
 //                  "gbytes": {"data": [[level, GB/s], ...], "metadata": {...}}},
 //    "spec": {"gflops": {"data": [...]}, "gbytes": {"data": [...]}}}
-// with json.dump(indent=3), numbers as floats. ERT records one (the highest) GFLOP/s; its plot
-// script takes data[0] as the peak and gbytes[0] as the fastest level, so both lists here are
-// sorted highest first. "empirical" holds only measured values (empirical or published), "spec"
-// the theoretical and spec-sheet figures.
+// with json.dump(indent=3), numbers as floats. ERT measures one precision (its FP64 kernels, with
+// FMA) and records one GFLOP/s; its plot script takes gflops data[0] as the peak and gbytes
+// data[0] as the fastest level. So the FMA peak of --precision (FP64 by default) comes first,
+// then the other ceilings highest first (a tensor or int8 rate first would be read as the FP64
+// peak), and the levels fastest first. Integer rates are not FLOPs: they are listed under "giops"
+// (same layout), which ERT's readers do not look at. "empirical" holds only measured values
+// (empirical or published); "spec" the theoretical peaks, the spec-sheet bandwidths and the
+// device memory's peak from its bus width and clock (device.extra.memory_peak_gbs).
 namespace {
 
-// ERT's own names: "FP64 GFLOPs" for a precision's FMA peak, "DRAM" for the device memory.
+bool is_integer_ceiling(const std::string& name) {
+  std::string u = upper(name);
+  if (u.rfind("TENSOR.", 0) == 0) u = u.substr(7);
+  return u.rfind("INT", 0) == 0 || u.rfind("UINT", 0) == 0;
+}
+
+// ERT's own names: "FP64 GFLOPs" for a precision's FMA peak ("INT32 GIOPs" for an integer one),
+// "DRAM" for the device memory.
 struct ErtNames {
   const Machine& m;
   bool ert;  // --names ert; otherwise roofprobe's names are kept
   std::string ceiling(const std::string& name) const {
     if (!ert) return name;
+    const std::string unit = is_integer_ceiling(name) ? " GIOPs" : " GFLOPs";
     const std::size_t dot = name.find('.');
-    if (dot != std::string::npos && upper(name.substr(dot + 1)) == "FMA") return name.substr(0, dot) + " GFLOPs";
-    return name + " GFLOPs";
+    if (dot != std::string::npos && upper(name.substr(dot + 1)) == "FMA") return name.substr(0, dot) + unit;
+    return name + unit;
   }
   std::string level(const std::string& name) const {
     const std::string u = upper(name);
@@ -126,19 +142,35 @@ struct ErtNames {
   }
 };
 
-// One of ERT's lists: [name, value] pairs, and a note (source, basis or citation) per name.
+// One of ERT's lists: [name, value] pairs, a note (source, basis or citation) per name, and the
+// name that goes first.
 struct ErtList {
   std::vector<std::pair<std::string, double>> data;
   Value notes = Value::object();
+  std::string first;
 };
 
-ErtList measured_gflops(const Machine& m, const ErtNames& names) {
+// The measured (`measured`) or theoretical compute figures, floating-point or integer
+// (`integer`), the FMA peak of `precision` named as the one to go first.
+ErtList ert_compute(const Machine& m, const ErtNames& names, const std::string& precision, bool measured,
+                    bool integer) {
   ErtList out;
-  for (const ComputeCeiling* c : best_compute_ceilings(m))
-    if (is_measured(c->source)) {
-      out.data.emplace_back(names.ceiling(c->name), c->gflops);
-      out.notes.set(names.ceiling(c->name), Value::string(source_note(c->source, c->citation)));
+  const std::string lead = upper(precision) + ".FMA";
+  auto add = [&](const std::string& name, double value, const std::string& note) {
+    if (is_integer_ceiling(name) != integer) return;
+    out.data.emplace_back(names.ceiling(name), value);
+    if (!note.empty()) out.notes.set(names.ceiling(name), Value::string(note));
+    if (upper(name) == lead) out.first = names.ceiling(name);
+  };
+  if (measured) {
+    for (const ComputeCeiling* c : best_compute_ceilings(m))
+      if (is_measured(c->source)) add(c->name, c->gflops, source_note(c->source, c->citation));
+  } else {
+    for (const auto& [name, gf] : theoretical_peaks(m)) {
+      auto basis = m.device.theoretical_basis.find(name);
+      add(name, gf, basis == m.device.theoretical_basis.end() ? std::string() : basis->second);
     }
+  }
   return out;
 }
 
@@ -152,16 +184,8 @@ ErtList measured_gbytes(const Machine& m, const ErtNames& names) {
   return out;
 }
 
-ErtList spec_gflops(const Machine& m, const ErtNames& names) {
-  ErtList out;
-  for (const auto& [name, gf] : theoretical_peaks(m)) {
-    out.data.emplace_back(names.ceiling(name), gf);
-    auto basis = m.device.theoretical_basis.find(name);
-    if (basis != m.device.theoretical_basis.end()) out.notes.set(names.ceiling(name), Value::string(basis->second));
-  }
-  return out;
-}
-
+// The spec-sheet bandwidths, and the device memory's peak from its bus (a GPU run records it in
+// device.extra) where no spec-sheet figure names that level.
 ErtList spec_gbytes(const Machine& m, const ErtNames& names) {
   ErtList out;
   std::set<std::string> spec_levels;
@@ -170,13 +194,32 @@ ErtList spec_gbytes(const Machine& m, const ErtNames& names) {
       out.data.emplace_back(names.level(l.level), l.gbs);
       if (!l.citation.empty()) out.notes.set(names.level(l.level), Value::string(l.citation));
     }
+  const auto peak = m.device.extra.find("memory_peak_gbs");
+  if (peak != m.device.extra.end()) {
+    double gbs = 0;
+    try {
+      gbs = std::stod(peak->second);
+    } catch (const std::exception&) {
+      gbs = 0;  // not a number: no spec figure, as when the key is absent
+    }
+    std::string level = m.device.memory_name;
+    if (level.empty())
+      for (const MemoryLevel* l : best_memory_levels(m)) level = l->level;  // the farthest level
+    if (finite_positive(gbs) && !level.empty() && spec_levels.insert(level).second) {
+      out.data.emplace_back(names.level(level), gbs);
+      const auto basis = m.device.extra.find("memory_peak_basis");
+      out.notes.set(names.level(level),
+                    Value::string(basis == m.device.extra.end() ? std::string("device.extra.memory_peak_gbs")
+                                                                : "bus width x clock: " + basis->second));
+    }
+  }
   return out;
 }
 
 // {"data": [[name, value], ...], "metadata": {<notes_key>: {name: note}}}
 Value ert_list(ErtList list, const char* notes_key) {
   return Value::object()
-      .set("data", name_value_list(std::move(list.data)))
+      .set("data", name_value_list(std::move(list.data), list.first))
       .set("metadata", Value::object().set(notes_key, std::move(list.notes)));
 }
 
@@ -196,7 +239,9 @@ Value ert_metadata(const Machine& m) {
     metadata.set(upper, Value::string(it->second));
   }
   metadata.set("COMPLETE", Value::boolean(m.complete));
-  metadata.set("UNITS", Value::string("gbytes: GB/s (1e9 bytes/s); gflops: GFLOP/s (1e9 FLOP/s)"));
+  metadata.set(
+      "UNITS",
+      Value::string("gbytes: GB/s (1e9 bytes/s); gflops: GFLOP/s (1e9 FLOP/s); giops: integer GOP/s (1e9 op/s)"));
   return metadata;
 }
 
@@ -206,7 +251,9 @@ std::string export_ert_json(const Machine& m, const ExportSettings& settings) {
   if (settings.names != "roofprobe" && settings.names != "ert")
     throw InputError("export --names: unknown '" + settings.names + "' (use roofprobe or ert)");
   const ErtNames names{m, settings.names == "ert"};
-  ErtList gflops = measured_gflops(m, names), gbytes = measured_gbytes(m, names);
+  ErtList gflops = ert_compute(m, names, settings.precision, true, false);
+  ErtList giops = ert_compute(m, names, settings.precision, true, true);
+  ErtList gbytes = measured_gbytes(m, names);
   if (settings.notes != nullptr && (gflops.data.empty() || gbytes.data.empty()))
     settings.notes->push_back(
         std::string("warning: ert-json: this file has no measured ") +
@@ -214,13 +261,23 @@ std::string export_ert_json(const Machine& m, const ExportSettings& settings) {
          : gflops.data.empty()                      ? "compute ceiling"
                                                     : "memory level") +
         ": its empirical lists are empty (ERT's plot script reads data[0]); the spec values are under \"spec\"");
+  if (settings.notes != nullptr && !gflops.data.empty() && gflops.first.empty()) {
+    const auto highest = std::max_element(gflops.data.begin(), gflops.data.end(),
+                                          [](const auto& a, const auto& b) { return a.second < b.second; });
+    settings.notes->push_back("note: ert-json: no measured " + upper(settings.precision) +
+                              ".FMA ceiling: gflops data[0], which ERT's readers take as the peak, is " +
+                              highest->first);
+  }
 
   Value empirical = Value::object();
   empirical.set("metadata", ert_metadata(m));
   empirical.set("gflops", ert_list(std::move(gflops), "SOURCE"));
+  if (!giops.data.empty()) empirical.set("giops", ert_list(std::move(giops), "SOURCE"));
   empirical.set("gbytes", ert_list(std::move(gbytes), "SOURCE"));
   Value spec = Value::object();
-  spec.set("gflops", ert_list(spec_gflops(m, names), "BASIS"));
+  spec.set("gflops", ert_list(ert_compute(m, names, settings.precision, false, false), "BASIS"));
+  ErtList spec_giops = ert_compute(m, names, settings.precision, false, true);
+  if (!spec_giops.data.empty()) spec.set("giops", ert_list(std::move(spec_giops), "BASIS"));
   spec.set("gbytes", ert_list(spec_gbytes(m, names), "CITATION"));
   Value root = Value::object();
   root.set("empirical", std::move(empirical));

@@ -29,7 +29,10 @@ void check_export_format(const std::string& format);
 
 // What the formats with a choice take (`roofprobe export --precision/--points/--names`).
 struct ExportSettings {
-  std::string precision = "fp64";             // nersc: the compute ceilings of this type
+  // nersc: the compute ceilings of this type; ert-json: the one listed first (ERT's readers take
+  // gflops data[0] as the peak)
+  std::string precision = "fp64";
+  bool mix = false;                           // nersc: the fma_mix probe's MIX ceilings too
   std::vector<KernelPoint> points;            // nersc: appended as the script's AI_*/FLOPS/labels lines
   std::string names = "roofprobe";            // ert-json: roofprobe | ert (ERT's "FP64 GFLOPs", "DRAM")
   std::vector<std::string>* notes = nullptr;  // where a format says what it filled in or left out

@@ -80,8 +80,11 @@ const char* memory_column(const Machine& m, const std::string& level) {
 }
 
 // The column a compute ceiling feeds: vector peaks from the FMA ceilings, matrix (MFMA) peaks
-// from the tensor ceilings by input type (the highest over accumulator types). TF32 tensor
-// ceilings have no AMD column (MFMAF32 is full FP32).
+// from the tensor ceilings whose input and accumulator types are those of the MFMA instruction
+// AMD's benchmark times for that column (rocm-amdgpu-bench): MFMAF16 is v_mfma_f32_32x32x8f16,
+// FP16 in and FP32 accumulate; MFMABF16 bf16 -> FP32; MFMAF8 fp8 -> FP32; MFMAF32 FP32 -> FP32
+// (full FP32, not TF32); MFMAF64 FP64 -> FP64; MFMAI8 int8 -> int32. NVIDIA's FP16-accumulate
+// rate (twice the FP32-accumulate one on GeForce cards) and TF32 have no AMD column.
 const char* compute_column(const std::string& name) {
   const std::string u = upper(name);
   const std::size_t dot = u.find('.');
@@ -89,14 +92,15 @@ const char* compute_column(const std::string& name) {
   const std::string rest = dot == std::string::npos ? "" : u.substr(dot + 1);
   if (head == "TENSOR") {
     const std::string in = rest.substr(0, rest.find('.'));
-    if (in == "FP4") return "MFMAF4Flops";
-    if (in == "FP6") return "MFMAF6Flops";
-    if (in == "FP8" || in == "E4M3" || in == "E5M2") return "MFMAF8Flops";
-    if (in == "FP16") return "MFMAF16Flops";
-    if (in == "BF16") return "MFMABF16Flops";
-    if (in == "FP32") return "MFMAF32Flops";
-    if (in == "FP64") return "MFMAF64Flops";
-    if (in == "INT8") return "MFMAI8Ops";
+    const std::string acc = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+    if (in == "FP4" && acc == "FP32") return "MFMAF4Flops";
+    if (in == "FP6" && acc == "FP32") return "MFMAF6Flops";
+    if ((in == "FP8" || in == "E4M3" || in == "E5M2") && acc == "FP32") return "MFMAF8Flops";
+    if (in == "FP16" && acc == "FP32") return "MFMAF16Flops";
+    if (in == "BF16" && acc == "FP32") return "MFMABF16Flops";
+    if (in == "FP32" && acc == "FP32") return "MFMAF32Flops";
+    if (in == "FP64" && acc == "FP64") return "MFMAF64Flops";
+    if (in == "INT8" && acc == "INT32") return "MFMAI8Ops";
     return nullptr;
   }
   if (head == "INT8") return "I8Ops";

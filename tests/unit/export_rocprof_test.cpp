@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include "driver/model/errors.hpp"
 #include "driver/report/export.hpp"
@@ -90,6 +91,44 @@ void expect_roofline_calc_accepts(const std::string& text, const std::string& wh
     ASSERT_TRUE(v.count(bw)) << where << ": no " << bw << " column";
     EXPECT_GT(std::stod(v[bw]), 0) << where << ": " << bw << " is 0";
   }
+}
+
+std::map<std::string, double> row_of(const Machine& m) {
+  std::istringstream in(export_rocprof_csv(m));
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const std::vector<std::string> names = split_csv(header), values = split_csv(row);
+  std::map<std::string, double> out;
+  for (std::size_t i = 1; i < names.size(); ++i) out[names[i]] = std::stod(values[i]);
+  return out;
+}
+
+// Each MFMA column is the rate of the instruction AMD's benchmark times for it: MFMAF16Flops is
+// v_mfma_f32_32x32x8f16, FP16 inputs with FP32 accumulate. A GeForce card's FP16-accumulate rate
+// is twice its FP32-accumulate one: taking the higher of the two put it in the wrong column.
+TEST(ExportRocprofCsv, MatrixColumnsTakeTheAccumulatorAmdsBenchmarkUses) {
+  Machine m = gpu_machine();
+  m.compute = {ceiling("FP64.FMA", 1300, 0),
+               ceiling("TENSOR.FP16.FP32", 71000, 0),
+               ceiling("TENSOR.FP16.FP16", 142000, 0),
+               ceiling("TENSOR.BF16.FP32", 71000, 0),
+               ceiling("TENSOR.TF32.FP32", 35000, 0),
+               ceiling("TENSOR.FP8.FP32", 142000, 0),
+               ceiling("TENSOR.INT8.INT32", 284000, 0),
+               ceiling("TENSOR.FP64.FP64", 2600, 0)};
+  const std::map<std::string, double> v = row_of(m);
+  EXPECT_DOUBLE_EQ(v.at("MFMAF16Flops"), 71000);  // not the FP16-accumulate 142000
+  EXPECT_DOUBLE_EQ(v.at("MFMABF16Flops"), 71000);
+  EXPECT_DOUBLE_EQ(v.at("MFMAF8Flops"), 142000);
+  EXPECT_DOUBLE_EQ(v.at("MFMAI8Ops"), 284000);
+  EXPECT_DOUBLE_EQ(v.at("MFMAF64Flops"), 2600);
+  EXPECT_DOUBLE_EQ(v.at("MFMAF32Flops"), 0);  // TF32 is not AMD's full-FP32 MFMA
+  EXPECT_DOUBLE_EQ(v.at("FP64Flops"), 1300);
+  // Only an FP16-accumulate tensor rate: no AMD column holds it.
+  Machine f16 = gpu_machine();
+  f16.compute = {ceiling("TENSOR.FP16.FP16", 142000, 0)};
+  EXPECT_DOUBLE_EQ(row_of(f16).at("MFMAF16Flops"), 0);
 }
 
 TEST(ExportRocprofCsv, CpuLevelsFillAmdsColumnsWithTheL3AsMall) {

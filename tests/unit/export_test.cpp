@@ -31,11 +31,14 @@ TEST(ExportErtJson, HasErtsLayoutWithPeakFirstAndFastestLevelFirst) {
     EXPECT_TRUE(emp[key]["metadata"].IsMap()) << key;  // strict readers require it
     EXPECT_TRUE(root["spec"][key]["data"].IsSequence()) << key;
   }
-  // ERT's plot takes gflops data[0] as the peak and gbytes data[0] as the fastest roof.
+  // ERT measures FP64 and its plot takes gflops data[0] as the peak: the FP64 FMA ceiling first
+  // (not the tensor rate 14 times higher), then the rest highest first; gbytes data[0] is the
+  // fastest roof.
   const auto gflops = pairs(emp["gflops"]["data"]);
   ASSERT_EQ(gflops.size(), 4u);
-  EXPECT_EQ(gflops[0], (std::pair<std::string, double>{"TENSOR.FP16.FP32", 100000}));
-  for (std::size_t i = 1; i < gflops.size(); ++i) EXPECT_GE(gflops[i - 1].second, gflops[i].second);
+  EXPECT_EQ(gflops[0], (std::pair<std::string, double>{"FP64.FMA", 7000}));
+  EXPECT_EQ(gflops[1], (std::pair<std::string, double>{"TENSOR.FP16.FP32", 100000}));
+  for (std::size_t i = 2; i < gflops.size(); ++i) EXPECT_GE(gflops[i - 1].second, gflops[i].second);
   const auto gbytes = pairs(emp["gbytes"]["data"]);
   ASSERT_EQ(gbytes.size(), 4u);  // the spec HBM entry is not empirical
   EXPECT_EQ(gbytes[0].first, "L1");
@@ -44,7 +47,7 @@ TEST(ExportErtJson, HasErtsLayoutWithPeakFirstAndFastestLevelFirst) {
   // spec: the theoretical peaks and the spec-sheet bandwidth.
   const auto spec_gflops = pairs(root["spec"]["gflops"]["data"]);
   ASSERT_FALSE(spec_gflops.empty());
-  EXPECT_EQ(spec_gflops[0], (std::pair<std::string, double>{"TENSOR.FP16.FP32", 125000}));
+  EXPECT_EQ(spec_gflops[0], (std::pair<std::string, double>{"FP64.FMA", 7833.6}));
   const auto spec_gbytes = pairs(root["spec"]["gbytes"]["data"]);
   ASSERT_EQ(spec_gbytes.size(), 1u);
   EXPECT_EQ(spec_gbytes[0], (std::pair<std::string, double>{"HBM", 900}));
@@ -214,6 +217,55 @@ TEST(ExportErtJson, ErtsOwnNamesOnRequest) {
   EXPECT_THROW(export_ert_json(gpu_machine(), bad), InputError);
 }
 
+// Integer rates are not FLOPs: listed apart under "giops", out of the lists ERT's readers take
+// data[0] of; --precision names the FMA peak that goes first.
+TEST(ExportErtJson, IntegerOpsApartAndThePrecisionsPeakFirst) {
+  Machine m = gpu_machine();
+  m.compute.push_back(ceiling("TENSOR.INT8.INT32", 200000, 250000));
+  m.compute.push_back(ceiling("INT32.FMA", 9000, 0));
+  m.device.theoretical_gflops["TENSOR.INT8.INT32"] = 250000;
+  ExportSettings ert;
+  ert.names = "ert";
+  const YAML::Node root = YAML::Load(export_ert_json(m, ert));
+  for (const char* part : {"empirical", "spec"})
+    for (const auto& [name, value] : pairs(root[part]["gflops"]["data"]))
+      EXPECT_EQ(name.find("INT"), std::string::npos) << part << ": " << name;
+  const auto giops = pairs(root["empirical"]["giops"]["data"]);
+  EXPECT_EQ(giops,
+            (std::vector<std::pair<std::string, double>>{{"TENSOR.INT8.INT32 GIOPs", 200000}, {"INT32 GIOPs", 9000}}));
+  EXPECT_EQ(pairs(root["spec"]["giops"]["data"]).at(0).first, "TENSOR.INT8.INT32 GIOPs");
+  EXPECT_EQ(pairs(root["empirical"]["gflops"]["data"]).at(0).first, "FP64 GFLOPs");
+
+  ExportSettings fp32;
+  fp32.precision = "fp32";
+  EXPECT_EQ(pairs(YAML::Load(export_ert_json(m, fp32))["empirical"]["gflops"]["data"]).at(0).first, "FP32.FMA");
+  // A precision the file has no FMA ceiling of: highest first, and a note saying what data[0] is.
+  std::vector<std::string> notes;
+  ExportSettings fp8;
+  fp8.precision = "fp8";
+  fp8.notes = &notes;
+  EXPECT_EQ(pairs(YAML::Load(export_ert_json(m, fp8))["empirical"]["gflops"]["data"]).at(0).first, "TENSOR.FP16.FP32");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("no measured FP8.FMA ceiling"), std::string::npos) << notes[0];
+}
+
+// A GPU run records its memory's peak from bus width and clock: that is the spec figure.
+TEST(ExportErtJson, SpecBandwidthFromTheMemoryPeak) {
+  Machine m = gpu_machine();
+  m.memory.pop_back();  // no spec-sheet HBM entry
+  m.device.extra["memory_peak_gbs"] = "4814.3";
+  m.device.extra["memory_peak_basis"] = "2 (double data rate) x 3201 MHz x 6016 bits / 8";
+  const YAML::Node root = YAML::Load(export_ert_json(m));
+  EXPECT_EQ(pairs(root["spec"]["gbytes"]["data"]), (std::vector<std::pair<std::string, double>>{{"HBM", 4814.3}}));
+  EXPECT_NE(root["spec"]["gbytes"]["metadata"]["CITATION"]["HBM"].as<std::string>().find("6016 bits"),
+            std::string::npos);
+  // A spec-sheet entry, where the file has one, is the figure; the bus peak does not repeat it.
+  Machine both = gpu_machine();
+  both.device.extra["memory_peak_gbs"] = "4814.3";
+  EXPECT_EQ(pairs(YAML::Load(export_ert_json(both))["spec"]["gbytes"]["data"]),
+            (std::vector<std::pair<std::string, double>>{{"HBM", 900}}));
+}
+
 TEST(ExportErtJson, WarnsWhenNothingWasMeasured) {
   Machine spec_only = gpu_machine();
   spec_only.memory = {level("HBM", 900, "spec")};
@@ -316,7 +368,61 @@ TEST(ExportNersc, ParsesAsTheNerscScriptReadsIt) {
   EXPECT_EQ(f.other_key_lines, 5);  // present, empty: the script reads them unconditionally
   EXPECT_EQ(f.point_values, 0);
   expect_script_conventions(f, "FP64", "gpu_machine");
-  EXPECT_NE(text.find("# not drawn: shared FP32.FMA TENSOR.FP16.FP32"), std::string::npos) << text;
+  EXPECT_NE(text.find("# not drawn (the script has L1, L2 and HBM roofs only): shared\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# other precisions in the machine file (export --precision): fp32 fp16\n"), std::string::npos)
+      << text;
+}
+
+// The script draws fixed V100 axes and needs Python 2: the file says so, with the axes that hold
+// this file's roofs (every ridge with the first roof inside x, which the script needs).
+TEST(ExportNersc, SaysWhatTheScriptNeedsAndWhichAxesToSet) {
+  std::vector<std::string> notes;
+  ExportSettings settings;
+  settings.notes = &notes;
+  const std::string text = export_nersc(gpu_machine(), settings);
+  EXPECT_NE(text.find("# the script runs under Python 2 only and draws fixed V100 axes"), std::string::npos);
+  // Ridges with L1 (13500): 7000/13500 = 0.52, 3500/13500 = 0.26; of every roof with the FMA
+  // peak: 0.52, 2.4, 8.4. y: 3500 / 30 down to 100, 7000 x 2 up to 20000.
+  EXPECT_NE(text.find("\n# xmin = -1, xmax = 2, ymin = 100, ymax = 20000\n"), std::string::npos) << text;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Python 2"), std::string::npos);
+  EXPECT_NE(notes[0].find("xmin = -1, xmax = 2, ymin = 100, ymax = 20000"), std::string::npos);
+  const NerscFile f = parse_like_nersc(text);
+  EXPECT_EQ(f.other_key_lines, 5);  // no comment line holds a key the script would take
+  for (double roof : f.comproofs) {
+    EXPECT_GT(roof / f.memroofs[0], 0.1);
+    EXPECT_LT(roof / f.memroofs[0], 100);
+  }
+  for (double roof : f.memroofs) EXPECT_LT(f.comproofs[0] / roof, 100);
+}
+
+// FMA and noFMA by default; the fma_mix points (MIX1 within a percent of FMA: their labels print
+// over each other) only with --mix, and even then none within 5% of a drawn roof.
+TEST(ExportNersc, MixRoofsOnRequestAndNoTwoRoofsWithinFivePercent) {
+  Machine m = gpu_machine();
+  for (const auto& [a, gf] : std::vector<std::pair<std::string, double>>{
+           {"0", 3510}, {"0.25", 4380}, {"0.5", 5250}, {"0.75", 6130}, {"1", 7040}})
+    m.compute.push_back(ceiling("FP64.MIX" + a, gf, 0));
+  m.compute.push_back(ceiling("TENSOR.FP64.FP64", 7020, 0));  // m8n8k4 on an H100: the FMA rate
+  const std::string plain = export_nersc(m);
+  EXPECT_EQ(parse_like_nersc(plain).comp_names, (std::vector<std::string>{"FP64.FMA", "FP64.noFMA"})) << plain;
+  EXPECT_NE(plain.find("# not drawn, the FMA-mix points (export --mix): FP64.MIX0 FP64.MIX0.25 FP64.MIX0.5 "
+                       "FP64.MIX0.75 FP64.MIX1\n"),
+            std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("# not drawn, within 5% of a drawn roof (their values would print over each other): "
+                       "TENSOR.FP64.FP64 7020\n"),
+            std::string::npos)
+      << plain;
+  ExportSettings mix;
+  mix.mix = true;
+  const NerscFile f = parse_like_nersc(export_nersc(m, mix));
+  EXPECT_EQ(f.comp_names,
+            (std::vector<std::string>{"FP64.FMA", "FP64.noFMA", "FP64.MIX0.75", "FP64.MIX0.5", "FP64.MIX0.25"}));
+  for (std::size_t i = 0; i < f.comproofs.size(); ++i)
+    for (std::size_t j = i + 1; j < f.comproofs.size(); ++j)
+      EXPECT_GT(std::fabs(f.comproofs[i] / f.comproofs[j] - 1), 0.05) << f.comp_names[i] << " " << f.comp_names[j];
+  expect_script_conventions(f, "FP64", "mix");
 }
 
 TEST(ExportNersc, PrecisionPicksTheCeilingsFmaFirst) {
@@ -380,7 +486,7 @@ TEST(ExportNersc, OddNamesCannotBreakTheParser) {
   EXPECT_EQ(f.point_values, 0) << text;
   ASSERT_EQ(f.mem_names.size(), 1u) << text;
   EXPECT_EQ(f.mem_names[0], "DRAM (spec)");  // a spec-sheet value says so
-  EXPECT_NE(text.find("# not drawn: L2 _far_"), std::string::npos) << text;
+  EXPECT_NE(text.find("# not drawn (the script has L1, L2 and HBM roofs only): L2 _far_"), std::string::npos) << text;
   ASSERT_EQ(f.comp_names.size(), 2u);
   EXPECT_EQ(f.comp_names[1], "FP64.A_I_L1");
   EXPECT_EQ(f.comproofs, (std::vector<double>{1000, 500}));

@@ -339,7 +339,9 @@ TEST(PlotShared, WithoutMeasuredWallsOnlyTheDefinedOnes) {
 }
 
 TEST(PlotHierarchical, FmaMixCeilings) {
-  const PlotScript h = view(build_with(v100_machine(), options_with(0.5)), "hierarchical");
+  PlotOptions every_family = options_with(0.5);
+  every_family.precision = "all";
+  const PlotScript h = view(build_with(v100_machine(), every_family), "hierarchical");
   const auto mixes = blocks(data_file(h, "hierarchical_fma_mix.dat"));
   ASSERT_EQ(mixes.size(), 2u);  // FP64.FMA and FP32.FMA; noFMA and tensor ceilings have none
   EXPECT_DOUBLE_EQ(mixes[0][0].second, 7600 * (2 * 0.5 + 1 - 0.5) / 2);
@@ -366,16 +368,52 @@ TEST(PlotHierarchical, FmaMixCeilings) {
   EXPECT_THROW(build_with(v100_machine(), options_with(1.5)), InputError);
 }
 
-// The fma_mix probe's measured points (FP64.MIX0.5, ...) are drawn, thin and unlabelled: with a
-// label each, an H200's 41 ceilings stretched the y axis to 1e13 GFLOP/s to fit the margin.
-TEST(PlotHierarchical, MeasuredFmaMixPointsAreUnlabelledLines) {
+// The fma_mix probe's measured points (FP64.MIX0.5, ...) lie between noFMA and FMA, MIX0 and MIX1
+// within a percent of them: drawn only with --fma-ratio, thin and unlabelled.
+TEST(PlotHierarchical, MeasuredFmaMixPointsOnlyWithFmaRatioAndUnlabelled) {
   Machine m = v100_machine();
   for (const char* a : {"0", "0.5", "1"}) m.compute.push_back(ceiling(std::string("FP64.MIX") + a, 4000));
-  const PlotScript h = view(build(m), "hierarchical");
+  const PlotScript plain = view(build(m), "hierarchical");
+  EXPECT_EQ(plain.script.find("FMA-mix points"), std::string::npos);
+  EXPECT_EQ(blocks(data_file(plain, "hierarchical_compute.dat")).size(), 2u);  // FP64.FMA, FP64.noFMA
+  const PlotScript h = view(build_with(m, options_with(0.5)), "hierarchical");
   EXPECT_EQ(h.script.find("set label 'FP64.MIX"), std::string::npos);
   EXPECT_NE(h.script.find("title 'measured FMA-mix points (3, unlabelled)'"), std::string::npos);
-  EXPECT_EQ(blocks(data_file(h, "hierarchical_compute.dat")).size(), 8u);  // 5 ceilings + 3 mix points
+  EXPECT_EQ(blocks(data_file(h, "hierarchical_compute.dat")).size(), 5u);  // 2 ceilings + 3 mix points
   EXPECT_NE(h.script.find("set label 'FP64.FMA: 7.6 TFLOP/s'"), std::string::npos);
+}
+
+// A machine file holds a dozen precision families; the view draws one (FP64 by default) with its
+// FMA, noFMA and tensor ceilings, --precision picks another, `all` every one.
+TEST(PlotHierarchical, OnePrecisionFamilyWithItsTensorCeiling) {
+  Machine m = v100_machine();
+  m.compute.push_back(ceiling("TENSOR.FP64.FP64", 15000));
+  m.compute.push_back(ceiling("INT32.FMA", 7000));
+  auto labels_of = [&](const std::string& precision) {
+    PlotOptions o = options_with();
+    o.precision = precision;
+    const PlotScript h = view(build_with(m, o), "hierarchical");
+    std::vector<std::string> out;
+    std::smatch match;
+    std::string rest = h.script;
+    while (std::regex_search(rest, match, std::regex("set label '([A-Z0-9]+\\.[A-Za-z0-9.]+): "))) {
+      out.push_back(match[1]);
+      rest = match.suffix();
+    }
+    return std::make_pair(out, h.script);
+  };
+  const auto [fp64, fp64_script] = labels_of("");
+  EXPECT_EQ(fp64, (std::vector<std::string>{"FP64.FMA", "FP64.noFMA", "TENSOR.FP64.FP64"}));
+  EXPECT_NE(fp64_script.find("Hierarchical roofline, FP64 - Tesla V100"), std::string::npos);
+  EXPECT_EQ(labels_of("fp16").first, (std::vector<std::string>{"TENSOR.FP16.FP32"}));
+  EXPECT_EQ(labels_of("FP32").first, (std::vector<std::string>{"FP32.FMA", "FP32.noFMA"}));
+  EXPECT_EQ(labels_of("all").first.size(), m.compute.size());
+  try {
+    labels_of("fp99");
+    ADD_FAILURE() << "an absent precision was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("fp64, fp32, fp16, int32, or all"), std::string::npos) << e.what();
+  }
 }
 
 // A GPU's bandwidth view: one line per access kernel as the fit splits them (mode x cache_op,
@@ -532,24 +570,85 @@ TEST(PlotPoints, EachViewGetsItsKindOfPoints) {
   EXPECT_NE(h.script.find("set key at screen 0.5, screen 0.012 center bottom horizontal"), std::string::npos);
 }
 
-TEST(PlotPoints, RangesGrowToHoldEveryPoint) {
-  std::vector<KernelPoint> far = {{"tiny", "L2", 1.0 / 4096, 0.001, "flop"}, {"huge", "L1", 1e5, 2e5, "flop"}};
-  const std::string s = view(build_with(v100_machine(), options_with(-1, far)), "hierarchical").script;
+std::pair<double, double> axis_range(const std::string& script, const std::string& axis) {
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(s, m, std::regex("set xrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
-  EXPECT_LT(std::stod(m[1]), 1.0 / 4096);
-  EXPECT_GT(std::stod(m[2]), 1e5);
-  ASSERT_TRUE(std::regex_search(s, m, std::regex("set yrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
-  EXPECT_LT(std::stod(m[1]), 0.001);
-  EXPECT_GT(std::stod(m[2]), 2e5);
+  if (!std::regex_search(script, m, std::regex("set " + axis + "range \\[([0-9.e+-]+):([0-9.e+-]+)\\]")))
+    throw std::runtime_error("no " + axis + "range");
+  return {std::stod(m[1]), std::stod(m[2])};
 }
 
-TEST(PlotPoints, LongKernelNamesAreShortenedInTheKey) {
-  const std::string name(60, 'k');
-  const PlotScript h =
-      view(build_with(v100_machine(), options_with(-1, {{name, "L1", 1, 100, "flop"}})), "hierarchical");
-  EXPECT_NE(h.script.find("title '" + std::string(29, 'k') + "...'"), std::string::npos);
-  EXPECT_NE(data_file(h, "hierarchical_points.dat").find("# " + name + " @ L1"), std::string::npos);  // kept whole
+TEST(PlotPoints, PointsNearTheCeilingsWidenTheRange) {
+  std::vector<KernelPoint> near = {{"slow", "L2", 1.0 / 256, 0.5, "flop"}, {"dense", "L1", 4096, 2e4, "flop"}};
+  const std::string s = view(build_with(v100_machine(), options_with(-1, near)), "hierarchical").script;
+  EXPECT_LT(axis_range(s, "x").first, 1.0 / 256);
+  EXPECT_GT(axis_range(s, "x").second, 4096);
+  EXPECT_LT(axis_range(s, "y").first, 0.5);
+  EXPECT_EQ(s.find("off scale"), std::string::npos);
+}
+
+// A tensor GEMM whose loads bypass L1 has an L1 intensity of 1e7 FLOP/byte: widened to hold it,
+// the x axis put every roof in its left third. Such a point is drawn at the edge, with an arrow
+// to it, and listed under the plot with its values.
+TEST(PlotPoints, FarPointsAreDrawnAtTheEdgeWithAnArrowAndListed) {
+  std::vector<KernelPoint> far = {
+      {"gemm", "L1", 1.1e7, 9000, "flop"}, {"gemm", "L2", 120, 9000, "flop"}, {"fill", "HBM", 1e-4, 0.001, "flop"}};
+  const PlotScript h = view(build_with(v100_machine(), options_with(-1, far)), "hierarchical");
+  const auto [x_lo, x_hi] = axis_range(h.script, "x");
+  const auto [y_lo, y_hi] = axis_range(h.script, "y");
+  EXPECT_LE(x_hi, 2048);
+  EXPECT_GE(x_lo, 1.0 / 256);
+  EXPECT_GE(y_lo, 0.01);
+  const auto points = blocks(data_file(h, "hierarchical_points.dat"));
+  ASSERT_EQ(points.size(), 3u);
+  for (const auto& block : points)
+    for (const auto& [x, y] : block) {
+      EXPECT_GT(x, x_lo);
+      EXPECT_LT(x, x_hi);
+      EXPECT_GT(y, y_lo);
+      EXPECT_LT(y, y_hi);
+    }
+  EXPECT_DOUBLE_EQ(points[1][0].first, 120);  // gemm at L2 is on the scale: where it is
+  EXPECT_NE(data_file(h, "hierarchical_points.dat").find("# off scale, drawn at the edge: 1.1e+07 9000"),
+            std::string::npos);
+  EXPECT_EQ(count(h.script, "set arrow from first"), 2);
+  EXPECT_EQ(count(h.script, " head filled "), 2);
+  EXPECT_NE(h.script.find("set label 'off scale, drawn at the edge: gemm at L1: 1.1e7 FLOP/byte, 9 TFLOP/s'"),
+            std::string::npos);
+  EXPECT_NE(h.script.find("set label 'off scale, drawn at the edge: fill at HBM: 1e-4 FLOP/byte, 0.001 GFLOP/s'"),
+            std::string::npos);
+  for (const std::string& tick : tick_labels(h.script, "x")) EXPECT_EQ(tick.find("e+"), std::string::npos) << tick;
+}
+
+// ncu's names keep their template and argument lists (1,200 characters for PyTorch's kernels):
+// cut to the key's width, three of them read the same. The key shows base names, numbered.
+TEST(PlotPoints, LongKernelNamesAreShortAndUniqueInTheKey) {
+  const std::string args(1200, 'x');
+  auto kernel = [&](const char* type) {
+    return "void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<" + std::string(type) + ", 4, " +
+           args + ">(long, at::PhiloxCudaState, T2, T3)";
+  };
+  const std::vector<KernelPoint> points = {{kernel("float"), "L1", 0.25, 900, "flop"},
+                                           {kernel("double"), "L1", 0.12, 450, "flop"},
+                                           {kernel("c10::Half"), "L1", 0.5, 1700, "flop"},
+                                           {std::string(60, 'k'), "L1", 1, 100, "flop"}};
+  const PlotScript h = view(build_with(v100_machine(), options_with(-1, points)), "hierarchical");
+  for (const char* title : {"title 'distribution_el...ide_kernel #1'", "title 'distribution_el...ide_kernel #2'",
+                            "title 'distribution_el...ide_kernel #3'"})
+    EXPECT_NE(h.script.find(title), std::string::npos) << title;
+  EXPECT_NE(h.script.find("title '" + std::string(18, 'k') + "..." + std::string(11, 'k') + "'"), std::string::npos);
+  EXPECT_NE(data_file(h, "hierarchical_points.dat").find("# " + kernel("float") + " @ L1"),
+            std::string::npos);  // kept whole
+}
+
+// The host link of a GPU (55 GB/s under 4.7 TB/s of HBM) is drawn but does not set the range.
+TEST(PlotRanges, ARoofFarBelowTheOthersDoesNotStretchTheAxes) {
+  Machine m = v100_machine();
+  m.memory.push_back(gpu_level("system", 24, 0.75));
+  const std::string s = view(build(m), "hierarchical").script;
+  EXPECT_LE(axis_range(s, "x").second, 1024 * 1.01);
+  EXPECT_GE(axis_range(s, "y").first, 5);
+  EXPECT_NE(s.find("set label 'system: 24 GB/s'"), std::string::npos);
+  EXPECT_NE(s.find("set clip two"), std::string::npos);  // its roof crosses the plot from edge to edge
 }
 
 // Every view of the V100-like machine file, with kernel points, FMA mix and FLOP samples, renders.

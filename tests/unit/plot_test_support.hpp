@@ -146,6 +146,19 @@ inline std::pair<double, double> label_position(const std::string& script, const
   return {std::stod(m[1]), std::stod(m[2])};
 }
 
+// The labelled ticks of "set <axis>tics (...)": their texts, in order.
+inline std::vector<std::string> tick_labels(const std::string& script, const std::string& axis) {
+  std::smatch line;
+  if (!std::regex_search(script, line, std::regex("set " + axis + "tics \\(([^\n]*)\\)\n")))
+    throw std::runtime_error("no " + axis + "tics");
+  std::vector<std::string> out;
+  const std::string list = line[1];
+  const std::regex label("'([^']+)' [-0-9.e+]+ 0");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), label); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1]);
+  return out;
+}
+
 class TempDir {
  public:
   TempDir() {
