@@ -20,6 +20,7 @@
 #include "driver/model/atomic_file.hpp"
 #include "driver/report/compare.hpp"
 #include "driver/run/config.hpp"
+#include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/report/export.hpp"
@@ -227,6 +228,7 @@ int run_backend(const RunOptions& o, const RunConfig& config, const BackendConfi
   Backend& backend = *Registry::instance().backend(bc.name);
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
+  describe_energy_counter(backend, device);
   Plan plan = build_plan(config, bc, device);
 
   std::string dir = out_dir;
