@@ -8,11 +8,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "driver/fit/energy.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
+#include "driver/report/summary.hpp"
 #include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "kernels/cpu/rapl.hpp"
@@ -331,6 +333,14 @@ TEST(FitEnergy, PowerAndEnergyPerFlopAndPerByteOfEachCeiling) {
   EXPECT_NEAR(back.energy->ceilings[1].pj_per_byte, dram.pj_per_byte, 1e-6 * dram.pj_per_byte);
   const std::vector<std::string> problems = validate_machine_text(machine_to_yaml(m), "m.yaml");
   EXPECT_TRUE(problems.empty()) << problems.front();
+
+  // The summary shows each figure with its unit.
+  std::ostringstream summary;
+  print_summary(summary, m, "dir");
+  EXPECT_NE(summary.str().find("energy (RAPL package-0 (powercap sysfs), idle 20.0 W)"), std::string::npos)
+      << summary.str();
+  EXPECT_NE(summary.str().find("100.0 W     5000.00 pJ/FLOP"), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find("80.0 W      2000.0 pJ/B"), std::string::npos) << summary.str();
 }
 
 TEST(FitEnergy, NamesWhyThereAreNoEnergyFigures) {
