@@ -3,6 +3,8 @@
 // which hands each probe's feeds to their fitters (the instruction roofline's are in
 // instruction_feeds.cpp, external bandwidth CSVs in external_csv.cpp).
 #include "driver/fit/fit.hpp"
+
+#include "driver/fit/energy.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/median.hpp"
 
@@ -534,6 +536,7 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
                    [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
   order_memory_levels(machine);
   reject_above_theory(machine);
+  fit_energy(samples, machine);
 }
 
 }  // namespace roofprobe

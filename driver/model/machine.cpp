@@ -201,6 +201,24 @@ void add_optional_sections(Value& root, const Machine& m) {
                       .flow());
     root.set("clocks", std::move(clocks));
   }
+  if (m.energy) {
+    const EnergySection& e = *m.energy;
+    Value ceilings = Value::array();
+    for (const EnergyFigure& f : e.ceilings) {
+      Value v = Value::object().set("name", Value::string(f.name)).set("power_w", Value::number(f.power_w));
+      if (f.pj_per_flop > 0) v.set("pj_per_flop", Value::number(f.pj_per_flop));
+      if (f.pj_per_byte > 0) v.set("pj_per_byte", Value::number(f.pj_per_byte));
+      v.set("seconds", Value::number(f.seconds)).set("samples", Value::integer(f.samples));
+      ceilings.push(v.flow());
+    }
+    root.set("energy", Value::object()
+                           .set("schema", Value::string(e.schema))
+                           .set("counter", Value::string(e.counter))
+                           .set("update_seconds", Value::number(e.update_seconds))
+                           .set("idle_power_w", Value::number(e.idle_power_w))
+                           .set("min_point_seconds", Value::number(e.min_point_seconds))
+                           .set("ceilings", std::move(ceilings)));
+  }
 }
 
 }  // namespace

@@ -130,6 +130,29 @@ struct ScalingPoint {
   std::map<std::string, double> ceilings;  // "HBM" -> GB/s, "FP64.FMA" -> GFLOP/s
 };
 
+inline constexpr const char* kEnergySchema = "roofprobe.energy/1";
+
+// One ceiling's energy, from the device's energy counter over the samples behind the ceiling.
+struct EnergyFigure {
+  std::string name;        // a compute ceiling ("FP64.FMA") or a memory level ("DRAM")
+  double power_w = 0;      // average power over those samples
+  double pj_per_flop = 0;  // compute ceilings: picojoules per FLOP (0 for levels)
+  double pj_per_byte = 0;  // memory levels: picojoules per byte moved (0 for compute)
+  double seconds = 0;      // sampled time the figure rests on
+  int samples = 0;
+};
+
+// The machine file's `energy:` section (schema roofprobe.energy/1): what the counter is, the
+// rule a point's energy was kept by, and each ceiling's figure.
+struct EnergySection {
+  std::string schema = kEnergySchema;
+  std::string counter;           // what was read ("RAPL package-0+dram (powercap sysfs)")
+  double update_seconds = 0;     // the counter's update interval, measured at the start of the run
+  double idle_power_w = 0;       // the device's power at rest, measured at the start of the run
+  double min_point_seconds = 0;  // a point's energy is used when its sampled launches last this long
+  std::vector<EnergyFigure> ceilings;
+};
+
 struct Machine {
   std::string schema = kMachineSchema;
   bool complete = true;
@@ -147,6 +170,7 @@ struct Machine {
   std::vector<Wall> shared_walls;               // walls.shared
   std::vector<ScalingPoint> scaling;
   std::vector<ClockReading> clocks;
+  std::optional<EnergySection> energy;  // absent: no energy counter was read (missing: says why)
 };
 
 // The `units:` block every machine file carries (decimal prefixes).

@@ -217,6 +217,32 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       m.clocks.push_back(c);
     }
   }
+  if (YAML::Node energy = root["energy"]) {
+    if (!energy.IsMap()) r.fail(energy, "energy", "expected a mapping");
+    EnergySection e;
+    e.schema = r.text(r.need(energy, "schema", "energy."), "energy.schema");
+    if (e.schema != kEnergySchema) r.fail(energy["schema"], "energy.schema", std::string("expected ") + kEnergySchema);
+    e.counter = r.opt_text(energy, "counter", "energy.");
+    e.update_seconds = r.opt_number(energy, "update_seconds", "energy.");
+    e.idle_power_w = r.opt_number(energy, "idle_power_w", "energy.");
+    e.min_point_seconds = r.opt_number(energy, "min_point_seconds", "energy.");
+    if (YAML::Node ceilings = energy["ceilings"]) {
+      if (!ceilings.IsSequence()) r.fail(ceilings, "energy.ceilings", "expected a list");
+      for (const auto& n : ceilings) {
+        const std::string where = "energy.ceilings[" + std::to_string(e.ceilings.size()) + "].";
+        if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+        EnergyFigure f;
+        f.name = r.text(r.need(n, "name", where), where + "name");
+        f.power_w = r.number(r.need(n, "power_w", where), where + "power_w");
+        f.pj_per_flop = r.opt_number(n, "pj_per_flop", where);
+        f.pj_per_byte = r.opt_number(n, "pj_per_byte", where);
+        f.seconds = r.opt_number(n, "seconds", where);
+        f.samples = r.opt_integer(n, "samples", where);
+        e.ceilings.push_back(f);
+      }
+    }
+    m.energy = e;
+  }
 }
 
 // The file's bytes, at most kMaxMachineFileBytes of them: yaml-cpp needs about a second per
@@ -492,6 +518,13 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
     positive(c.gflops, key + ".gflops");
     if (c.theoretical_gflops < 0) problems.push_back(path + ": " + key + ".theoretical_gflops: negative");
   }
+  if (m.energy)
+    for (std::size_t i = 0; i < m.energy->ceilings.size(); ++i) {
+      const EnergyFigure& f = m.energy->ceilings[i];
+      const std::string key = "energy.ceilings[" + std::to_string(i) + "] (" + f.name + ")";
+      positive(f.power_w, key + ".power_w");
+      if (f.pj_per_flop < 0 || f.pj_per_byte < 0) problems.push_back(path + ": " + key + ": negative energy");
+    }
   // An interrupted run may have measured too little to fit anything; it says so (complete: false).
   if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");

@@ -39,7 +39,8 @@ const char* const kColumns[] = {"rank",
                                 "point_samples",
                                 "flags",
                                 "power_w",
-                                "throttle"};
+                                "throttle",
+                                "energy_j"};
 enum Col {
   kRank,
   kBackend,
@@ -64,10 +65,13 @@ enum Col {
   kFlags,
   kPowerW,
   kThrottle,
+  kEnergyJ,
   kColumnCount
 };
-// Files of roofprobe before power_w and throttle end at flags: read alike, those two left empty.
+// Older sweeps end at flags (before power_w and throttle) or at throttle (before energy_j): read
+// alike, the later columns left at 0 / empty.
 constexpr int kColumnsBeforeTelemetry = kPowerW;
+constexpr int kColumnsBeforeEnergy = kEnergyJ;
 static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
 std::string number(double v) {
@@ -133,7 +137,7 @@ std::string sweep_csv_row(const Sample& s) {
       << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
       << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
       << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
-      << s.throttle;
+      << s.throttle << ',' << number(s.energy_j);
   return out.str();
 }
 
@@ -168,9 +172,12 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
   int columns = kColumnCount;
   if (line != sweep_csv_header()) {
-    if (line != header_of(kColumnsBeforeTelemetry))
+    if (line == header_of(kColumnsBeforeEnergy))
+      columns = kColumnsBeforeEnergy;
+    else if (line == header_of(kColumnsBeforeTelemetry))
+      columns = kColumnsBeforeTelemetry;
+    else
       throw InputError(path + ":1: not a roofprobe sweep.csv header (for other tools' data use fit --bandwidth-csv)");
-    columns = kColumnsBeforeTelemetry;
   }
   std::vector<Sample> samples;
   int line_no = 1;
@@ -221,6 +228,10 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       if (columns > kPowerW) {
         s.power_w = num(fields[kPowerW]);
         s.throttle = fields[kThrottle];
+      }
+      if (columns > kEnergyJ) {
+        s.energy_j = num(fields[kEnergyJ]);
+        if (s.energy_j < 0) throw std::invalid_argument("negative energy_j " + fields[kEnergyJ]);
       }
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());

@@ -42,6 +42,10 @@ struct Sample {
   std::string flags;
   double power_w = 0;    // board power the device reported for this launch (0: not reported)
   std::string throttle;  // what lowered the clock during this launch ("sw-power+hw-thermal"; empty: nothing)
+  // This launch's share of the energy the device's counter measured over its point's sampled
+  // launches (the group's energy x seconds / the group's seconds), joules; 0: not measured.
+  // Whether the group was long enough for the counter is decided by the fit (driver/fit/energy.hpp).
+  double energy_j = 0;
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
   double metric(const std::string& name) const;

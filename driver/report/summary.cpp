@@ -114,6 +114,15 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     out << "\n";
   }
   print_instruction_summary(out, m);
+  if (m.energy && !m.energy->ceilings.empty()) {
+    const EnergySection& e = *m.energy;
+    out << "  energy (" << e.counter
+        << (e.idle_power_w > 0 ? ", idle " + fmt("%.1f", e.idle_power_w) + " W" : std::string()) << ")\n";
+    for (const EnergyFigure& f : e.ceilings)
+      out << "  " << pad(f.name, 18) << pad(fmt("%.1f W", f.power_w), 12)
+          << (f.pj_per_flop > 0 ? fmt("%.2f pJ/FLOP", f.pj_per_flop) : fmt("%.1f pJ/B", f.pj_per_byte)) << "\n";
+    out << "\n";
+  }
   if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
       std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
     out << "  (noisy): measured on samples flagged noisy only (a busy machine); see the spread\n";

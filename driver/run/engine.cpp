@@ -77,12 +77,15 @@ PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const Mea
   while (warm < s.warmup_seconds) warm += backend.time_launch(point);
 
   NoiseCriterion criterion(s);
+  const std::optional<double> energy_before = backend.energy_joules();
   while (!criterion.done()) {
     double t = backend.time_launch(point);
     m.seconds.push_back(t);
     m.launch_telemetry.push_back(backend.last_launch_telemetry());
     criterion.add(t);
   }
+  const std::optional<double> energy_after = energy_before ? backend.energy_joules() : std::nullopt;
+  if (energy_before && energy_after && *energy_after >= *energy_before) m.energy_j = *energy_after - *energy_before;
   m.work = point.work();
   m.clock_mhz = backend.measure_clock_mhz();
   m.converged = criterion.converged();
@@ -104,6 +107,10 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
 std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend, const std::string& probe,
                                const Params& params, int point_index, int rank, double reference_clock_mhz) {
   const std::string flags = point_flags(m, reference_clock_mhz);
+  // The group's energy is shared among its launches by their time: the counter is read only
+  // around the group, because one launch is shorter than the counter's update interval.
+  double group_seconds = 0;
+  for (double t : m.seconds) group_seconds += t;
   std::vector<Sample> out;
   out.reserve(m.seconds.size());
   for (std::size_t i = 0; i < m.seconds.size(); ++i) {
@@ -136,6 +143,7 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
                                           : m.clock_mhz;
     s.power_w = during.power_w;
     s.throttle = during.throttle;
+    if (m.energy_j && group_seconds > 0) s.energy_j = *m.energy_j * s.seconds / group_seconds;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
     out.push_back(std::move(s));

@@ -3,6 +3,7 @@
 // Work and the backend's timer, so no probe computes a rate.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "driver/run/config.hpp"
@@ -37,6 +38,9 @@ struct PointMeasurement {
   std::vector<LaunchTelemetry> launch_telemetry;  // per sampled launch: clock, power, throttle during it
   Work work;                                      // per launch, at the final repetition count
   double clock_mhz = 0;                           // measured right after sampling
+  // Energy the device's counter measured from before the first sampled launch to after the
+  // last (Backend::energy_joules); nullopt where there is no counter or it went backwards.
+  std::optional<double> energy_j;
   bool converged = false;
   double noise = 0;
   Check check;

@@ -18,6 +18,7 @@
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
 #include "driver/report/summary.hpp"
+#include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "driver/run/plan.hpp"
 #include "driver/run/progress.hpp"
@@ -213,6 +214,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   Backend& backend = *Registry::instance().backend(bc.name);
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
+  describe_energy_counter(backend, device);
   Plan plan = build_plan(config, bc, device);
 
   std::string dir = out_dir;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -255,6 +256,13 @@ struct LaunchTelemetry {
   std::string throttle;  // what lowered the clock while it ran ("sw-power+hw-thermal"); empty: nothing
 };
 
+// What a backend's energy counter is (Backend::energy_joules).
+struct EnergyCounterInfo {
+  bool available = false;
+  std::string what;     // what it measures, e.g. "RAPL package-0+dram"
+  std::string why_not;  // when unavailable: the reason, for missing:
+};
+
 // A backend owns a device: it describes it and times launches with the device's own clock.
 class Backend {
  public:
@@ -273,6 +281,16 @@ class Backend {
   // asks (PreparedPoint::launch_clock); the CUDA backend reads NVML during every launch
   // where the driver has it. 0 / empty: not measured.
   virtual LaunchTelemetry last_launch_telemetry() const { return {}; }
+  // The device's cumulative energy counter, joules since an arbitrary origin (NVML's total
+  // energy on Volta and later GPUs; RAPL's package and DRAM domains on CPUs), corrected for
+  // wrap-around. The engine reads it around each point's sampled launches. nullopt when the
+  // device has no readable counter; energy_counter() then says why.
+  virtual std::optional<double> energy_joules() { return std::nullopt; }
+  // What the counter measures ("NVML total energy (board)", "RAPL package-0+dram") or, when
+  // there is none, why not.
+  virtual EnergyCounterInfo energy_counter() const {
+    return {false, "", "the " + name() + " backend reads no energy counter"};
+  }
   // After a DeviceFault: makes the device usable again (a GPU reset); false when it cannot.
   virtual bool recover() { return false; }
   // Threads the device runs without oversubscribing (CPU: the cores hwloc reports); 0 when the

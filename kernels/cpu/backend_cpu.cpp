@@ -13,12 +13,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
+#include "kernels/cpu/rapl.hpp"
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/uarch.hpp"
 
@@ -177,10 +180,24 @@ class CpuBackend final : public Backend {
 
   LaunchTelemetry last_launch_telemetry() const override { return {last_clock_mhz_, 0, {}}; }
 
+  std::optional<double> energy_joules() override { return rapl().joules(); }
+  EnergyCounterInfo energy_counter() const override {
+    RaplEnergy& r = rapl();
+    if (!r.unavailable_reason().empty()) return {false, "", r.unavailable_reason()};
+    return {true, "RAPL " + r.domains() + " (powercap sysfs)", ""};
+  }
+
   // All threads run the chain at once: the all-core clock is what the probes run at.
   double measure_clock_mhz() override { return clock_.chain_now(0.01); }
 
  private:
+  // Opened on first use: the registry constructs every backend at start-up, and most commands
+  // never measure.
+  RaplEnergy& rapl() const {
+    if (!rapl_) rapl_ = std::make_unique<RaplEnergy>();
+    return *rapl_;
+  }
+  mutable std::unique_ptr<RaplEnergy> rapl_;
   // Peak = cores x FLOP/cycle/core (uarch.hpp: pipes, datapath width, vector width) x clock.
   // The figures here are at the start-up clock; the fitter rescales each ceiling's to the clock
   // measured during that ceiling's own samples. Unknown cores get no figure and the reason.

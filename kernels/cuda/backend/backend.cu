@@ -195,6 +195,18 @@ class CudaBackend final : public Backend {
 
   LaunchTelemetry last_launch_telemetry() const override { return last_telemetry_; }
 
+  std::optional<double> energy_joules() override {
+    if (!telemetry_) open_telemetry(selected_device());
+    return telemetry_->energy_joules();
+  }
+  EnergyCounterInfo energy_counter() const override {
+    if (!telemetry_) return {false, "", "NVML not opened yet (describe the device first)"};
+    const std::string& why = telemetry_->unavailable_reason().empty() ? telemetry_->energy_unavailable_reason()
+                                                                      : telemetry_->unavailable_reason();
+    if (!why.empty()) return {false, "", why};
+    return {true, "NVML total energy (board)", ""};
+  }
+
   // Cycles counted by clock64() on the SMs over the event time of the same launch. ~20 ms of
   // spinning makes the launch overhead (a few microseconds) negligible; a first, shorter spin
   // wakes the GPU from its idle clocks.

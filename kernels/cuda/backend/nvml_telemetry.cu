@@ -20,6 +20,7 @@ struct NvmlTelemetry::Api {
   Return (*clock_info)(Device, int, unsigned int*) = nullptr;
   Return (*power_usage)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
+  Return (*total_energy)(Device, unsigned long long*) = nullptr;  // millijoules; optional (Volta+)
 };
 
 namespace {
@@ -71,6 +72,12 @@ NvmlTelemetry::NvmlTelemetry(const std::string& pci_bus_id) {
   }
   api_ = api;
   device_ = device;
+  // Optional: the other readings work without it.
+  if (!resolve(api->library, "nvmlDeviceGetTotalEnergyConsumption", api->total_energy))
+    energy_why_not_ = "NVML has no nvmlDeviceGetTotalEnergyConsumption (driver too old)";
+  else if (unsigned long long mj = 0; const Api::Return r = api->total_energy(device, &mj))
+    energy_why_not_ = std::string("nvmlDeviceGetTotalEnergyConsumption: ") + api->error_string(r) +
+                      " (the energy counter needs Volta or later)";
 }
 
 NvmlTelemetry::~NvmlTelemetry() {
@@ -95,6 +102,13 @@ void NvmlTelemetry::sample() {
   }
   unsigned long long reasons = 0;
   if (api_->throttle_reasons(device_, &reasons) == 0) throttle_mask_ |= reasons;
+}
+
+std::optional<double> NvmlTelemetry::energy_joules() {
+  if (api_ == nullptr || !energy_why_not_.empty()) return std::nullopt;
+  unsigned long long millijoules = 0;
+  if (api_->total_energy(device_, &millijoules) != 0) return std::nullopt;
+  return static_cast<double>(millijoules) * 1e-3;
 }
 
 LaunchTelemetry NvmlTelemetry::end_launch() {

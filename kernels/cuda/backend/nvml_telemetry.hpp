@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kernels/contract/probe.hpp"
@@ -34,11 +35,18 @@ class NvmlTelemetry {
   // (throttle.hpp). All 0 / empty when NVML is unavailable.
   LaunchTelemetry end_launch();
 
+  // The board's energy since the driver loaded (nvmlDeviceGetTotalEnergyConsumption, Volta and
+  // later; millijoules, updated by the driver at its own interval), joules. nullopt where NVML
+  // or the device lacks it; energy_unavailable_reason() then says why.
+  std::optional<double> energy_joules();
+  const std::string& energy_unavailable_reason() const { return energy_why_not_; }
+
  private:
   struct Api;
   Api* api_ = nullptr;
   void* device_ = nullptr;  // nvmlDevice_t
   std::string why_not_;
+  std::string energy_why_not_;
   double clock_sum_ = 0;
   int readings_ = 0;
   std::uint64_t throttle_mask_ = 0;

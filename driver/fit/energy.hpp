@@ -1,0 +1,24 @@
+// Energy figures of the fitted ceilings: from each sample's share of its point's energy
+// (sweep.csv energy_j), over the samples behind each compute ceiling and memory level, the
+// average power, the energy per FLOP and the energy per byte.
+#pragma once
+
+#include <vector>
+
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
+
+namespace roofprobe {
+
+// A point's energy is used only when its sampled launches lasted at least this many of the
+// counter's update intervals: the counter is read once before and once after the point, so each
+// end may be off by up to one interval, and 40 intervals bound that error by 2 / 40 = 5%.
+inline constexpr double kEnergyIntervalsPerPoint = 40;
+
+// Sets machine.energy from the samples when device.extra says a counter was read (its update
+// interval measured, driver/run/energy_counter.hpp) and at least one ceiling's samples qualify;
+// otherwise names under machine.missing why there are no energy figures. Call it after the
+// levels and ceilings are fitted.
+void fit_energy(const std::vector<Sample>& samples, Machine& machine);
+
+}  // namespace roofprobe
