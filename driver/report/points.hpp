@@ -49,12 +49,20 @@ inline constexpr const char* kNcuMetrics =
     "l1tex__t_bytes.sum,lts__t_bytes.sum,dram__bytes.sum,"
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 
+// The base name of a kernel as Nsight Compute prints it, without return type, namespaces,
+// template arguments or argument list:
+// "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, ...>(long, ...)"
+// -> "distribution_elementwise_grid_stride_kernel". A name it cannot take apart is kept whole.
+std::string kernel_base_name(const std::string& full);
+
 struct NcuOptions {
   std::string dram_level = "HBM";  // the level name the dram__ metrics get
   // FLOPs of one tensor-pipe (and HMMA) warp instruction; 0: by the launch's compute capability
   // (ncu_tensor.hpp), V100's 512 where the export has no CC column.
   double tensor_flops_per_instruction = 0;
-  bool full_names = false;  // keep ncu's full kernel names (return type, args)
+  // Keep ncu's whole kernel names; otherwise base names (kernel_base_name), numbered "#1", "#2"
+  // where kernels share one (instances of one template).
+  bool full_names = false;
 };
 
 struct NcuConversion {
