@@ -476,10 +476,10 @@ NcuTable ncu_table(const std::string& text, const std::string& source) {
         }
       if (!header) continue;  // text before the header
     } else if (fields.size() != table.records[*header].size() || !quotes_close(line)) {
-      throw InputError(source + ":" + std::to_string(line_no) + ": torn row: " + std::to_string(fields.size()) +
-                       " fields where the header has " + std::to_string(table.records[*header].size()) +
-                       (quotes_close(line) ? "" : ", and a quote that does not close") +
-                       " (was the export cut short?)");
+      throw InputError(source + ":" + std::to_string(line_no) + ": torn row (" +
+                       (quotes_close(line) ? "" : "a quote that does not close, ") + std::to_string(fields.size()) +
+                       " of the header's " + std::to_string(table.records[*header].size()) +
+                       " fields): was the export cut short?");
     }
     table.records.push_back(std::move(fields));
     table.lines.push_back(line_no);
