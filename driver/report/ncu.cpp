@@ -157,9 +157,14 @@ double column_scale(const std::string& name, const std::string& raw_unit) {
 
 // A value read from row `line`, column `name`, in base units: a finite, non-negative count.
 std::optional<double> counter_value(const std::string& text, double scale, const std::string& name, std::size_t line) {
-  const std::optional<double> v = ncu_number(text);
-  if (!v) return std::nullopt;
   const std::string where = "line " + std::to_string(line) + ", column '" + name + "': ";
+  std::optional<double> v;
+  try {
+    v = ncu_number(text);
+  } catch (const InputError& e) {
+    throw InputError(where + e.what());
+  }
+  if (!v) return std::nullopt;
   if (!std::isfinite(*v)) throw InputError(where + "'" + trim(text) + "' is not a finite number");
   if (*v < 0) throw InputError(where + "negative value " + trim(text) + " (every counter read counts something)");
   return *v * scale;
@@ -254,8 +259,11 @@ std::vector<Launch> parse_details_layout(const NcuTable& table) {
     any_counter = true;
     const double scale = column_scale(name, unit_col ? row[*unit_col] : std::string());
     if (auto v = counter_value(row[value_col], scale, name, line)) {
-      if (!values.emplace(name, *v).second)
-        throw InputError("line " + std::to_string(line) + ": metric '" + name + "' appears twice for launch " + id);
+      // The same metric in two sections is the same counter; two values cannot be told apart.
+      auto [it, added] = values.emplace(name, *v);
+      if (!added && it->second != *v)
+        throw InputError("line " + std::to_string(line) + ": metric '" + name + "' appears twice for launch " + id +
+                         " with different values");
     }
   }
   if (!out.empty() && !any_counter)
