@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
@@ -16,6 +17,7 @@
 #include "driver/fleet/fleet_run.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/fleet/mpi.hpp"
+#include "driver/report/ncu_metrics.hpp"
 #include "driver/report/points.hpp"
 #include "driver/run/run_identity.hpp"
 #include "driver/run/signals.hpp"
@@ -157,6 +159,22 @@ int plot_command(const PlotCommandOptions& o) {
 }
 
 int points_command(const PointsOptions& o) {
+  if (o.ncu_metrics) {
+    std::optional<double> cc;
+    if (!o.arch.empty()) {
+      cc = parse_compute_capability(o.arch);
+      if (!cc) throw InputError("--arch: '" + o.arch + "' is not a compute capability (sm_90, 9.0, 90)");
+    } else if (!o.machine_file.empty()) {
+      const Machine machine = read_machine_file(o.machine_file);
+      const auto it = machine.device.extra.find("compute_capability");
+      if (it == machine.device.extra.end() || !(cc = parse_compute_capability(it->second)))
+        throw InputError(o.machine_file +
+                         ": the device has no compute_capability (not a CUDA GPU's file?): use --arch");
+    }
+    std::cout << ncu_metrics_for(cc) << "\n";
+    return 0;
+  }
+  if (o.ncu_csv.empty()) throw InputError("points: give --ncu-csv FILE (or --ncu-metrics for the metrics to collect)");
   if (!o.out.empty()) check_output_path(o.out);
   const std::string text = read_input_file(o.ncu_csv, kMaxCsvInputBytes, "an Nsight Compute CSV");
   NcuOptions ncu;

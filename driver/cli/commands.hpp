@@ -38,8 +38,14 @@ struct PointsOptions {
   std::string ncu_csv;  // Nsight Compute CSV export (ncu --csv --page raw)
   std::string out;      // empty: stdout; otherwise written atomically
   std::string dram_level = "HBM";
-  double tensor_flops_per_instruction = 512;
+  // 0: by the export's compute capability (512 only where that is Volta's one HMMA shape).
+  double tensor_flops_per_instruction = 0;
   bool full_names = false;
+  // --ncu-metrics: print the --metrics list instead, for --arch or the --machine file's device
+  // (neither: every architecture's names).
+  bool ncu_metrics = false;
+  std::string arch;
+  std::string machine_file;
 };
 int points_command(const PointsOptions& options);
 int validate_command(const std::string& machine_file, bool strict);

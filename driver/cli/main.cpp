@@ -111,14 +111,24 @@ Subcommand add_points_command(CLI::App& app) {
   auto o = std::make_shared<roofprobe::PointsOptions>();
   CLI::App* points_cmd =
       app.add_subcommand("points", "Convert an Nsight Compute CSV export into a points file for plot --points");
-  points_cmd
-      ->add_option("--ncu-csv", o->ncu_csv,
-                   "LC_ALL=C ncu --csv --page raw export with the roofline metrics: gpu__time_duration.sum, "
-                   "smsp__inst_executed.sum, smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
-                   "sm__inst_executed_pipe_tensor.sum, l1tex__t_bytes.sum, lts__t_bytes.sum, dram__bytes.sum "
-                   "(or their sector counters); the whole command is below")
-      ->required();
+  points_cmd->add_option("--ncu-csv", o->ncu_csv,
+                         "LC_ALL=C ncu --csv --page raw export: of the --metrics that --ncu-metrics prints, or of "
+                         "--set roofline (FLOP points without instruction points); the commands are below");
+  CLI::Option* metrics_flag = points_cmd->add_flag(
+      "--ncu-metrics", o->ncu_metrics,
+      "Print the ncu --metrics list for --arch or --machine (neither: every architecture's names) and exit");
+  CLI::Option* arch = points_cmd->add_option("--arch", o->arch, "With --ncu-metrics: compute capability (sm_90, 9.0)");
+  CLI::Option* machine =
+      points_cmd->add_option("--machine", o->machine_file, "With --ncu-metrics: the GPU's machine file (its device)");
+  arch->needs(metrics_flag)->excludes(machine);
+  machine->needs(metrics_flag);
+  metrics_flag->excludes(points_cmd->get_option("--ncu-csv"));
   points_cmd->footer(std::string("Collect the counters with (LC_ALL=C: other locales' numbers are refused):\n"
+                                 "  LC_ALL=C ncu --csv --page raw --metrics \"$(roofprobe points --ncu-metrics "
+                                 "--arch sm_90)\" ./app > app-ncu.csv\n"
+                                 "or, without instruction points, LC_ALL=C ncu --csv --page raw --set roofline ./app > "
+                                 "app-ncu.csv\n"
+                                 "The list for any architecture, without tensor totals:\n"
                                  "  LC_ALL=C ncu --csv --page raw --metrics ") +
                      roofprobe::kNcuMetrics + " ./app > app-ncu.csv");
   points_cmd->add_option("--out", o->out, "Points file to write (default: stdout)");
@@ -126,10 +136,11 @@ Subcommand add_points_command(CLI::App& app) {
   points_cmd->add_option(
       "--tensor-flops-per-inst", o->tensor_flops_per_instruction,
       "FLOPs per tensor-pipe (HMMA) warp instruction (512: V100 HMMA.884; 4096: m16n8k16). Default: 512 where "
-      "that is V100's one shape (CC 7.x or no CC column), else none; sm__ops_path_tensor_* counters win");
+      "that is V100's one shape (CC 7.0/7.2 or no CC column), else none; sm__ops_path_tensor_* counters win");
   points_cmd->add_flag("--full-names", o->full_names,
-                       "Keep ncu's full kernel names (return type, template and argument lists)");
-  return {points_cmd, {"--out"}, [o] { return roofprobe::points_command(*o); }};
+                       "Keep ncu's whole kernel names (return type, namespaces, template and argument lists); by "
+                       "default base names, numbered #1, #2 where template instances share one");
+  return {points_cmd, {"--out", "--ncu-csv", "--arch", "--machine"}, [o] { return roofprobe::points_command(*o); }};
 }
 
 Subcommand add_fleet_command(CLI::App& app) {

@@ -21,6 +21,46 @@ using namespace csv_text;  // trim, lower, lines_of, strict_number, number_text
 
 namespace {
 
+// Where the bracket that closes at `close` (a ')' or '>') opens, scanning back; npos if nowhere.
+std::size_t opening_bracket(const std::string& s, std::size_t close) {
+  const char shut = s[close], open = shut == ')' ? '(' : '<';
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    if (s[i] == shut) ++depth;
+    if (s[i] == open && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::string kernel_base_name(const std::string& full) {
+  std::string name = trim(full);
+  // The argument list, then the template arguments: "ns::k<float, 2>(float const*, int)" -> "ns::k".
+  for (char shut : {')', '>'}) {
+    if (name.empty() || name.back() != shut) continue;
+    const std::size_t open = opening_bracket(name, name.size() - 1);
+    if (open == std::string::npos || open == 0) return trim(full);
+    name = trim(name.substr(0, open));
+  }
+  // The last component of the qualified name, outside brackets ("(anonymous namespace)", "<...>"),
+  // without the return type before it: "void at::native::(anonymous namespace)::k" -> "k".
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '(' || c == '<') ++depth;
+    if ((c == ')' || c == '>') && depth > 0) --depth;
+    if (depth != 0) continue;
+    if (c == ' ') start = i + 1;
+    if (c == ':' && i + 1 < name.size() && name[i + 1] == ':') start = i + 2;
+  }
+  name = trim(name.substr(start));
+  return name.empty() ? trim(full) : name;
+}
+
+namespace {
+
 // A metric value as ncu prints it: "1,234,567.5", "n/a", "". Thousands separators dropped. A
 // number written in another locale ("27.595.520", "1.234,5", "0,5") is an error: dropping the
 // separators would read it 1000x off, and skipping it would lose the counter without a word.
@@ -61,9 +101,9 @@ std::optional<double> unit_scale(const std::string& raw) {
   static const std::map<std::string, double> hz = {{"hz", 1}, {"khz", 1e3}, {"mhz", 1e6}, {"ghz", 1e9}};
   if (auto it = hz.find(lower(unit)); it != hz.end()) return it->second;
   // Counted things ncu names, singular as it prints them, with an optional K/M/G/T prefix.
-  static const std::set<std::string> counts = {"byte", "sector",      "request",  "inst",      "cycle",
-                                               "warp", "thread",      "block",    "wavefront", "transaction",
-                                               "bit",  "instruction", "register", "context",   "count"};
+  static const std::set<std::string> counts = {
+      "byte",      "sector",      "request", "inst",        "cycle",    "warp",    "thread", "block",
+      "wavefront", "transaction", "bit",     "instruction", "register", "context", "count",  "op"};
   auto count_scale = [&](const std::string& u) -> std::optional<double> {
     if (counts.count(u) != 0) return 1.0;
     if (u.size() > 1 && std::string("KMGT").find(u[0]) != std::string::npos && counts.count(u.substr(1)) != 0) {
@@ -85,15 +125,49 @@ std::optional<double> unit_scale(const std::string& raw) {
   return count_scale(unit);
 }
 
-// A metric value in base units, or an error naming the metric when its unit is unknown or the
-// value is negative (every counter the points are made of counts something).
-double scaled_value(double value, const std::string& unit, const std::string& metric_name) {
+bool is_read_metric(const std::string& name);  // after the tables of what is read
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The multiplier to base units of a column that is read, after checking that its unit fits what
+// the name says it is: a duration, a rate per second, a rate per cycle, or a count. A rate unit
+// on a count (".sum" as "byte/second") would put the point a duration off.
+double column_scale(const std::string& name, const std::string& raw_unit) {
+  const std::string unit = trim(raw_unit);
+  if (name == "CC") return 1.0;
   const std::optional<double> scale = unit_scale(unit);
-  if (!scale)
-    throw InputError("metric '" + trim(metric_name) + "' has unit '" + trim(unit) +
-                     "', which is not one of Nsight Compute's (a count, a time or a rate)");
-  if (value < 0) throw InputError("metric '" + trim(metric_name) + "' is negative (" + number_text(value) + ")");
-  return value * *scale;
+  const std::string where = "column '" + name + "' has unit '" + unit + "'";
+  if (!scale) throw InputError(where + ", which is not one of Nsight Compute's (a count, a time or a rate)");
+  const bool per_time = (unit.find('/') != std::string::npos && !ends_with(unit, "/cycle")) ||
+                        lower(unit).find("hz") != std::string::npos;
+  if (ends_with(name, ".per_second")) {
+    if (!per_time) throw InputError(where + ", not a rate per second");
+  } else if (ends_with(name, ".per_cycle_elapsed")) {
+    if (!unit.empty() && !ends_with(unit, "/cycle")) throw InputError(where + ", not a rate per cycle");
+  } else if (name == "gpu__time_duration.sum") {
+    if (!seconds_per(unit)) throw InputError(where + ", not a time");
+  } else if (unit.find('/') != std::string::npos || per_time || seconds_per(unit) || unit == "%") {
+    throw InputError(where + ", a rate or a time, but a ." + name.substr(name.rfind('.') + 1) +
+                     " column counts (export without --print-units or other unit options)");
+  }
+  return *scale;
+}
+
+// A value read from row `line`, column `name`, in base units: a finite, non-negative count.
+std::optional<double> counter_value(const std::string& text, double scale, const std::string& name, std::size_t line) {
+  const std::string where = "line " + std::to_string(line) + ", column '" + name + "': ";
+  std::optional<double> v;
+  try {
+    v = ncu_number(text);
+  } catch (const InputError& e) {
+    throw InputError(where + e.what());
+  }
+  if (!v) return std::nullopt;
+  if (!std::isfinite(*v)) throw InputError(where + "'" + trim(text) + "' is not a finite number");
+  if (*v < 0) throw InputError(where + "negative value " + trim(text) + " (every counter read counts something)");
+  return *v * scale;
 }
 
 using Counters = std::map<std::string, double>;  // metric name -> value in base units
@@ -103,19 +177,39 @@ struct Launch {
   Counters values;
 };
 
-// One row per launch with a metric per column; the row under the header holds the units.
-std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>& records, std::size_t header,
-                                     std::size_t kernel_col) {
-  const std::vector<std::string>& names = records[header];
-  std::vector<std::string> units(names.size());
+// The CSV records from the header on, each with its line in the file, and where the header and
+// its "Kernel Name" column are.
+struct NcuTable {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::size_t> lines;
+  std::size_t header = 0;
+  std::size_t kernel_col = 0;
+};
+
+// One row per launch with a metric per column; the row under the header holds the units. Only
+// the columns read are looked at: the others (Host Name, launch__*, device__*, ...) may hold
+// anything in any unit.
+std::vector<Launch> parse_raw_layout(const NcuTable& table) {
+  const std::vector<std::string>& names = table.records[table.header];
+  std::map<std::string, std::size_t> read;  // metric -> its column
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    const std::string name = trim(names[c]);
+    if (c == table.kernel_col || !is_read_metric(name)) continue;
+    auto [it, added] = read.emplace(name, c);
+    if (!added)
+      throw InputError("column '" + name + "' appears twice in the header (columns " + std::to_string(it->second + 1) +
+                       " and " + std::to_string(c + 1) + "): which one holds the counter cannot be told");
+  }
+  std::map<std::string, double> scale;
   bool have_units = false;
   std::vector<Launch> out;
-  for (std::size_t r = header + 1; r < records.size(); ++r) {
-    const std::vector<std::string>& row = records[r];
-    if (row.size() <= kernel_col) continue;
-    if (trim(row[kernel_col]).empty()) {  // the units row
-      if (out.empty())
-        for (std::size_t c = 0; c < row.size() && c < units.size(); ++c) units[c] = row[c];
+  for (std::size_t r = table.header + 1; r < table.records.size(); ++r) {
+    const std::vector<std::string>& row = table.records[r];
+    const std::size_t line = table.lines[r];
+    if (trim(row[table.kernel_col]).empty()) {  // the units row, right under the header
+      if (have_units || !out.empty())
+        throw InputError("line " + std::to_string(line) + ": a row without a kernel name under the launches");
+      for (const auto& [name, c] : read) scale[name] = column_scale(name, row[c]);
       have_units = true;
       continue;
     }
@@ -124,20 +218,19 @@ std::vector<Launch> parse_raw_layout(const std::vector<std::vector<std::string>>
           "no units row under the header (ncu --csv --page raw prints one: without it 'usecond' and "
           "'Ksector' values would be read as seconds and sectors)");
     Launch launch;
-    launch.kernel = trim(row[kernel_col]);
-    for (std::size_t c = 0; c < row.size() && c < names.size(); ++c) {
-      if (c == kernel_col) continue;
-      if (auto v = ncu_number(row[c])) launch.values[trim(names[c])] = scaled_value(*v, units[c], names[c]);
-    }
+    launch.kernel = trim(row[table.kernel_col]);
+    for (const auto& [name, c] : read)
+      if (auto v = counter_value(row[c], scale[name], name, line)) launch.values[name] = *v;
     out.push_back(std::move(launch));
   }
   return out;
 }
 
 // One row per (launch, metric): "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value".
-std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::string>>& records, std::size_t header,
-                                         std::size_t kernel_col) {
-  const std::vector<std::string>& names = records[header];
+// With --metrics it holds the counters by name; with sections only (--set roofline) it holds
+// their display values (SOL percentages, Duration) and no counter: refused.
+std::vector<Launch> parse_details_layout(const NcuTable& table) {
+  const std::vector<std::string>& names = table.records[table.header];
   auto column = [&](const char* name) -> std::optional<std::size_t> {
     for (std::size_t c = 0; c < names.size(); ++c)
       if (trim(names[c]) == name) return c;
@@ -149,20 +242,35 @@ std::vector<Launch> parse_details_layout(const std::vector<std::vector<std::stri
   const auto cc_col = column("CC");  // the compute capability, which tensor FLOPs depend on
   std::vector<Launch> out;
   std::map<std::string, std::size_t> index;  // launch id (or kernel name) -> out
-  for (std::size_t r = header + 1; r < records.size(); ++r) {
-    const std::vector<std::string>& row = records[r];
-    if (row.size() <= std::max({kernel_col, metric_col, value_col})) continue;
-    const std::string kernel = trim(row[kernel_col]);
+  bool any_counter = false;
+  for (std::size_t r = table.header + 1; r < table.records.size(); ++r) {
+    const std::vector<std::string>& row = table.records[r];
+    const std::size_t line = table.lines[r];
+    const std::string kernel = trim(row[table.kernel_col]);
     if (kernel.empty()) continue;
-    const std::string id = id_col && *id_col < row.size() ? trim(row[*id_col]) : kernel;
+    const std::string id = id_col ? trim(row[*id_col]) : kernel;
     auto [it, added] = index.emplace(id + "\n" + kernel, out.size());
     if (added) out.push_back({kernel, {}});
-    if (cc_col && *cc_col < row.size())
-      if (auto cc = ncu_number(row[*cc_col])) out[it->second].values["CC"] = *cc;
-    const std::string unit = unit_col && *unit_col < row.size() ? row[*unit_col] : std::string();
-    if (auto v = ncu_number(row[value_col]))
-      out[it->second].values[trim(row[metric_col])] = scaled_value(*v, unit, row[metric_col]);
+    Counters& values = out[it->second].values;
+    if (cc_col)
+      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line)) values["CC"] = *cc;
+    const std::string name = trim(row[metric_col]);
+    if (!is_read_metric(name)) continue;
+    any_counter = true;
+    const double scale = column_scale(name, unit_col ? row[*unit_col] : std::string());
+    if (auto v = counter_value(row[value_col], scale, name, line)) {
+      // The same metric in two sections is the same counter; two values cannot be told apart.
+      auto [it, added] = values.emplace(name, *v);
+      if (!added && it->second != *v)
+        throw InputError("line " + std::to_string(line) + ": metric '" + name + "' appears twice for launch " + id +
+                         " with different values");
+    }
   }
+  if (!out.empty() && !any_counter)
+    throw InputError(
+        "a --page details export of sections holds no counters (only section values such as SOL percentages "
+        "and Duration): export with --page raw (ncu --csv --page raw --set roofline, or --metrics from "
+        "roofprobe points --ncu-metrics)");
   return out;
 }
 
@@ -179,23 +287,6 @@ std::optional<double> launch_seconds(const Counters& c) {
   auto rate = metric(c, {"sm__cycles_elapsed.avg.per_second"});
   if (cycles && rate && *cycles > 0 && *rate > 0) return *cycles / *rate;
   return std::nullopt;
-}
-
-// "void ns::k<float, 2>(float const*, int)" -> "ns::k<float, 2>": no return type, no arguments.
-std::string short_kernel_name(const std::string& full) {
-  std::string name = trim(full);
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = name.size(); i-- > 0;) {
-      if (name[i] == ')') ++depth;
-      if (name[i] == '(' && --depth == 0) {
-        if (i > 0) name = trim(name.substr(0, i));
-        break;
-      }
-    }
-  }
-  if (name.rfind("void ", 0) == 0) name = trim(name.substr(5));
-  return name.empty() ? trim(full) : name;
 }
 
 struct Level {
@@ -236,6 +327,39 @@ const std::vector<Level>& levels() {
   return table;
 }
 
+// The counters points are made of (by name, without a rate suffix), and the clocks and times
+// that turn rates back into counts.
+bool is_read_count(const std::string& name) {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> n = {"gpu__time_duration.sum", "smsp__inst_executed.sum", "sm__inst_executed.sum",
+                               "sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum"};
+    for (const char* unit : {"sm", "smsp", "dram", "lts", "l1tex"})
+      n.insert(std::string(unit) + "__cycles_elapsed.avg");
+    for (const char* p : {"d", "f", "h"})
+      for (const char* op : {"add", "mul", "fma"})
+        for (const char* unit : {"smsp", "sm"})
+          n.insert(std::string(unit) + "__sass_thread_inst_executed_op_" + p + op + "_pred_on.sum");
+    for (const char* kind : {"hmma", "imma", "dmma", "gmma"})
+      for (const char* unit : {"smsp", "sm"})
+        n.insert(std::string(unit) + "__inst_executed_pipe_tensor_op_" + kind + ".sum");
+    for (const Level& level : levels()) {
+      n.insert(level.metrics.begin(), level.metrics.end());
+      if (level.bytes_total) n.insert(level.bytes_total);
+      n.insert(level.bytes_halves.begin(), level.bytes_halves.end());
+    }
+    return n;
+  }();
+  static const std::regex tensor_ops(R"(sm__ops_path_tensor_[a-z0-9_]+\.sum)");
+  return names.count(name) != 0 || std::regex_match(name, tensor_ops);
+}
+
+bool is_read_metric(const std::string& name) {
+  if (name == "CC" || is_read_count(name)) return true;
+  for (const std::string suffix : {".per_second", ".per_cycle_elapsed"})
+    if (ends_with(name, suffix) && is_read_count(name.substr(0, name.size() - suffix.size()))) return true;
+  return false;
+}
+
 // Nsight Compute's roofline sections collect rates, not counts: `X.per_second` and
 // `X.per_cycle_elapsed`. With the launch's duration (and its elapsed cycles) they are counts
 // again; a count the launch has is never replaced.
@@ -243,18 +367,25 @@ Counters with_counts_from_rates(const Counters& c) {
   Counters out = c;
   std::optional<double> seconds;
   if (auto t = metric(c, {"gpu__time_duration.sum"}); t && *t > 0) seconds = *t;
-  std::optional<double> cycles = metric(c, {"sm__cycles_elapsed.avg"});
-  if (!cycles && seconds)
-    if (auto rate = metric(c, {"sm__cycles_elapsed.avg.per_second"})) cycles = *rate * *seconds;
+  // The elapsed cycles of a unit ("sm", "smsp", "dram", ...): each counts in its own clock.
+  const auto cycles_of = [&](const std::string& unit) -> std::optional<double> {
+    const std::string name = unit + "__cycles_elapsed.avg";
+    if (auto n = metric(c, {name.c_str()})) return n;
+    const std::string rate = name + ".per_second";
+    if (auto r = metric(c, {rate.c_str()}); r && seconds) return *r * *seconds;
+    return std::nullopt;
+  };
   const auto strip = [](const std::string& name, const std::string& suffix) -> std::optional<std::string> {
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return name.substr(0, name.size() - suffix.size());
+    if (name.size() > suffix.size() && ends_with(name, suffix)) return name.substr(0, name.size() - suffix.size());
     return std::nullopt;
   };
   for (const auto& [name, value] : c) {
     if (auto base = strip(name, ".per_second"); base && seconds && c.count(*base) == 0) out[*base] = value * *seconds;
-    if (auto base = strip(name, ".per_cycle_elapsed"); base && cycles && c.count(*base) == 0)
-      out[*base] = value * *cycles;
+    if (auto base = strip(name, ".per_cycle_elapsed"); base && c.count(*base) == 0) {
+      std::optional<double> cycles = cycles_of(base->substr(0, base->find("__")));
+      if (!cycles) cycles = cycles_of("sm");
+      if (cycles) out[*base] = value * *cycles;
+    }
   }
   return out;
 }
@@ -307,13 +438,18 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     bool found = false;
     for (const char* name : level.metrics)
       if (auto v = metric(c, {name})) sum += *v, found = true;
+    // Counted bytes before bytes turned back from a rate (--set roofline has dram__bytes.sum
+    // only as a rate, beside its counted halves).
     if (!found && level.bytes_total != nullptr) {
-      if (auto v = metric(c, {level.bytes_total})) sum = *v / level.bytes_per_transaction, found = true;
+      if (auto v = metric(counters, {level.bytes_total})) sum = *v / level.bytes_per_transaction, found = true;
     }
     if (!found) {
       check_pair(level.bytes_halves);
       for (const char* name : level.bytes_halves)
         if (auto v = metric(c, {name})) sum += *v / level.bytes_per_transaction, found = true;
+    }
+    if (!found && level.bytes_total != nullptr) {
+      if (auto v = metric(c, {level.bytes_total})) sum = *v / level.bytes_per_transaction, found = true;
     }
     if (found) {
       k.transactions[l] += sum;
@@ -327,29 +463,34 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
   }
 }
 
-// The CSV records from the header on, and where the header and its "Kernel Name" column are.
-struct NcuTable {
-  std::vector<std::vector<std::string>> records;
-  std::size_t header = 0;
-  std::size_t kernel_col = 0;
-};
+// A record whose quotes do not close was cut inside a field.
+bool quotes_close(const std::string& line) { return std::count(line.begin(), line.end(), '"') % 2 == 0; }
 
 NcuTable ncu_table(const std::string& text, const std::string& source) {
-  // Records; ncu's own messages ("==PROF== ...") and the program's output are not CSV records.
+  // Records; ncu's own messages ("==PROF== ...") and the program's output before the header are
+  // not CSV records.
   NcuTable table;
   std::optional<std::size_t> header;
+  std::size_t line_no = 0;
   for (const std::string& line : lines_of(text)) {
+    ++line_no;
     if (trim(line).empty() || line.rfind("==", 0) == 0) continue;
     std::vector<std::string> fields = split_csv_record(line);
     if (!header) {
       for (std::size_t c = 0; c < fields.size(); ++c)
-        if (trim(fields[c]) == "Kernel Name") {
+        if (trim(fields[c]) == "Kernel Name" && quotes_close(line)) {
           header = table.records.size();
           table.kernel_col = c;
         }
       if (!header) continue;  // text before the header
+    } else if (fields.size() != table.records[*header].size() || !quotes_close(line)) {
+      throw InputError(source + ":" + std::to_string(line_no) + ": torn row (" +
+                       (quotes_close(line) ? "" : "a quote that does not close, ") + std::to_string(fields.size()) +
+                       " of the header's " + std::to_string(table.records[*header].size()) +
+                       " fields): was the export cut short?");
     }
     table.records.push_back(std::move(fields));
+    table.lines.push_back(line_no);
   }
   if (!header)
     throw InputError(source +
@@ -368,8 +509,7 @@ std::vector<KernelTotals> kernel_totals(const NcuTable& table, const std::string
       std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
   std::vector<KernelTotals> kernels;
   try {
-    const std::vector<Launch> launches = details ? parse_details_layout(table.records, table.header, table.kernel_col)
-                                                 : parse_raw_layout(table.records, table.header, table.kernel_col);
+    const std::vector<Launch> launches = details ? parse_details_layout(table) : parse_raw_layout(table);
     if (launches.empty()) throw InputError("no kernel launches under the header");
 
     // Launches of one kernel are summed, in the order the kernels first appear.
@@ -388,14 +528,20 @@ std::vector<KernelTotals> kernel_totals(const NcuTable& table, const std::string
   return kernels;
 }
 
-// The name each kernel is shown by: short names where they stay unique.
+// The name each kernel is shown by: its base name, numbered "#1", "#2", ... in the order of
+// first launch where several kernels share it (instances of one template); ncu's whole name
+// with full_names.
 std::vector<std::string> display_names(const std::vector<KernelTotals>& kernels, bool full_names) {
-  std::map<std::string, std::set<std::string>> by_short;
-  for (const KernelTotals& k : kernels) by_short[short_kernel_name(k.kernel)].insert(k.kernel);
   std::vector<std::string> out;
+  if (full_names) {
+    for (const KernelTotals& k : kernels) out.push_back(k.kernel);
+    return out;
+  }
+  std::map<std::string, int> sharing, numbered;
+  for (const KernelTotals& k : kernels) ++sharing[kernel_base_name(k.kernel)];
   for (const KernelTotals& k : kernels) {
-    const std::string s = short_kernel_name(k.kernel);
-    out.push_back(full_names || by_short[s].size() > 1 ? k.kernel : s);
+    const std::string base = kernel_base_name(k.kernel);
+    out.push_back(sharing[base] > 1 ? base + " #" + std::to_string(++numbered[base]) : base);
   }
   return out;
 }
@@ -433,19 +579,27 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
 
 // How tensor FLOPs were counted, one note per way (tensor_work writes them), and each kernel
 // whose tensor work had no figure (it gets no FLOP point).
-void add_tensor_notes(const std::vector<KernelTotals>& kernels, NcuConversion* out) {
+void add_tensor_notes(const std::vector<KernelTotals>& kernels, const std::vector<std::string>& names,
+                      NcuConversion* out) {
   std::set<std::string> ways;
   for (const KernelTotals& k : kernels) ways.insert(k.tensor_counted.begin(), k.tensor_counted.end());
   out->notes.insert(out->notes.end(), ways.begin(), ways.end());
-  for (const KernelTotals& k : kernels)
-    for (const std::string& u : k.tensor_uncounted)
-      out->notes.push_back("kernel '" + short_kernel_name(k.kernel) + "': tensor instructions " + u +
-                           " have more than one shape there (so more than one FLOPs-per-instruction figure): no FLOP "
-                           "point for it; collect sm__ops_path_tensor_src_* (README) or set --tensor-flops-per-inst");
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    for (const std::string& u : kernels[i].tensor_uncounted) {
+      if (u.rfind("counted by both ", 0) == 0)
+        out->notes.push_back("kernel '" + names[i] + "': tensor ops " + u +
+                             ", which overlap without one holding the other: no FLOP point for it");
+      else
+        out->notes.push_back("kernel '" + names[i] + "': tensor instructions " + u +
+                             " have more than one shape there (so more than one FLOPs-per-instruction figure): no "
+                             "FLOP point for it; collect the sm__ops_path_tensor_src_* totals (roofprobe points "
+                             "--ncu-metrics --arch sm_XX lists them) or set --tensor-flops-per-inst");
+    }
 }
 
 // A note for each kind of metric no kernel had, and for the tensor FLOPs assumed.
-void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions& options, NcuConversion* out) {
+void add_metric_notes(const std::vector<KernelTotals>& kernels, const std::vector<std::string>& names,
+                      const NcuOptions& options, NcuConversion* out) {
   bool any_flops = false, any_instructions = false, any_tensor = false;
   std::vector<bool> any_level(levels().size(), false);
   for (const KernelTotals& k : kernels) {
@@ -459,7 +613,7 @@ void add_metric_notes(const std::vector<KernelTotals>& kernels, const NcuOptions
         "no FLOP metrics (smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum, "
         "sm__inst_executed_pipe_tensor.sum): no flop points");
   if (!any_instructions) out->notes.push_back("no smsp__inst_executed.sum: no instruction points");
-  if (any_tensor) add_tensor_notes(kernels, out);
+  if (any_tensor) add_tensor_notes(kernels, names, out);
   for (std::size_t l = 0; l < levels().size(); ++l)
     if (!any_level[l])
       out->notes.push_back(std::string("no ") + (levels()[l].name ? levels()[l].name : options.dram_level.c_str()) +
@@ -481,7 +635,7 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
   const std::vector<std::string> names = display_names(kernels, options.full_names);
   NcuConversion out;
   for (std::size_t i = 0; i < kernels.size(); ++i) add_kernel_points(kernels[i], names[i], options.dram_level, &out);
-  add_metric_notes(kernels, options, &out);
+  add_metric_notes(kernels, names, options, &out);
   if (out.points.empty())
     throw InputError(
         source + ": no kernel points could be computed (" +

@@ -3,7 +3,9 @@
 
 #include "driver/report/csv_text.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -13,61 +15,87 @@ namespace roofprobe {
 
 namespace {
 
-// One sm__ops_path_tensor_* counter, split into its qualifiers ("" where absent).
+// One sm__ops_path_tensor_* counter: the ops of the instruction kind `op` ("" = every kind), of
+// the source types `sources` (one, or a group such as Blackwell's fp4_fp6_fp8), into accumulator
+// `dst` ("" = every accumulator), with sparsity `sparsity` ("" = both).
 struct OpsCounter {
-  std::string op, dst, sparsity;
+  std::string name;
+  std::string op;
+  std::set<std::string> sources;
+  std::string dst, sparsity;
   double value = 0;
 };
 
-// The ops of one source type, each data path counted once. A path is (instruction kind, dst);
-// "" stands for all of them. At each path: its unsplit counter, else the sum of its sparsity
-// halves. Unqualified counters hold every instruction kind, so they win over kind-qualified ones
-// of the same dst; a total over dst types wins over everything.
-double ops_of_source(const std::vector<OpsCounter>& counters) {
-  const auto path = [&](const std::string& op, const std::string& dst) -> std::optional<double> {
-    std::optional<double> whole, halves;
-    for (const OpsCounter& c : counters) {
-      if (c.op != op || c.dst != dst) continue;
-      if (c.sparsity.empty())
-        whole = c.value;
-      else
-        halves = halves.value_or(0) + c.value;
-    }
-    return whole ? whole : halves;
-  };
-  if (auto total = path("", "")) return *total;
-  std::set<std::string> dsts, ops;
-  for (const OpsCounter& c : counters) {
-    if (!c.dst.empty()) dsts.insert(c.dst);
-    if (!c.op.empty()) ops.insert(c.op);
-  }
-  double sum = 0;
-  if (dsts.empty()) {  // kind-qualified totals only: the kinds are disjoint
-    for (const std::string& op : ops) sum += path(op, "").value_or(0);
-    return sum;
-  }
-  for (const std::string& dst : dsts) {
-    if (auto all_kinds = path("", dst)) {
-      sum += *all_kinds;
-      continue;
-    }
-    for (const std::string& op : ops) sum += path(op, dst).value_or(0);
-  }
-  return sum;
+bool contains(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::includes(a.begin(), a.end(), b.begin(), b.end());
 }
 
-std::optional<double> ops_counter_flops(const std::map<std::string, double>& counters) {
+// Every op `b` counts is counted by `a` too: `a` is a total `b` is a part of.
+bool covers(const OpsCounter& a, const OpsCounter& b) {
+  return (a.op.empty() || a.op == b.op) && contains(a.sources, b.sources) && (a.dst.empty() || a.dst == b.dst) &&
+         (a.sparsity.empty() || a.sparsity == b.sparsity);
+}
+
+// Some op could be counted by both.
+bool overlap(const OpsCounter& a, const OpsCounter& b) {
+  const auto same_or_any = [](const std::string& x, const std::string& y) { return x.empty() || y.empty() || x == y; };
+  const bool shared_source =
+      std::any_of(a.sources.begin(), a.sources.end(), [&](const std::string& s) { return b.sources.count(s) != 0; });
+  return shared_source && same_or_any(a.op, b.op) && same_or_any(a.dst, b.dst) && same_or_any(a.sparsity, b.sparsity);
+}
+
+std::optional<OpsCounter> ops_counter(const std::string& metric, double value) {
   static const std::regex name(
-      R"(sm__ops_path_tensor_(?:op_([a-z0-9]+)_)?src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum)");
-  std::map<std::string, std::vector<OpsCounter>> by_source;
-  for (const auto& [metric, value] : counters) {
-    std::smatch m;
-    if (std::regex_match(metric, m, name)) by_source[m[2]].push_back({m[1], m[3], m[4], value});
+      R"(sm__ops_path_tensor_(?:op_([a-z0-9]+)_)?src_((?:fp|bf|tf|int)[0-9]+(?:_(?:fp|bf|tf|int)[0-9]+)*)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum)");
+  std::smatch m;
+  if (!std::regex_match(metric, m, name)) return std::nullopt;
+  OpsCounter c;
+  c.name = metric;
+  c.op = m[1];
+  std::string types = m[2];
+  for (std::size_t at = 0; at < types.size();) {
+    const std::size_t end = types.find('_', at);
+    c.sources.insert(types.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? types.size() : end + 1;
   }
-  if (by_source.empty()) return std::nullopt;
-  double flops = 0;
-  for (const auto& [source, list] : by_source) flops += ops_of_source(list);
-  return flops;
+  c.dst = m[3];
+  c.sparsity = m[4];
+  c.value = value;
+  return c;
+}
+
+// The ops of the launch, each counted once: the counters no other counter holds (the totals),
+// summed, when they are disjoint. Counters of 0 hold no ops and are left out first. Two
+// totals that overlap without one holding the other cannot be added: `overlapping` names them.
+struct OpsSum {
+  std::optional<double> ops;  // nullopt: no tensor-path counter at all
+  std::string overlapping;
+};
+
+OpsSum ops_counter_flops(const std::map<std::string, double>& counters) {
+  OpsSum out;
+  std::vector<OpsCounter> nonzero;
+  for (const auto& [metric, value] : counters) {
+    if (auto c = ops_counter(metric, value)) {
+      out.ops = 0.0;
+      if (value > 0) nonzero.push_back(std::move(*c));
+    }
+  }
+  std::vector<const OpsCounter*> totals;
+  for (const OpsCounter& c : nonzero) {
+    bool held = false;
+    for (const OpsCounter& other : nonzero)
+      if (&other != &c && covers(other, c) && (!covers(c, other) || &other < &c)) held = true;
+    if (!held) totals.push_back(&c);
+  }
+  for (std::size_t i = 0; i < totals.size(); ++i)
+    for (std::size_t j = i + 1; j < totals.size(); ++j)
+      if (overlap(*totals[i], *totals[j])) {
+        out.overlapping = totals[i]->name + " and " + totals[j]->name;
+        return out;
+      }
+  for (const OpsCounter* t : totals) *out.ops += t->value;
+  return out;
 }
 
 std::string cc_text(double cc) {
@@ -98,12 +126,17 @@ TensorWork tensor_work(const std::map<std::string, double>& counters, double flo
     if (auto it = counters.find(n); it != counters.end()) return it->second;
     return std::nullopt;
   };
-  if (auto ops = ops_counter_flops(counters)) {  // one FLOP per op, whatever the instructions
-    work.flops = *ops;
-    if (*ops > 0)
+  const OpsSum ops = ops_counter_flops(counters);
+  if (!ops.overlapping.empty()) {
+    work.uncounted = "counted by both " + ops.overlapping;
+    return work;
+  }
+  if (ops.ops) {  // one FLOP per op, whatever the instructions
+    work.flops = *ops.ops;
+    if (*ops.ops > 0)
       work.counted.push_back(
           "tensor FLOPs from Nsight Compute's tensor-path op counters (sm__ops_path_tensor_*), one FLOP per op "
-          "(NVIDIA's advice for tensor FLOPs; not yet checked here against a GEMM of known size)");
+          "(each total is 2*M*N*K for a GEMM), every total counted once and never added to its parts");
     return work;
   }
   const std::optional<double> cc = counter("CC");

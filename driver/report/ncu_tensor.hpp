@@ -16,15 +16,19 @@ struct TensorWork {
   // How its FLOPs were counted, one note line per way ("tensor instructions dmma@8.0 counted as
   // 512 FLOPs each (the one shape there, DMMA.884)"); empty without tensor work.
   std::vector<std::string> counted;
-  std::string uncounted;  // "gmma@9.0", "hmma@8.0", "pipe@9.0", "hmma (no CC column)"
+  // "gmma@9.0", "hmma@8.0", "pipe@9.0", "hmma (no CC column)", or "counted by both A and B" (two
+  // tensor-path totals that overlap without one holding the other: their sum would count twice).
+  std::string uncounted;
 };
 
 // The tensor FLOPs of a launch, best source first:
-//  1. sm__ops_path_tensor_[op_<kind>_]src_<type>[_dst_<type>][_sparsity_{on,off}].sum: Nsight
-//     Compute's tensor-path operation counters, which NVIDIA gives for counting tensor FLOPs
-//     because "the answer differs per variant and per architecture" for instructions. Each data
-//     path counts once (a total over its accumulator types or its sparsity halves is not added to
-//     its parts again), each op as one FLOP.
+//  1. sm__ops_path_tensor_[op_<kind>_]src_<type>[_<type>...][_dst_<type>][_sparsity_{on,off}].sum:
+//     Nsight Compute's tensor-path operation counters, which NVIDIA gives for counting tensor
+//     FLOPs because "the answer differs per variant and per architecture" for instructions. Each
+//     op counts once: a counter that another holds (a part: one instruction kind, accumulator,
+//     source type of a group, or sparsity half) is left out, and the totals left are added. Each
+//     op is one FLOP: on an H200 every total of a cuBLAS GEMM (tf32, fp16, bf16, fp8, int8, fp64)
+//     equals 2*M*N*K.
 //  2. sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma,gmma}.sum x the FLOPs of the one shape the
 //     launch's compute capability ("CC" column) has for that kind (ncu_tensor_shape); a kind with
 //     several shapes there is left uncounted.

@@ -52,6 +52,23 @@ if "$rp" points --help | grep -q -- "--metrics gpu__time_duration.sum,.*dram__by
 else
   echo "FAIL points_help: no ncu --metrics command in points --help"; failures=$((failures+1))
 fi
+# points --ncu-metrics: the list for an architecture; a bad one, a CPU machine file, an export cut short.
+if "$rp" points --ncu-metrics --arch sm_90 | grep -q "^gpu__time_duration.sum,.*,sm__ops_path_tensor_src_fp16.sum,"; then
+  echo "ok   points_ncu_metrics: prints the sm_90 list"
+else
+  echo "FAIL points_ncu_metrics: no sm_90 list"; failures=$((failures+1))
+fi
+if "$rp" points --help | grep -q -- "--full-names.*numbered #1, #2"; then
+  echo "ok   points_help_names: --full-names says how names are shortened"
+else
+  echo "FAIL points_help_names: --full-names help"; failures=$((failures+1))
+fi
+expect_error points_bad_arch "not a compute capability" -- "$rp" points --ncu-metrics --arch hopper
+expect_error points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
+expect_error points_nothing "give --ncu-csv FILE" -- "$rp" points
+printf '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum"\n"","","ns","byte"\n"0","k","10","1,0' > "$work/torn.csv"
+expect_error points_torn "torn.csv:3: torn row" -- "$rp" points --ncu-csv "$work/torn.csv" --out "$work/p.csv"
+[[ -e $work/p.csv ]] && { echo "FAIL points_torn wrote $work/p.csv"; failures=$((failures+1)); }
 for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
   [[ -e $work/$d ]] && { echo "FAIL $d: output directory created for bad input"; failures=$((failures+1)); }
 done
