@@ -110,8 +110,7 @@ def roofprobe_fma(binary, threads, precision, workdir):
 def fma_ceiling(machine, precision):
     """(gflops, theoretical_gflops, clock_mhz) of the <precision>.FMA ceiling in a machine file's
     text. It is read from the top-level compute: list: device.theoretical names the same ceilings
-    first, with the peak at the start-up clock as their gflops (read here by mistake until
-    2026-11-26: the "roofprobe" FMA figures of the earlier tables were that peak)."""
+    first, with the peak at the start-up clock as their gflops, which is not a measurement."""
     compute = machine[machine.index("\ncompute:"):]
     name = f"name: {precision.upper()}.FMA"
     if name not in compute:

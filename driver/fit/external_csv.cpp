@@ -11,9 +11,9 @@
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/model/units.hpp"
-#include "driver/report/points.hpp"
 
 namespace roofprobe {
 
@@ -32,14 +32,9 @@ std::string trim(const std::string& text) {
 
 // Fields of one record, quote-aware (a quoted field may hold commas), each trimmed.
 std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields = split_csv_record(line);
+  std::vector<std::string> fields = csv_text::split_csv_record(line);
   for (std::string& f : fields) f = trim(f);
   return fields;
-}
-
-std::string lower(std::string text) {
-  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return text;
 }
 
 class CsvError {
@@ -85,7 +80,7 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
     const std::vector<std::string> fields = split_csv_line(line);
     if (!x_col) {  // the header
       for (std::size_t i = 0; i < fields.size(); ++i) {
-        const std::string name = lower(fields[i]);
+        const std::string name = csv_text::lower(fields[i]);
         if (name == "working_set_bytes" && !x_col) x_col = i;
         if (name == "gbs" && !y_col) y_col = i;
       }

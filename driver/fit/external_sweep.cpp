@@ -8,21 +8,13 @@
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 
 namespace roofprobe {
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
+using csv_text::lines_of;
 
 [[noreturn]] void fail_at(const std::string& path, std::size_t line, const std::string& what) {
   throw InputError(path + ":" + std::to_string(line) + ": " + what);

@@ -10,22 +10,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <utility>
 
-#include "driver/model/atomic_file.hpp"
-#include "driver/model/errors.hpp"
-#include "driver/report/points.hpp"
 #include "driver/model/units.hpp"
 
 namespace roofprobe {

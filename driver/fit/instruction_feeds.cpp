@@ -13,7 +13,7 @@ namespace roofprobe::fitting {
 namespace {
 
 // Warp instructions per clock the device can issue: SMs x schedulers (one instruction per
-// scheduler per clock; ARCHITECTURE.md). 0 when the device does not say how many schedulers.
+// scheduler per clock; docs/ARCHITECTURE.md). 0 when the device does not say how many schedulers.
 double theoretical_warp_gips(const DeviceInfo& device) {
   auto it = device.extra.find("schedulers_per_sm");
   if (it == device.extra.end() || device.compute_units <= 0 || device.clock_measured_mhz <= 0) return 0;
@@ -53,7 +53,7 @@ void fit_predication(const ProbeSamples& group, const FeedSpec& spec, Machine& m
     PredicationPoint p;
     p.active_lanes = lanes;
     p.warp_gips = best->median;
-    p.thread_gips = best->median * lanes / 32.0;  // thread instructions / 32, per ARCHITECTURE.md
+    p.thread_gips = best->median * lanes / 32.0;  // thread instructions / 32, per docs/ARCHITECTURE.md
     table.push_back(p);
   }
   // Most active lanes first, as the instruction roofline lists them.

@@ -21,19 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "driver/model/interval.hpp"
+
 namespace roofprobe {
 
 // One sample of a bandwidth curve: several samples may share a size.
 struct CurvePoint {
   double x = 0;  // working set, bytes
   double y = 0;  // rate (GB/s, or any rate unit)
-};
-
-// A 95% confidence interval; both 0 when the fit could not give one (a level resting on too few
-// samples, a singular covariance).
-struct Interval {
-  double lo = 0, hi = 0;
-  bool known() const { return hi > 0; }
 };
 
 struct FittedLevel {

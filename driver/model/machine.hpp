@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "driver/model/document.hpp"
-#include "driver/fit/level_model.hpp"
+#include "driver/model/interval.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe {
@@ -45,7 +45,7 @@ struct MemoryLevel {
 };
 
 // Bytes of one transaction at a level: shared memory moves 128-byte wavefronts, every other
-// level 32-byte sectors (ARCHITECTURE.md, definitions).
+// level 32-byte sectors (docs/ARCHITECTURE.md, definitions).
 inline int transaction_bytes(const MemoryLevel& level) { return level.level == "shared" ? 128 : 32; }
 
 // One instruction's own ceiling for the work of a compute ceiling (tensor: mma.sync, wgmma, ...).

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "driver/model/errors.hpp"
-#include "driver/report/csv_text.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/report/ncu_tensor.hpp"
 #include "driver/report/points.hpp"
 

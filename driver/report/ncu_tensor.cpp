@@ -1,7 +1,7 @@
 // points --ncu-csv: tensor FLOPs per launch (see ncu_tensor.hpp for the order of sources).
 #include "driver/report/ncu_tensor.hpp"
 
-#include "driver/report/csv_text.hpp"
+#include "driver/model/csv_text.hpp"
 
 #include <algorithm>
 #include <cmath>

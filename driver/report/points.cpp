@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "driver/model/errors.hpp"
-#include "driver/report/csv_text.hpp"
+#include "driver/model/csv_text.hpp"
 
 namespace roofprobe {
 
@@ -36,34 +36,6 @@ std::string csv_field(const std::string& text) {
 }
 
 }  // namespace
-
-std::vector<std::string> split_csv_record(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(field);
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  out.push_back(field);
-  return out;
-}
 
 std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source) {
   const std::vector<std::string> lines = lines_of(text);

@@ -32,9 +32,6 @@ std::vector<KernelPoint> read_points_csv(const std::string& path);
 // The points file text (header kernel,level,intensity,performance,kind).
 std::string points_to_csv(const std::vector<KernelPoint>& points);
 
-// One CSV record split into fields: double-quoted fields may hold commas and doubled quotes.
-std::vector<std::string> split_csv_record(const std::string& line);
-
 // The Nsight Compute metrics `points --ncu-csv` reads, as one `--metrics` argument: time, warp
 // instructions, FP64/FP32/FP16 add/mul/fma thread instructions, the tensor pipe, and the L1, L2
 // and DRAM bytes and shared-memory wavefronts (NERSC's byte recipe), for any architecture.

@@ -51,7 +51,7 @@ struct Work {
   double bytes_read = 0;
   double bytes_written = 0;
   double flops = 0;
-  double transactions = 0;       // 32-byte sectors (global/L2/HBM), per ARCHITECTURE.md
+  double transactions = 0;       // 32-byte sectors (global/L2/HBM), per docs/ARCHITECTURE.md
   double shared_wavefronts = 0;  // 128-byte shared-memory wavefronts
   double warp_instructions = 0;  // GPU: warp instructions (all classes); CPU: 0 (not counted)
   double working_set_bytes = 0;  // bytes the launch cycles through (all arrays, all workers)

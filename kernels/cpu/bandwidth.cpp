@@ -12,8 +12,8 @@
 // OpenMP region per launch with every pass inside it, timed from a barrier that starts all
 // threads together.
 // likwid's load and update kernels compute nothing; any arithmetic in the loop costs L1 rate
-// (2026-11-26, Sapphire Rapids VM, one thread, 24 KiB, 512-bit: an update adding 1 to every
-// vector 0.84 of likwid's update, adding 1 to one vector in 4 or 8 still 0.93; a read XORing every
+// (Sapphire Rapids, one thread, 24 KiB, 512-bit: an update adding 1 to every vector ran at
+// 0.84 of likwid's update, adding 1 to one vector in 4 or 8 still 0.93; a read XORing every
 // vector 0.87 of its load). So the loops compute as little as their verification needs:
 // - read keeps the vectors it does not fold live with an empty asm statement (the compiler must
 //   load them, no instruction uses them) and XORs a quarter of them, a different quarter each
@@ -41,7 +41,7 @@ namespace {
 constexpr int kReadPairs = 8;  // read: vector pairs per block, each pass folds 2 of them
 // rmw: vectors rotated together (a pass count off by a multiple hides). Not 8: with 8 vectors the
 // compiler interleaves stores before the block's last loads, and two threads updated L1 at half
-// their rate (2026-11-26, Sapphire Rapids VM: 490 GB/s where 4 give 930).
+// their rate (Sapphire Rapids: 490 GB/s where 4 give 930).
 constexpr std::size_t kRmwBlock = 4;
 constexpr std::size_t kUnroll = 4;  // the other modes: vectors per iteration, as likwid-bench
 static_assert(kReadPairs % kReadPhases == 0, "every phase folds as many pairs");

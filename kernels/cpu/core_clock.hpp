@@ -31,7 +31,7 @@ double thread_cpu_seconds();
 //   vector_fma: independent FMAs of the widest vector the build targets (simd.hpp), a quarter as
 //               many as adds, so the adds stay the critical path on a core that runs one such
 //               FMA per cycle or more: the clock of a core running wide vector floating point.
-//               On the CI's Xeon VM (2026-11-26) the scalar chain read 3.8-4.0 GHz right before
+//               On a Sapphire Rapids core the scalar chain read 3.8-4.0 GHz right before
 //               and after 512-bit FMA launches, this one 3.4-3.6 GHz, the rate at which those
 //               launches retired two FMAs per cycle.
 enum class ChainLoad { scalar, vector_fma };

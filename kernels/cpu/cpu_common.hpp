@@ -66,8 +66,8 @@ double timed_parallel(int threads, Body body) {
 // Thread chunks of one stream can be stored `guard` elements apart (chunk t's element i at
 // data[i + t * guard]): the hardware prefetchers run a few lines past the end of a stream, and
 // with the neighbour's chunk right there they take its lines away while it writes them. Two
-// threads copying 8 KiB chunks of one array ran at half their rate (2026-11-26, Sapphire Rapids
-// VM: 460 GB/s; 256 bytes apart or more, 970 GB/s). A stream allocates n + threads * guard.
+// threads copying 8 KiB chunks of one array ran at half their rate (Sapphire Rapids: 460 GB/s;
+// 256 bytes apart or more, 970 GB/s). A stream allocates n + threads * guard.
 template <class T>
 inline constexpr std::size_t kChunkGuardElements = 4096 / sizeof(T);
 

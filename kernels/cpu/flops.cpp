@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kernels/common/flop_chain.hpp"
+#include "kernels/contract/compute_feeds.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 
@@ -15,8 +16,8 @@ namespace roofprobe::cpu {
 namespace {
 
 // Independent vectors per thread. FMA latency (4) x pipes (2) = 8 is the least that keeps Zen 3,
-// Zen 4 or Golden Cove busy, with no slack: on the Xeon VM (Sapphire Rapids, two threads, 512-bit)
-// 8 chains ran FP64 FMA at 189-192 GFLOP/s, 12 or 16 at 218-225 (2026-11-26). The chains, a and b
+// Zen 4 or Golden Cove busy, with no slack: on Sapphire Rapids (two threads, 512-bit) 8 chains
+// ran FP64 FMA at 189-192 GFLOP/s, 12 or 16 at 218-225. The chains, a and b
 // must stay in registers: 16 + 2 of AVX-512's 32; 12 + 2 of AVX2's 16 (with 16 chains GCC kept
 // two of them on the stack, a store-forwarding round trip per FMA).
 #if defined(__AVX512F__) || defined(__aarch64__)
@@ -178,15 +179,8 @@ class CpuFlopsProbe final : public Probe {
     bytes.max = 1ull << 30;
     bytes.defaults = {"16384"};
     info_.axes = {precision, form, flops, bytes};
-    FeedSpec feed;
-    feed.kind = FeedKind::ComputeCeiling;
-    feed.metric = "gflops";
-    feed.series_axes = {"precision", "form"};
-    feed.name_pattern = "{precision}.{form}";
-    info_.feeds = {feed};
-    // The fleet's compute aggregate: every rank's FP64 FMA peak at once.
-    info_.fleet = {
-        FleetAggregate::Kind::Compute, "FP64.FMA", {{"precision", "fp64"}, {"form", "fma"}}, "flops_per_element"};
+    info_.feeds = {precision_form_feed()};
+    info_.fleet = fp64_fma_aggregate();
   }
 
   const ProbeInfo& info() const override { return info_; }

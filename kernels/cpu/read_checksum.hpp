@@ -4,7 +4,7 @@
 // (phase = pass mod kReadPhases: a quarter of the vectors each, every element once per cycle), so
 // the loop spends one logic instruction (a three-input XOR) on every 8 vectors it loads: folding
 // every vector read a Sapphire Rapids core's L1 at 0.87 of likwid-bench's loads-only kernel
-// (2026-11-26, one thread, 24 KiB), a quarter at its rate.
+// (one thread, 24 KiB), a quarter at its rate.
 // XOR and the rotation commute, so all lanes and accumulators fold into one word, and after r
 // passes over a chunk whose phase-q elements XOR to X_q the word is
 //   S(r) = rotl(S(r-1) ^ X_{(r-1) mod kReadPhases}) = XOR_{j=0..r-1} rotl^(r-j)(X_{j mod kReadPhases}).

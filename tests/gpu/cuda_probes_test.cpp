@@ -1,13 +1,12 @@
 // Runs the CUDA probes on the GPU through the Registry, as the engine does: prepare a point,
 // time a few launches with the backend, verify, and check the rate against the theoretical
-// ceiling at the measured clock (ARCHITECTURE.md: a result above it is a bug until proven
+// ceiling at the measured clock (docs/ARCHITECTURE.md: a result above it is a bug until proven
 // otherwise). Every test skips, with the backend's reason, where no CUDA device is usable.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <ostream>
 #include <string>
 
 #include "kernels/contract/probe.hpp"
@@ -66,44 +65,6 @@ TEST_F(CudaProbeTest, LaunchesReportTheClockAndPowerNvmlSawDuringThem) {
   EXPECT_LT(t.clock_mhz, 1.1 * d.clock_measured_mhz);
   EXPECT_GT(t.power_w, 0);
 }
-
-struct FlopsCase {
-  const char* precision;
-  const char* form;
-  int k;
-  const char* ceiling;
-  double min_fraction;  // of the theoretical peak; 0: no lower bound (memory-bound point)
-};
-
-void PrintTo(const FlopsCase& c, std::ostream* os) { *os << c.precision << "." << c.form << " K=" << c.k; }
-
-class CudaFlopsTest : public CudaProbeTest, public ::testing::WithParamInterface<FlopsCase> {};
-
-TEST_P(CudaFlopsTest, VerifiesAndStaysBelowThePeak) {
-  const FlopsCase& c = GetParam();
-  const Params params{{"precision", c.precision},
-                      {"form", c.form},
-                      {"flops_per_element", std::to_string(c.k)},
-                      {"working_set_bytes", std::to_string(32u << 20)}};
-  Work work;
-  const double s = best_seconds("flops", params, 3, &work);
-  const double gflops = rates_of(work, s).gflops;
-  const auto peak = device().theoretical_gflops.find(c.ceiling);
-  ASSERT_NE(peak, device().theoretical_gflops.end()) << "no theoretical " << c.ceiling;
-  std::printf("%s K=%d: %.1f GFLOP/s of %.1f theoretical (%.1f%%), launch %.3f ms\n", c.ceiling, c.k, gflops,
-              peak->second, 100 * gflops / peak->second, s * 1e3);
-  EXPECT_LE(gflops, peak->second * kTolerance) << "faster than the theoretical peak";
-  EXPECT_GE(gflops, peak->second * c.min_fraction) << "far below the theoretical peak";
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Points, CudaFlopsTest,
-    ::testing::Values(FlopsCase{"fp64", "fma", 1024, "FP64.FMA", 0.5}, FlopsCase{"fp32", "fma", 1024, "FP32.FMA", 0.5},
-                      FlopsCase{"fp32", "nofma", 256, "FP32.noFMA", 0.5},
-                      FlopsCase{"fp64", "nofma", 8, "FP64.noFMA", 0.0}, FlopsCase{"fp32", "fma", 1, "FP32.FMA", 0.0}),
-    [](const ::testing::TestParamInfo<FlopsCase>& i) {
-      return std::string(i.param.precision) + "_" + i.param.form + "_k" + std::to_string(i.param.k);
-    });
 
 class CudaBandwidthTest : public CudaProbeTest, public ::testing::WithParamInterface<const char*> {};
 

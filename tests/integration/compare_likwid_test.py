@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/compare_likwid.py reads roofprobe's FMA ceilings from a machine file's compute: list, not
-the device's theoretical peaks listed earlier under the same names (its FMA rows were those peaks
-until 2026-11-26). Usage: compare_likwid_test.py SOURCE_DIR"""
+the device's theoretical peaks listed earlier under the same names. Usage:
+compare_likwid_test.py SOURCE_DIR"""
 import importlib.util
 import os
 import sys

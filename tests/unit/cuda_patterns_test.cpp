@@ -296,7 +296,7 @@ std::vector<std::uint64_t> strided(std::uint64_t base, std::uint64_t stride_byte
 }
 
 TEST(Coalescing, SectorsPerWarpRequestForStridePatterns) {
-  // The global-memory walls of the instruction roofline (ARCHITECTURE.md).
+  // The global-memory walls of the instruction roofline (docs/ARCHITECTURE.md).
   EXPECT_EQ(sectors_per_warp_request(strided(4096, 0).data(), 32, 4), 1);     // stride-0
   EXPECT_EQ(sectors_per_warp_request(strided(4096, 4).data(), 32, 4), 4);     // unit, 4-byte
   EXPECT_EQ(sectors_per_warp_request(strided(4096, 8).data(), 32, 8), 8);     // unit, 8-byte
@@ -354,7 +354,7 @@ TEST(Coalescing, StreamWarpRequestsUseWholeSectors) {
             static_cast<int>((active * 16 + 31) / 32));
 }
 
-// ---- architecture figures vs the published peaks (ARCHITECTURE.md reference table) ----------
+// ---- architecture figures vs the published peaks (docs/ARCHITECTURE.md reference table) ----------
 struct Reference {
   const char* gpu;
   int major, minor, sms;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/contract/compute_feeds.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe::testing {
@@ -35,12 +36,7 @@ inline ProbeInfo flops_like_probe(const std::string& name, const std::string& ba
   fl.axes = {{"precision", AxisType::Choice, "", {"fp64", "fp32"}, 0, 0, {"fp64"}},
              {"form", AxisType::Choice, "", {"fma", "nofma"}, 0, 0, {"fma"}},
              {"flops_per_element", AxisType::Integer, "", {}, 1, 4096, {"1"}}};
-  FeedSpec ceil;
-  ceil.kind = FeedKind::ComputeCeiling;
-  ceil.metric = "gflops";
-  ceil.series_axes = {"precision", "form"};
-  ceil.name_pattern = "{precision}.{form}";
-  fl.feeds = {ceil};
+  fl.feeds = {precision_form_feed()};
   return fl;
 }
 

@@ -88,8 +88,8 @@ TEST(FindPlateaus, TheLastCacheMayFadeIntoMemoryFarPastItsCapacity) {
 TEST(FindPlateaus, ARunsShareOfTheLastCacheMayBeFarBelowItsReportedCapacity) {
   // A 2-core VM on a Xeon: hwloc reports the socket's 480 MiB L3, the run's share of it ends near
   // 110 MB (other tenants, sub-NUMA clustering). Bound to the reported caches, the L3 knee still
-  // belongs to the L3 (2026-11-25: the L3 was lost and the L1 with it, a read curve fitted as
-  // two levels); the inner caches keep their 2.5x reach.
+  // belongs to the L3 (the failure this guards against: the L3 lost and the L1 with it, a read
+  // curve fitted as two levels); the inner caches keep their 2.5x reach.
   const SweepShape vm{{{80 * KiB, 630}, {3.5 * MiB, 350}, {110 * MiB, 110}, {0, 50}}, 0.2, 0};
   const std::vector<CacheInfo> caches = {{"L1", static_cast<std::uint64_t>(48 * KiB), 2},
                                          {"L2", static_cast<std::uint64_t>(2 * MiB), 2},

@@ -295,8 +295,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   }
 }
 
-// A sweep written before power_w and throttle were recorded (every measured sweep of 2026-11-24
-// and -25) is read alike, those two empty; it cannot be resumed by this version.
+// A sweep written before power_w and throttle were recorded (as the older runs under
+// results/measured/ are) is read alike, those two empty; it cannot be resumed by this version.
 TEST(SweepCsv, ASweepWithoutTelemetryColumnsIsRead) {
   const std::string path = temp_dir() + "/sweep_before_telemetry.csv";
   write(path,

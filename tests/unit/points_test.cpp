@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/report/points.hpp"
 
@@ -117,8 +118,9 @@ TEST(PointsFile, BadInputNamesFileAndLine) {
 }
 
 TEST(PointsFile, SplitsQuotedCsvRecords) {
-  EXPECT_EQ(split_csv_record(R"("a, b","c ""d""",,e)"), (std::vector<std::string>{"a, b", "c \"d\"", "", "e"}));
-  EXPECT_EQ(split_csv_record(""), (std::vector<std::string>{""}));
+  EXPECT_EQ(csv_text::split_csv_record(R"("a, b","c ""d""",,e)"),
+            (std::vector<std::string>{"a, b", "c \"d\"", "", "e"}));
+  EXPECT_EQ(csv_text::split_csv_record(""), (std::vector<std::string>{""}));
 }
 
 // ---- Nsight Compute: the raw page -------------------------------------------------------------

@@ -35,7 +35,7 @@
 
 namespace roofprobe {
 
-inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (ARCHITECTURE.md)
+inline constexpr int kSectorBytes = 32;  // global/L2/DRAM transaction (docs/ARCHITECTURE.md)
 inline constexpr int kWarpLanes = 32;
 
 // read: loads only; rmw: load and store in place; copy: load one array, store the other;

@@ -20,6 +20,7 @@
 #include "kernels/cuda/clock/kernel.cuh"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
+#include "kernels/cuda/backend/repeated_point.hpp"
 
 namespace roofprobe::cuda {
 
@@ -29,7 +30,7 @@ namespace {
 constexpr double kTargetLaunchSeconds = 4e-3;
 constexpr long long kCyclesPerRep = 100000;  // the unit the engine scales a launch by
 // Keeps N far below the 2^63 clock64 range and each launch under ~10 s at 100 MHz.
-constexpr std::int64_t kMaxReps = 10000;
+constexpr int kMaxReps = 10000;
 
 ClockLoad parse_load(const std::string& text) {
   if (text == "idle") return ClockLoad::Idle;
@@ -40,10 +41,11 @@ ClockLoad parse_load(const std::string& text) {
 using ClockKernel = void (*)(long long, float, long long, long long*, long long*, long long*, long long*,
                              std::uint32_t*);
 
-class ClockPoint final : public PreparedPoint {
+class ClockPoint final : public RepeatedPoint {
  public:
   ClockPoint(ClockLoad load, const DeviceInfo& dev)
-      : load_(load),
+      : RepeatedPoint(kMaxReps),
+        load_(load),
         kernel_(load == ClockLoad::Idle ? &clock_kernel<ClockLoad::Idle> : &clock_kernel<ClockLoad::Fp32Fma>) {
     use_selected_device();
     blocks_ = resident_blocks(kernel_, kClockBlock, carveout_of("clock"));
@@ -68,19 +70,15 @@ class ClockPoint final : public PreparedPoint {
   }
 
   void launch() override {
-    ++launches_;
-    kernel_<<<blocks_, kClockBlock>>>(cycles(), 1.0f, launches_, start_.get(), stop_.get(), turns_.get(),
+    // Each block records the number of the launch it last ran in (1, 2, ...).
+    kernel_<<<blocks_, kClockBlock>>>(cycles(), 1.0f, launches_ + 1, start_.get(), stop_.get(), turns_.get(),
                                       launch_ids_.get(), results_.get());
     RP_CUDA_CHECK(cudaGetLastError());
-    last_cycles_ = cycles();
+    count_launch();
   }
 
-  void set_repetitions(std::int64_t reps) override { reps_ = std::min<std::int64_t>(clamp_reps(reps), kMaxReps); }
-  std::int64_t repetitions() const override { return reps_; }
-
-  Check verify() override {
-    RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (last_cycles_ == 0) return {};
+  Check verify_launches() override {
+    const long long last_cycles = static_cast<long long>(last_launch_reps_) * kCyclesPerRep;
     const auto blocks = static_cast<std::size_t>(blocks_);
     std::vector<long long> start(blocks), stop(blocks), turns(blocks), launch(blocks);
     RP_CUDA_CHECK(cudaMemcpy(start.data(), start_.get(), start_.bytes(), cudaMemcpyDeviceToHost));
@@ -92,10 +90,10 @@ class ClockPoint final : public PreparedPoint {
         return Check{false, "clock: block " + std::to_string(b) + " of " + std::to_string(blocks) +
                                 " last ran in launch " + std::to_string(launch[b]) + " of " +
                                 std::to_string(launches_)};
-      if (turns[b] < 1 || stop[b] - start[b] < last_cycles_) {
+      if (turns[b] < 1 || stop[b] - start[b] < last_cycles) {
         return Check{false, "clock: block " + std::to_string(b) + " of " + std::to_string(blocks) + " spun " +
                                 std::to_string(stop[b] - start[b]) + " cycles in " + std::to_string(turns[b]) +
-                                " turns, expected at least " + std::to_string(last_cycles_) + " cycles"};
+                                " turns, expected at least " + std::to_string(last_cycles) + " cycles"};
       }
     }
     if (load_ == ClockLoad::Fp32Fma) return verify_chains();
@@ -121,9 +119,6 @@ class ClockPoint final : public PreparedPoint {
   ClockLoad load_;
   ClockKernel kernel_;
   int blocks_ = 0;
-  std::int64_t reps_ = 1;
-  long long last_cycles_ = 0;  // cycles the last launch spun (0: none yet)
-  long long launches_ = 0;     // launches so far; the last one's number is what blocks record
   DeviceBuffer<long long> start_, stop_, turns_, launch_ids_;
   DeviceBuffer<std::uint32_t> results_;
 };

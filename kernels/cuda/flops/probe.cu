@@ -23,6 +23,7 @@
 #include "kernels/common/flop_chain.hpp"
 #include "kernels/cuda/flops/model.hpp"
 #include "kernels/cuda/backend/gpu_arith_rates.hpp"
+#include "kernels/contract/compute_feeds.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/flops/kernel.cuh"
@@ -378,15 +379,8 @@ class CudaFlopsProbe final : public Probe {
                      "bytes of the array the chains update; 0: the larger of 64 MiB and 4x the device's L2", 0, 1e12,
                      {"0"}),
     };
-    FeedSpec feed;
-    feed.kind = FeedKind::ComputeCeiling;
-    feed.metric = "gflops";
-    feed.series_axes = {"precision", "form"};
-    feed.name_pattern = "{precision}.{form}";
-    info_.feeds = {feed};
-    // The fleet's compute aggregate: every rank's FP64 FMA peak at once.
-    info_.fleet = {
-        FleetAggregate::Kind::Compute, "FP64.FMA", {{"precision", "fp64"}, {"form", "fma"}}, "flops_per_element"};
+    info_.feeds = {precision_form_feed()};
+    info_.fleet = fp64_fma_aggregate();
   }
 
   const ProbeInfo& info() const override { return info_; }

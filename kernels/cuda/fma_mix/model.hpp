@@ -1,5 +1,5 @@
 // Operation mix, work accounting and host arithmetic model of the CUDA "fma_mix" probe (FMA-mix
-// ceilings, ARCHITECTURE.md: peak x (2a + (1 - a)) / 2 for an FMA fraction a), shared by its
+// ceilings, docs/ARCHITECTURE.md: peak x (2a + (1 - a)) / 2 for an FMA fraction a), shared by its
 // kernel (kernels/cuda/fma_mix/kernel.cuh), its launcher and the host unit tests
 // (tests/probes/fma_mix/model_test.cpp). No CUDA headers: the 16-bit formats are modelled here.
 //

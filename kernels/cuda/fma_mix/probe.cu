@@ -2,7 +2,7 @@
 // register-resident chains of blocks of 8 operations, a fraction `fma_fraction` of them FMAs and
 // the rest alternating multiplies and adds (kernels/cuda/fma_mix/model.hpp), in FP64, FP32,
 // half2 or bfloat162. All operations issue at the same rate, so the FLOP rate follows
-// peak x (1 + a) / 2 (ARCHITECTURE.md's FMA-mix ceiling): a = 1 is the FMA peak, a = 0 the
+// peak x (1 + a) / 2 (docs/ARCHITECTURE.md's FMA-mix ceiling): a = 1 is the FMA peak, a = 0 the
 // no-FMA one. The data is loaded and stored once per launch; everything else is in registers,
 // so every point is compute-bound.
 #include <cuda_runtime.h>
@@ -22,6 +22,7 @@
 #include "kernels/cuda/fma_mix/model.hpp"
 #include "kernels/cuda/backend/gpu_arith_rates.hpp"
 #include "kernels/cuda/backend/gpu_arch.hpp"
+#include "kernels/contract/compute_feeds.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/fma_mix/kernel.cuh"
@@ -263,12 +264,7 @@ class CudaFmaMixProbe final : public Probe {
         choice_axis("fma_fraction", "fraction of the operations that are FMAs; the rest are multiplies and adds",
                     {"0", "0.25", "0.5", "0.75", "1"}),
     };
-    FeedSpec feed;
-    feed.kind = FeedKind::ComputeCeiling;
-    feed.metric = "gflops";
-    feed.series_axes = {"precision", "fma_fraction"};
-    feed.name_pattern = "{precision}.MIX{fma_fraction}";
-    info_.feeds = {feed};
+    info_.feeds = {compute_ceiling_feed({"precision", "fma_fraction"}, "{precision}.MIX{fma_fraction}")};
   }
 
   const ProbeInfo& info() const override { return info_; }

@@ -20,6 +20,7 @@
 #include "kernels/cuda/backend/stream_pattern.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
+#include "kernels/cuda/backend/repeated_point.hpp"
 #include "kernels/cuda/scaling/kernel.cuh"
 
 namespace roofprobe::cuda {
@@ -57,7 +58,7 @@ using ScalingKernelFn = void (*)(const uint4*, unsigned long long, std::uint32_t
 
 const char* kernel_name(ScalingKernel k) { return k == ScalingKernel::MemoryRead ? "memory_read" : "fp64_fma"; }
 
-class ScalingPoint final : public PreparedPoint {
+class ScalingPoint final : public RepeatedPoint {
  public:
   ScalingPoint(ScalingKernel kind, int sm_count, const DeviceInfo& dev)
       : kind_(kind),
@@ -103,16 +104,10 @@ class ScalingPoint final : public PreparedPoint {
     kernel_<<<blocks_, kScalingBlock>>>(data_.get(), items, items_per_pass_, smid_limit_, 1.0, next_item_.get(),
                                         item_done_.get(), sm_worked_.get(), sums_.get());
     RP_CUDA_CHECK(cudaGetLastError());
-    last_launch_reps_ = reps_;
-    passes_done_ += reps_;
+    count_launch();
   }
 
-  void set_repetitions(std::int64_t reps) override { reps_ = clamp_reps(reps); }
-  std::int64_t repetitions() const override { return reps_; }
-
-  Check verify() override {
-    RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (passes_done_ == 0) return {};
+  Check verify_launches() override {
     const std::string point =
         std::string("scaling ") + kernel_name(kind_) + " sm_count=" + std::to_string(sm_count_) + ": ";
     // 1. The last launch's checksum: what its items compute, whichever blocks ran them.
@@ -203,9 +198,6 @@ class ScalingPoint final : public PreparedPoint {
   std::uint32_t items_per_pass_ = 0;
   std::uint32_t smid_limit_ = 0xFFFFFFFFu;
   int active_sms_ = 0;
-  int reps_ = 1;
-  int last_launch_reps_ = 0;
-  long long passes_done_ = 0;  // over all launches so far
   DeviceBuffer<uint4> data_;
   DeviceBuffer<unsigned long long> next_item_;
   DeviceBuffer<std::uint32_t> item_done_, sm_worked_;

@@ -21,6 +21,7 @@
 #include "kernels/cuda/shared/model.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
+#include "kernels/cuda/backend/repeated_point.hpp"
 #include "kernels/cuda/shared/kernel.cuh"
 
 namespace roofprobe::cuda {
@@ -51,7 +52,7 @@ int parse_degree(const std::string& text) {
   return d;
 }
 
-class SharedPoint final : public PreparedPoint {
+class SharedPoint final : public RepeatedPoint {
  public:
   SharedPoint(int degree, const DeviceInfo& dev) : degree_(degree) {
     use_selected_device();
@@ -70,8 +71,8 @@ class SharedPoint final : public PreparedPoint {
   }
 
   Work work() const override {
-    const SharedWork s = shared_work(static_cast<double>(warps_), kSharedSlots,
-                                     static_cast<double>(steps_per_chain(iterations_)), degree_);
+    const SharedWork s =
+        shared_work(static_cast<double>(warps_), kSharedSlots, static_cast<double>(steps_per_chain(reps_)), degree_);
     Work w;
     w.bytes_read = s.bytes;
     w.shared_wavefronts = s.wavefronts;
@@ -81,21 +82,16 @@ class SharedPoint final : public PreparedPoint {
   }
 
   void launch() override {
-    shared_kernel<kSharedSlots><<<blocks_, kSharedBlock>>>(degree_, kRowStep, iterations_, out_.get());
+    shared_kernel<kSharedSlots><<<blocks_, kSharedBlock>>>(degree_, kRowStep, reps_, out_.get());
     RP_CUDA_CHECK(cudaGetLastError());
-    last_launch_iterations_ = iterations_;
+    count_launch();
   }
 
-  void set_repetitions(std::int64_t reps) override { iterations_ = clamp_reps(reps); }
-  std::int64_t repetitions() const override { return iterations_; }
-
   // Every thread's checksum of the last launch, as the host predicts it.
-  Check verify() override {
-    RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (last_launch_iterations_ == 0) return {};
+  Check verify_launches() override {
     std::vector<std::uint32_t> got(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    const std::uint64_t steps = steps_per_chain(last_launch_iterations_);
+    const std::uint64_t steps = steps_per_chain(last_launch_reps_);
     for (std::size_t t = 0; t < got.size(); ++t) {
       const auto warp = static_cast<std::uint32_t>(t / kSharedWarpLanes);
       const int lane = static_cast<int>(t % kSharedWarpLanes);
@@ -118,8 +114,6 @@ class SharedPoint final : public PreparedPoint {
   int degree_;
   int blocks_ = 0;
   std::size_t warps_ = 0;
-  int iterations_ = 1;
-  int last_launch_iterations_ = 0;
   DeviceBuffer<std::uint32_t> out_;
 };
 

@@ -17,6 +17,7 @@
 #include "kernels/cuda/stride/model.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
+#include "kernels/cuda/backend/repeated_point.hpp"
 #include "kernels/cuda/stride/kernel.cuh"
 
 namespace roofprobe::cuda {
@@ -103,7 +104,7 @@ int resident_blocks_of(const void* kernel) {
   return std::max(per_sm, 1) * sms;
 }
 
-class StridePoint final : public PreparedPoint {
+class StridePoint final : public RepeatedPoint {
  public:
   StridePoint(int stride, int word_bytes, std::uint64_t working_set, const DeviceInfo& dev)
       : stride_(stride),
@@ -127,7 +128,7 @@ class StridePoint final : public PreparedPoint {
   }
 
   Work work() const override {
-    const StrideWork s = stride_work(static_cast<double>(warps_), groups_, stride_, word_bytes_);
+    const StrideWork s = stride_work(static_cast<double>(warps_), reps_, stride_, word_bytes_);
     Work w;
     w.warp_instructions = s.requests;
     w.transactions = s.transactions;
@@ -137,24 +138,19 @@ class StridePoint final : public PreparedPoint {
   }
 
   void launch() override {
-    fns_.launch(blocks_, data_.get(), n_ - 1, groups_, out_.get());
+    fns_.launch(blocks_, data_.get(), n_ - 1, reps_, out_.get());
     RP_CUDA_CHECK(cudaGetLastError());
-    last_launch_groups_ = groups_;
+    count_launch();
   }
 
-  void set_repetitions(std::int64_t reps) override { groups_ = clamp_reps(reps); }
-  std::int64_t repetitions() const override { return groups_; }
-
   // The threads' sums of the last launch add up to the sum of every word it read.
-  Check verify() override {
-    RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (last_launch_groups_ == 0) return {};
+  Check verify_launches() override {
     std::vector<unsigned long long> sums(out_.size());
     RP_CUDA_CHECK(cudaMemcpy(sums.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     std::uint64_t total = 0;
     for (unsigned long long s : sums) total += s;
     if (word_bytes_ == 4) total &= 0xffffffffull;
-    const std::uint64_t requests = static_cast<std::uint64_t>(warps_) * kStrideUnroll * last_launch_groups_;
+    const std::uint64_t requests = static_cast<std::uint64_t>(warps_) * kStrideUnroll * last_launch_reps_;
     const std::uint64_t want = stride_expected_sum(requests, stride_, word_bytes_, n_ - 1);
     if (total == want) return {};
     return Check{false, "stride=" + std::to_string(stride_) + " word_bytes=" + std::to_string(word_bytes_) +
@@ -183,8 +179,6 @@ class StridePoint final : public PreparedPoint {
   std::uint32_t n_;  // words in the array, a power of two
   int blocks_ = 0;
   std::size_t warps_ = 0;
-  int groups_ = 1;
-  int last_launch_groups_ = 0;
   DeviceBuffer<unsigned char> data_;
   DeviceBuffer<unsigned long long> out_;
 };

@@ -21,6 +21,7 @@
 #include "kernels/cuda/system/model.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
+#include "kernels/cuda/backend/repeated_point.hpp"
 #include "kernels/cuda/system/kernel.cuh"
 
 namespace roofprobe::cuda {
@@ -102,7 +103,7 @@ class PinnedBuffer {
   std::size_t bytes_ = 0;
 };
 
-class SystemPoint final : public PreparedPoint {
+class SystemPoint final : public RepeatedPoint {
  public:
   SystemPoint(SystemTransfer transfer, std::uint64_t bytes) : transfer_(transfer), n_(system_elements(bytes)) {
     if (n_ == 0)
@@ -151,16 +152,10 @@ class SystemPoint final : public PreparedPoint {
         RP_CUDA_CHECK(cudaGetLastError());
         break;
     }
-    last_launch_reps_ = reps_;
-    passes_done_ += reps_;
+    count_launch();
   }
 
-  void set_repetitions(std::int64_t reps) override { reps_ = clamp_reps(reps); }
-  std::int64_t repetitions() const override { return reps_; }
-
-  Check verify() override {
-    RP_CUDA_CHECK(cudaDeviceSynchronize());
-    if (passes_done_ == 0) return {};
+  Check verify_launches() override {
     switch (transfer_) {
       case SystemTransfer::H2D:
         return verify_device_copy();
@@ -265,9 +260,6 @@ class SystemPoint final : public PreparedPoint {
   DeviceBuffer<uint4> device_;
   MappedKernel kernel_ = nullptr;
   int blocks_ = 0;
-  int reps_ = 1;
-  int last_launch_reps_ = 0;
-  long long passes_done_ = 0;  // over all launches so far
   DeviceBuffer<std::uint32_t> sums_;
 };
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/contract/compute_feeds.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/tensor/model.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
@@ -402,11 +403,7 @@ class CudaTensorProbe final : public Probe {
                     "mma.sync shapes (fp64.fp64, compute capability 9.0)",
                     all_api_names()),
     };
-    FeedSpec feed;
-    feed.kind = FeedKind::ComputeCeiling;
-    feed.metric = "gflops";
-    feed.series_axes = {"type"};
-    feed.name_pattern = "TENSOR.{type}";
+    FeedSpec feed = compute_ceiling_feed({"type"}, "TENSOR.{type}");
     // One ceiling per type, the fastest instruction's (what plots and exports use); every
     // instruction's own ceiling is kept beside it under by_instruction.
     feed.instruction_axis = "api";

@@ -10,7 +10,7 @@
 //
 // Compiled only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL: the arch-specific features wgmma needs run
 // on compute capability 9.0 alone); elsewhere the kernel writes kTensorNotCompiled into `hits`.
-// Verified element by element and measured on an H100 SXM5 and an H200 (2026-11-25): 83-100% of
+// Verified element by element and measured on an H100 SXM5 and an H200: 83-100% of
 // the dense peak at the clock NVML read, at or above cuBLAS's GEMM (results/measured/h200-sxm).
 #pragma once
 

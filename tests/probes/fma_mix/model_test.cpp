@@ -42,7 +42,7 @@ TEST(FmaMix, FlopsAndPeakFraction) {
   EXPECT_DOUBLE_EQ(mix_flops_per_block(4), 16);
   for (int q = 0; q <= 4; ++q) {
     const double a = q / 4.0;
-    // ARCHITECTURE.md: peak x (2a + (1 - a)) / 2; at one instruction per op, FLOPs per
+    // docs/ARCHITECTURE.md: peak x (2a + (1 - a)) / 2; at one instruction per op, FLOPs per
     // instruction / 2 (the FMA's) is the same fraction.
     EXPECT_DOUBLE_EQ(mix_peak_fraction(q), (2 * a + (1 - a)) / 2) << q;
     EXPECT_DOUBLE_EQ(mix_peak_fraction(q), mix_flops_per_block(q) / kMixOpsPerBlock / 2) << q;

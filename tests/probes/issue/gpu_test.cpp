@@ -1,6 +1,6 @@
 // GPU tests of the issue probe: each point verifies (every thread's checksum as the host predicts
 // it) and its warp GIPS stay below the issue peak, SMs x schedulers x measured clock
-// (ARCHITECTURE.md), within the clock tolerance. Skips without a CUDA device.
+// (docs/ARCHITECTURE.md), within the clock tolerance. Skips without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cstdio>

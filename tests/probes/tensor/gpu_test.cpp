@@ -1,6 +1,6 @@
 // GPU tests of the tensor-core probe: every (type, api) the device supports verifies (the host
 // predicts every accumulator of every warp and the iteration count) and its rate stays at or
-// below the theoretical dense peak at the measured clock (ARCHITECTURE.md: a result above it is a
+// below the theoretical dense peak at the measured clock (docs/ARCHITECTURE.md: a result above it is a
 // bug until proven otherwise). Points the device cannot run are skipped with the probe's reason;
 // everything skips where no CUDA device is usable.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// Text helpers of the CSV readers of report/ (points.cpp: points files; ncu.cpp: Nsight Compute
-// exports).
+// Text helpers of the CSV readers: report/ (points files, Nsight Compute exports) and fit/
+// (external bandwidth sweeps).
 #pragma once
 
 #include <cctype>
@@ -44,6 +44,9 @@ inline std::optional<double> strict_number(const std::string& text) {
   if (end != t.c_str() + t.size()) return std::nullopt;
   return v;
 }
+
+// One CSV record split into fields: double-quoted fields may hold commas and doubled quotes.
+std::vector<std::string> split_csv_record(const std::string& line);
 
 inline std::string number_text(double v) {
   char buf[40];
