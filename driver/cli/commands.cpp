@@ -56,6 +56,39 @@ int run_command(const RunOptions& o) {
   return status;
 }
 
+namespace {
+
+// `fit --gpu NAME`: NAME.yaml in $ROOFPROBE_REFERENCE_DIR, in the bundle's share/roofprobe/reference
+// beside bin/, or in the source tree's results/reference; a path to a machine file as it is.
+std::string reference_file(const std::string& name) {
+  if (name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".yaml")) {
+    if (!fs::is_regular_file(name)) throw InputError("fit --gpu: no file '" + name + "'");
+    return name;
+  }
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("ROOFPROBE_REFERENCE_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "roofprobe" / "reference");
+#ifdef ROOFPROBE_SOURCE_REFERENCE_DIR
+  dirs.emplace_back(ROOFPROBE_SOURCE_REFERENCE_DIR);
+#endif
+  for (const fs::path& dir : dirs)
+    if (fs::is_regular_file(dir / (name + ".yaml"))) return (dir / (name + ".yaml")).string();
+  std::set<std::string> known;
+  for (const fs::path& dir : dirs) {
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".yaml") known.insert(entry.path().stem().string());
+  }
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  throw InputError("fit --gpu: no reference file '" + name + ".yaml'" +
+                   (list.empty() ? std::string(" (set ROOFPROBE_REFERENCE_DIR)") : " (known: " + list + ")"));
+}
+
+}  // namespace
+
 int fit_command(const FitOptions& o) {
   if (o.out.empty()) throw InputError("fit: --out MACHINE.yaml is required");
   check_output_path(o.out);
@@ -67,9 +100,11 @@ int fit_command(const FitOptions& o) {
                         {"git", kGitRevision},
                         {"started", utc_now()},
                         {"host", host_name()}};
-  const bool external_flags = o.from != "csv" || !o.levels.empty() || !o.cache_sizes.empty() || o.device != "cpu";
+  const bool external_flags =
+      o.from != "csv" || !o.levels.empty() || !o.cache_sizes.empty() || o.device != "cpu" || !o.gpu.empty();
   if (!o.sweep_csv.empty() && external_flags)
-    throw InputError("fit: --from, --device, --levels and --cache-sizes describe an external sweep (--bandwidth-csv)");
+    throw InputError(
+        "fit: --from, --device, --gpu, --levels and --cache-sizes describe an external sweep (--bandwidth-csv)");
   if (!o.bandwidth_csv.empty()) {
     ExternalSweepOptions external;
     external.format = parse_sweep_format(o.from);
@@ -84,6 +119,8 @@ int fit_command(const FitOptions& o) {
     for (const std::string& name : split(o.levels)) {
       if (name.empty() || name.find_first_of(" \t'\"") != std::string::npos)
         throw InputError("fit --levels: '" + o.levels + "' (give names such as L1,L2,HBM)");
+      if (std::find(external.level_names.begin(), external.level_names.end(), name) != external.level_names.end())
+        throw InputError("fit --levels: '" + name + "' is named twice (one name per level, nearest first)");
       external.level_names.push_back(name);
     }
     for (const std::string& size : split(o.cache_sizes)) {
@@ -92,10 +129,27 @@ int fit_command(const FitOptions& o) {
         throw InputError("fit --cache-sizes: '" + size + "' is not a size (use e.g. 32KiB,1MiB,32MiB)");
       external.cache_bytes.push_back(*bytes);
     }
-    machine.device.kind = o.device;
-    machine.device.memory_name = o.device == "gpu" ? "HBM" : "DRAM";
+    std::string device_kind = o.device;
+    std::string memory_name = o.device == "gpu" ? "HBM" : "DRAM";
+    if (!o.gpu.empty()) {
+      if (!o.cache_sizes.empty()) throw InputError("fit: give the caches once: --cache-sizes or --gpu, not both");
+      const std::string file = reference_file(o.gpu);
+      const Machine reference = read_machine_file(file);
+      if (reference.device.kind != "gpu") throw InputError("fit --gpu: " + file + " does not describe a GPU");
+      if (reference.device.caches.empty()) throw InputError("fit --gpu: " + file + " lists no caches");
+      device_kind = "gpu";
+      memory_name = reference.device.memory_name.empty() ? "HBM" : reference.device.memory_name;
+      external.device_caches = reference.device.caches;
+      external.caches_from = "--gpu " + o.gpu;
+      for (const MemoryLevel& level : reference.memory)
+        if (level.level == memory_name) external.memory_peak_gbs = std::max(external.memory_peak_gbs, level.gbs);
+      machine.device.name = reference.device.name;
+    }
+    machine.device.kind = device_kind;
+    machine.device.memory_name = memory_name;
     if (!external.level_names.empty()) machine.device.memory_name = external.level_names.back();
-    machine.device.name = "external sweep (" + o.from + ")";
+    machine.device.name =
+        (machine.device.name.empty() ? std::string() : machine.device.name + ": ") + "external sweep (" + o.from + ")";
     machine.provenance["command"] = "roofprobe fit --bandwidth-csv " + o.bandwidth_csv + " --from " + o.from;
     machine.provenance["source"] = o.bandwidth_csv;
     fit_bandwidth_csv(o.bandwidth_csv, machine, external);

@@ -19,6 +19,7 @@ struct FitOptions {
   std::string device = "cpu";  // cpu | gpu: the device kind and its memory's name (DRAM, HBM)
   std::string levels;          // "L2,HBM": the levels' names, nearest first
   std::string cache_sizes;     // "32KiB,1MiB,32MiB": the caches the sweep passes through
+  std::string gpu;             // a reference machine file (name or path): its caches name the levels
   std::string out;
 };
 int fit_command(const FitOptions& options);

@@ -80,6 +80,9 @@ Subcommand add_fit_command(CLI::App& app) {
   fit_cmd->add_option("--cache-sizes", o->cache_sizes,
                       "Capacities of the caches the sweep passes through, nearest first (e.g. 32KiB,1MiB,32MiB): "
                       "the levels are named after them");
+  fit_cmd->add_option("--gpu", o->gpu,
+                      "The GPU the sweep ran on: a reference machine file (results/reference/NAME.yaml, e.g. "
+                      "h100-pcie, or a path) whose caches and memory peak name the levels");
   fit_cmd->add_option("--out", o->out, "Machine file to write")->required();
   return {fit_cmd, {"--out"}, [o] { return roofprobe::fit_command(*o); }};
 }

@@ -73,9 +73,20 @@ double noise_sigma(const std::vector<Size>& sizes) {
     for (std::size_t i = 0; i < s.z.size(); ++i)
       for (std::size_t j = i + 1; j < s.z.size(); ++j) pair_diffs.push_back(std::fabs(s.z[i] - s.z[j]));
   if (pair_diffs.size() >= 6) return std::max(1.4826 * median_of(pair_diffs) / std::sqrt(2.0), kNoiseFloor);
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < sizes.size(); ++i) diffs.push_back(std::fabs(sizes[i].median_z - sizes[i - 1].median_z));
-  return std::max(1.4826 * median_of(diffs) / std::sqrt(2.0), kNoiseFloor);
+  // One sample per size: each size against the line through its two neighbours (in ln size).
+  // With z_i = a z_{i-1} + b z_{i+1} on that line, the residual has variance (1 + a^2 + b^2)
+  // sigma^2 from noise alone; a trend along the sizes (a sloped level, a soft knee) cancels,
+  // where successive differences counted it as noise. A knee's few sizes do not move the median.
+  std::vector<double> residuals;
+  for (std::size_t i = 1; i + 1 < sizes.size(); ++i) {
+    const double span = sizes[i + 1].lw - sizes[i - 1].lw;
+    if (!(span > 0)) continue;
+    const double b = (sizes[i].lw - sizes[i - 1].lw) / span, a = 1 - b;
+    const double r = sizes[i].median_z - (a * sizes[i - 1].median_z + b * sizes[i + 1].median_z);
+    residuals.push_back(std::fabs(r) / std::sqrt(1 + a * a + b * b));
+  }
+  if (residuals.empty()) return kNoiseFloor;
+  return std::max(1.4826 * median_of(residuals), kNoiseFloor);
 }
 
 }  // namespace roofprobe::curve_sizes

@@ -25,9 +25,9 @@ struct Size {
 std::vector<Size> group_sizes(const std::vector<CurvePoint>& points);
 
 // Noise of one sample's log rate: from the repetitions at each size (MAD of the differences between
-// any two repetitions of one size, variance 2 sigma^2), or, with one sample per size, from
-// successive differences of the sizes (variance 2 sigma^2; the few level steps do not move the
-// median).
+// any two repetitions of one size, variance 2 sigma^2), or, with one sample per size, from each
+// size's distance to the line through its two neighbouring sizes (a trend along the sizes is not
+// noise; the few sizes in knees do not move the median).
 double noise_sigma(const std::vector<Size>& sizes);
 
 }  // namespace roofprobe::curve_sizes

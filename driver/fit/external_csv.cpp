@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -104,21 +106,139 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
 
 }  // namespace
 
-void fit_bandwidth_csv(const std::string& path, Machine& machine, const ExternalSweepOptions& options) {
-  const std::vector<CurvePoint> points =
-      options.format == SweepFormat::Csv ? read_bandwidth_csv(path) : read_external_sweep(path, options.format);
-  LevelModelOptions model_options;
-  std::vector<CacheInfo> caches;
-  for (std::size_t i = 0; i < options.cache_bytes.size(); ++i) {
-    if (!(options.cache_bytes[i] > 0)) throw InputError("fit --cache-sizes: sizes must be positive");
-    if (i > 0 && !(options.cache_bytes[i] > options.cache_bytes[i - 1]))
-      throw InputError("fit --cache-sizes: give the caches nearest first, each larger than the one before");
-    caches.push_back({"L" + std::to_string(i + 1), static_cast<std::uint64_t>(options.cache_bytes[i]), 1});
-    model_options.capacity_hints.push_back(options.cache_bytes[i]);
+namespace {
+
+// A sweep whose largest size is less than this many times a cache's capacity has not left it:
+// the knee out of a cache (half the accesses missing) lies up to about twice past its capacity
+// (a Zen 4's 32 MiB victim L3 at 70 MB), and the next level's plateau begins past its knee.
+constexpr double kLeftCache = 4.0;
+// A knee belongs to a cache when it lies within this factor of the cache's capacity (exclusive
+// caches add the nearer levels' capacity, replacement and partitions move the half-miss point:
+// an H100's near L2 half ends at 25 MB of its 50 MiB).
+constexpr double kKneeFromCapacity = 4.0;
+// A level faster than the memory's peak by more than this is not memory (the peak is the spec
+// sheet's or a published measurement's, which sustained rates reach within a few percent).
+constexpr double kAboveMemoryPeak = 1.15;
+
+std::string size_text(double bytes) { return format_bytes(bytes); }
+
+// The capacity a sweep fills a cache at: gpu-benches' gpu-cache has every multiprocessor read the
+// same data set, so a per-multiprocessor cache fills at its own size; every other sweep divides
+// its working set among the cores or multiprocessors, which fill all instances together.
+double capacity_of(const CacheInfo& c, bool same_data_per_unit) {
+  return static_cast<double>(c.bytes) * (same_data_per_unit ? 1 : std::max(1, c.instances));
+}
+
+// Names from capacities (external_sweep.hpp, name_external_levels).
+std::vector<std::string> names_from_capacities(const std::vector<Plateau>& plateaus, const ExternalSweepOptions& o,
+                                               const std::vector<CacheInfo>& caches, const std::string& memory_name,
+                                               double x_min, double x_max, std::vector<std::string>& notes) {
+  std::vector<double> cap;
+  for (const CacheInfo& c : caches) cap.push_back(capacity_of(c, o.same_data_per_unit));
+  const std::string source = o.caches_from.empty() ? std::string("the caches given") : o.caches_from;
+  // A cache the sweep starts past serves none of it: the first level is a farther one.
+  std::size_t floor_level = 0;
+  while (floor_level < cap.size() && x_min > cap[floor_level]) {
+    notes.push_back("the sweep starts at " + size_text(x_min) + ", past " + caches[floor_level].name + " (" +
+                    size_text(cap[floor_level]) + " by " + source + "): it has no " + caches[floor_level].name +
+                    " level");
+    ++floor_level;
   }
+  std::vector<std::string> names;
+  std::string ends_early;  // why the last level is not memory
+  std::size_t level = floor_level;
+  for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    const Plateau& p = plateaus[i];
+    const bool last = i + 1 == plateaus.size();
+    // Only with a reference's caches, which are all of the device's: past --cache-sizes a knee
+    // may be a cache the user left out.
+    if (!last && !o.device_caches.empty() && p.capacity > kLeftCache * cap.back() &&
+        !(o.memory_peak_gbs > 0 && p.value > kAboveMemoryPeak * o.memory_peak_gbs)) {
+      // A knee far past every cache: both rates beside it are memory's (a TLB's reach, pages
+      // spread over more channels), and memory is the rate at the largest sizes.
+      names.push_back(memory_name);
+      continue;
+    }
+    if (!last) {
+      // Its knee names it: the nearest cache at or past the level before.
+      double nearest = std::numeric_limits<double>::infinity();
+      std::size_t at = cap.size();
+      for (std::size_t k = level; k < cap.size(); ++k) {
+        const double distance = std::fabs(std::log(p.capacity / cap[k]));
+        if (distance < nearest) nearest = distance, at = k;
+      }
+      if ((at == cap.size() || nearest > std::log(kKneeFromCapacity)) && !o.device_caches.empty() &&
+          i + 1 < plateaus.size()) {
+        // The reference lists every cache of the device: a knee near none of them is a soft
+        // knee inside one (a partitioned L2's near half fading into its far half), and the rates
+        // before it lead into the next level.
+        names.push_back("");
+        continue;
+      }
+      if (at == cap.size() || nearest > std::log(kKneeFromCapacity))
+        throw InputError("fit: the sweep has a knee at " + size_text(p.capacity) + " (" +
+                         std::to_string(static_cast<long long>(std::llround(p.value))) +
+                         " GB/s before it) and no cache near it in " + source +
+                         ": give every cache the sweep passes through (--cache-sizes or --gpu)");
+      level = at;
+      names.push_back(caches[at].name);
+      continue;
+    }
+    // The last level: memory when the sweep has left the last cache and the rate is not above
+    // memory's peak; otherwise the cache past the previous level's knee (or that cache again: a
+    // GPU's far L2 half).
+    const bool left_caches = cap.empty() || x_max >= kLeftCache * cap.back();
+    const bool above_peak = o.memory_peak_gbs > 0 && p.value > kAboveMemoryPeak * o.memory_peak_gbs;
+    if (left_caches && !above_peak) {
+      names.push_back(memory_name);
+      break;
+    }
+    // Past the previous level's knee the data no longer fit its cache: the next one serves it
+    // (or the same one's far half, when it is the last cache: a GPU's partitioned L2).
+    const std::size_t at = i == 0 ? level : std::min(level + 1, cap.size() - 1);
+    names.push_back(caches[at].name);
+    char why[200];
+    if (above_peak)
+      std::snprintf(why, sizeof why, "%.0f GB/s, above %s's peak of %.0f GB/s", p.value, memory_name.c_str(),
+                    o.memory_peak_gbs);
+    else
+      std::snprintf(why, sizeof why, "%.0f GB/s, and memory needs sizes past %s", p.value,
+                    size_text(kLeftCache * cap.back()).c_str());
+    ends_early = why;
+  }
+  // Two levels in one cache: the far one gets a suffix (L2.b).
+  std::map<std::string, int> seen;
+  for (std::string& n : names)
+    if (const int count = seen[n]++; count > 0 && n != memory_name && !n.empty())
+      n += "." + std::string(1, static_cast<char>('a' + std::min(count, 25)));
+  if (!ends_early.empty())
+    notes.push_back("the sweep ends at " + size_text(x_max) + " before " + memory_name +
+                    " is reached: its last level, " + names.back() + ", runs at " + ends_early);
+  return names;
+}
+
+}  // namespace
+
+void fit_bandwidth_csv(const std::string& path, Machine& machine, const ExternalSweepOptions& options) {
+  ExternalSweepShape shape;
+  const std::vector<CurvePoint> points =
+      options.format == SweepFormat::Csv ? read_bandwidth_csv(path) : read_external_sweep(path, options.format, &shape);
+  ExternalSweepOptions o = options;
+  o.same_data_per_unit = o.same_data_per_unit || shape.same_data_per_unit;
+  if (!o.cache_bytes.empty() && !o.device_caches.empty())
+    throw InputError("fit: give the caches once: --cache-sizes or --gpu, not both");
+  LevelModelOptions model_options;
+  std::vector<CacheInfo> caches = o.device_caches;
+  for (std::size_t i = 0; i < o.cache_bytes.size(); ++i) {
+    if (!(o.cache_bytes[i] > 0)) throw InputError("fit --cache-sizes: sizes must be positive");
+    if (i > 0 && !(o.cache_bytes[i] > o.cache_bytes[i - 1]))
+      throw InputError("fit --cache-sizes: give the caches nearest first, each larger than the one before");
+    caches.push_back({"L" + std::to_string(i + 1), static_cast<std::uint64_t>(o.cache_bytes[i]), 1});
+  }
+  for (const CacheInfo& c : caches) model_options.capacity_hints.push_back(capacity_of(c, o.same_data_per_unit));
   // Every cache the sweep passes through is given: on a CPU each knee is one of them (fit_memory_levels).
-  model_options.knees_at_capacities = machine.device.kind == "cpu" && !caches.empty();
-  if (!options.level_names.empty()) model_options.max_levels = static_cast<int>(options.level_names.size());
+  model_options.knees_at_capacities = machine.device.kind == "cpu" && !o.cache_bytes.empty();
+  if (!o.level_names.empty()) model_options.max_levels = static_cast<int>(o.level_names.size());
   std::string model;
   std::optional<UnresolvedLevel> unresolved;
   const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved);
@@ -128,25 +248,50 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   machine.provenance["level_model"] = model;
   machine.device.caches = caches;
   const std::string memory_name = machine.device.memory_name.empty() ? "DRAM" : machine.device.memory_name;
-  std::vector<std::string> names = name_levels(plateaus, caches, memory_name);
-  if (!options.level_names.empty()) {
-    if (options.level_names.size() != plateaus.size()) {
+  double x_min = std::numeric_limits<double>::infinity(), x_max = 0;
+  for (const CurvePoint& p : points)
+    if (p.x > 0 && std::isfinite(p.x)) x_min = std::min(x_min, p.x), x_max = std::max(x_max, p.x);
+  std::vector<std::string> notes;
+  std::vector<std::string> names;
+  if (!o.level_names.empty()) {
+    if (o.level_names.size() != plateaus.size()) {
       std::string found;
       for (const Plateau& p : plateaus)
         found += (found.empty() ? "" : ", ") + std::to_string(static_cast<long long>(std::llround(p.value)));
       throw InputError("fit --levels: the sweep shows " + std::to_string(plateaus.size()) + " level" +
                        (plateaus.size() == 1 ? "" : "s") + " (" + found + " GB/s) for " +
-                       std::to_string(options.level_names.size()) + " names");
+                       std::to_string(o.level_names.size()) + " names");
     }
-    names = options.level_names;
+    names = o.level_names;
+  } else if (!caches.empty()) {
+    names = names_from_capacities(plateaus, o, caches, memory_name, x_min, x_max, notes);
+  } else {
+    names = name_levels(plateaus, caches, memory_name);
+    notes.push_back("levels named by their order (L1, L2, ..., " + memory_name +
+                    "), not by capacity: give --gpu NAME or --cache-sizes to name them from the caches");
   }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {
+    if (names[i].empty()) {
+      notes.push_back("the rates down to " + std::to_string(static_cast<long long>(std::llround(plateaus[i].value))) +
+                      " GB/s from " + format_bytes(plateaus[i].x_lo) + " to " + format_bytes(plateaus[i].capacity) +
+                      " end at a knee near no cache of " + o.caches_from + ": a soft knee into " + names[i + 1] +
+                      ", not a level");
+      continue;
+    }
+    if (i + 1 < plateaus.size() && names[i] == memory_name && !caches.empty()) {
+      notes.push_back("the rate past the last cache falls from " +
+                      std::to_string(static_cast<long long>(std::llround(plateaus[i].value))) + " to " +
+                      std::to_string(static_cast<long long>(std::llround(plateaus.back().value))) + " GB/s at " +
+                      format_bytes(plateaus[i].capacity) + ": " + memory_name + " is the rate at the largest sizes");
+      continue;
+    }
     MemoryLevel level = make_level(plateaus[i], names[i], "gbs", machine.device);
     level.probe = "external";
     machine.memory.push_back(std::move(level));
   }
   if (unresolved)
     machine.missing.push_back(unresolved_level_note(*unresolved, static_cast<int>(plateaus.size()), path));
+  for (std::string& n : notes) machine.missing.push_back(path + ": " + n);
 }
 
 }  // namespace roofprobe

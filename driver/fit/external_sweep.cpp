@@ -76,24 +76,42 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
 
 // gpu-benches: "     2 kB         5ms       0.4%   13646.3 GB/s ..." (gpu-cache) and
 // "   128 kB       256 kB         1ms ..." (gpu-l2-cache: per-block and total data set).
-std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text) {
+// One table per file: a second header is a second run (another GPU's table appended), whose sizes
+// would be fitted as one curve with the first's. A rate in another unit or with a decimal comma
+// would be read as another number.
+std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text, ExternalSweepShape* shape) {
   static const std::regex size_re(R"(([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
   static const std::regex time_re(R"([0-9]+(\.[0-9]+)?\s*(ns|us|ms|s)\b)");
-  static const std::regex bw_re(R"(([0-9]+(\.[0-9]+)?)\s*GB/s)");
+  static const std::regex rate_re(R"(([0-9][0-9.,]*)\s*([kKMGTPmgtp]?i?B/s|[kMGT]?Byte/s))");
   std::vector<CurvePoint> rows;
-  std::size_t line_no = 0;
+  std::size_t line_no = 0, header_line = 0, size_columns = 0;
   for (const std::string& line : lines_of(text)) {
     ++line_no;
-    if (line.find_first_not_of(" \t") == std::string::npos || line.find("data set") != std::string::npos) continue;
-    std::smatch bw, time;
-    if (!std::regex_search(line, bw, bw_re))
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (line.find("data set") != std::string::npos) {
+      if (header_line != 0)
+        fail_at(path, line_no,
+                "a second table starts here (the first at line " + std::to_string(header_line) +
+                    "): one gpu-benches run per file");
+      header_line = line_no;
+      continue;
+    }
+    std::smatch rate;
+    if (!std::regex_search(line, rate, rate_re))
       fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
+    if (rate[2] != "GB/s")
+      fail_at(path, line_no, "the bandwidth is in '" + rate[2].str() + "': gpu-benches writes 'GB/s'");
+    if (rate[1].str().find(',') != std::string::npos)
+      fail_at(path, line_no, "'" + rate[1].str() + "' has a decimal comma: gpu-benches writes '13646.3'");
+    std::smatch bw = rate, time;
     const std::size_t time_at = std::regex_search(line, time, time_re) ? static_cast<std::size_t>(time.position(0))
                                                                        : static_cast<std::size_t>(bw.position(0));
     // The data set: the last size before the time column.
     double bytes = 0;
+    std::size_t sizes_here = 0;
     for (auto it = std::sregex_iterator(line.begin(), line.end(), size_re); it != std::sregex_iterator(); ++it) {
       if (static_cast<std::size_t>(it->position(0)) >= time_at) break;
+      ++sizes_here;
       const std::string unit = (*it)[3];
       const double scale = unit == "B"                        ? 1
                            : unit[0] == 'k' || unit[0] == 'K' ? 1024.0
@@ -102,9 +120,15 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
       bytes = std::strtod((*it)[1].str().c_str(), nullptr) * scale;
     }
     if (!(bytes > 0)) fail_at(path, line_no, "no data-set size ('<n> kB') before the time column");
+    if (size_columns != 0 && sizes_here != size_columns)
+      fail_at(path, line_no, "rows of gpu-cache (one size) and gpu-l2-cache (two sizes) tables mixed");
+    size_columns = sizes_here;
     const double gbs = std::strtod(bw[1].str().c_str(), nullptr);
     if (gbs > 0) rows.push_back({bytes, gbs});
   }
+  // gpu-cache (one size column) has every multiprocessor read the same data set; gpu-l2-cache
+  // gives each block its own part of the total (the second column).
+  if (shape != nullptr) shape->same_data_per_unit = size_columns == 1;
   return rows;
 }
 
@@ -146,7 +170,7 @@ SweepFormat parse_sweep_format(const std::string& name) {
   throw InputError("fit --from: unknown format '" + name + "' (use csv, ert, gpu-benches or likwid)");
 }
 
-std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format) {
+std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format, ExternalSweepShape* shape) {
   const std::string text = read_input_file(path, kMaxCsvInputBytes, "a bandwidth sweep");
   std::vector<CurvePoint> rows;
   const char* name = "csv";
@@ -155,7 +179,7 @@ std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat
       rows = read_ert(path, text), name = "ERT";
       break;
     case SweepFormat::GpuBenches:
-      rows = read_gpu_benches(path, text), name = "gpu-benches";
+      rows = read_gpu_benches(path, text, shape), name = "gpu-benches";
       break;
     case SweepFormat::Likwid:
       rows = read_likwid(path, text), name = "likwid-bench";

@@ -24,8 +24,16 @@ enum class SweepFormat { Csv, Ert, GpuBenches, Likwid };
 // Throws InputError naming the formats for an unknown name.
 SweepFormat parse_sweep_format(const std::string& name);
 
+// What a format says about how its sweep fills the caches.
+struct ExternalSweepShape {
+  // Every multiprocessor reads the same data set (gpu-benches' gpu-cache table, one size column):
+  // the working set is also each multiprocessor's footprint.
+  bool same_data_per_unit = false;
+};
+
 // Samples (working set bytes, GB/s) of a sweep in one of the other tools' formats (not Csv).
 // Throws InputError "FILE:LINE: ..." for a line that is not the format's, or when no sample is found.
-std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format);
+std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format,
+                                            ExternalSweepShape* shape = nullptr);
 
 }  // namespace roofprobe

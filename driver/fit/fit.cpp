@@ -67,6 +67,12 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
     std::snprintf(rate, sizeof rate, "%.4g (95%% CI %.4g - %.4g)", level.rate, level.rate_ci95.lo, level.rate_ci95.hi);
   else
     std::snprintf(rate, sizeof rate, "%.4g", level.rate);
+  if (level.supporting_sizes >= 0)
+    return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
+           ": not resolved; a fit with " + std::to_string(level.levels) + " levels puts one near " + rate +
+           " there, but the curve is at that rate at " + std::to_string(level.supporting_sizes) + " sampled size" +
+           (level.supporting_sizes == 1 ? "" : "s") +
+           ", too few for a plateau: a sample inside a knee, or a level the sizes are too coarse to show";
   char evidence[160];
   std::snprintf(evidence, sizeof evidence, "%.1f of the chosen fit with %d (%g would be strong evidence against it)",
                 level.delta_bic, chosen_levels, kStrongEvidenceBic);

@@ -63,6 +63,15 @@ struct ExternalSweepOptions {
   // Capacities of the caches the sweep passes through, nearest first (--cache-sizes): knee
   // positions for the fit and names by capacity (L1, L2, ...), as a run's topology gives them.
   std::vector<double> cache_bytes;
+  // The caches of the device the sweep ran on (--gpu NAME: a reference machine file's), nearest
+  // first, and its memory's peak (GB/s; 0: unknown): the levels are named from their capacities,
+  // and a last level faster than memory's peak is a cache. Not with cache_bytes.
+  std::vector<CacheInfo> device_caches;
+  double memory_peak_gbs = 0;
+  std::string caches_from;  // where the caches come from, for notes ("--gpu h100-pcie")
+  // Every core or multiprocessor reads the same data set (gpu-benches' gpu-cache): a private
+  // cache fills at its own capacity, not at all instances' together. Set by the reader too.
+  bool same_data_per_unit = false;
 };
 
 // Fits an external sweep into machine.memory; machine.device (kind, memory_name) is the caller's.

@@ -107,6 +107,7 @@ struct Data {
   double sigma = kNoiseFloor;
   double lw_min = 0, lw_max = 0, z_min = 0, z_max = 0;
   std::vector<double> bound_capacities;  // ln bytes, ascending: knees must each sit at one (options)
+  bool one_sample_per_size = false;      // no repetitions: the noise comes from neighbouring sizes
 };
 
 // Starting point for the given knees: the inverse bandwidths (and ramp) by linear least squares
@@ -416,6 +417,19 @@ std::vector<Interval> intervals(const Data& d, const Candidate& c) {
   return out;
 }
 
+// Whether sampled size k is on the plateau of the level that serves it most (`owner`): the fitted
+// curve there is that level's own rate within the noise and the size's median is not above the
+// curve by more (kPlateauAboveSigmas; describe() says why).
+bool on_plateau(const Data& d, const Candidate& c, std::size_t k, int* owner) {
+  const Layout& lay = c.lay;
+  double served[16];
+  served_fractions(lay, c.p.data(), d.sizes[k].lw, served);
+  *owner = static_cast<int>(std::max_element(served, served + lay.levels) - served);
+  const double above = std::max(kPlateauAboveSigmas * d.sigma, kPlateauAboveFloor);
+  const double model_z = model_log_rate(lay, c.p.data(), d.sizes[k].lw);
+  return std::fabs(model_z - c.p[lay.b(*owner)]) <= above && d.sizes[k].median_z - model_z <= above;
+}
+
 LevelModelFit describe(const Data& d, const Candidate& c) {
   const Layout& lay = c.lay;
   LevelModelFit fit;
@@ -440,14 +454,7 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
   // the level's plateau decides whether its samples count in the level's statistics.
   std::vector<int> owner(d.sizes.size());
   std::vector<bool> plateau(d.sizes.size());
-  const double above = std::max(kPlateauAboveSigmas * d.sigma, kPlateauAboveFloor);
-  for (std::size_t k = 0; k < d.sizes.size(); ++k) {
-    double served[16];
-    served_fractions(lay, c.p.data(), d.sizes[k].lw, served);
-    owner[k] = static_cast<int>(std::max_element(served, served + lay.levels) - served);
-    const double model_z = model_log_rate(lay, c.p.data(), d.sizes[k].lw);
-    plateau[k] = std::fabs(model_z - c.p[lay.b(owner[k])]) <= above && d.sizes[k].median_z - model_z <= above;
-  }
+  for (std::size_t k = 0; k < d.sizes.size(); ++k) plateau[k] = on_plateau(d, c, k, &owner[k]);
   for (int i = 0; i < lay.levels; ++i) {
     FittedLevel& level = fit.levels[i];
     bool has_plateau = false;
@@ -468,6 +475,14 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       level.x_lo = std::min(lo, hi);
       level.x_hi = std::max(lo, hi);
     }
+    // A sweep with one sample per size often leaves the covariance singular (a knee width at its
+    // bound, a parameter the data barely move), and no interval. Its rate is still measured by its
+    // plateau: each size's log rate scatters by the noise sigma estimated from neighbouring sizes
+    // (curve_sizes::noise_sigma), so over n plateau sizes the rate is known to 1.96 sigma / sqrt(n).
+    if (!level.rate_ci95.known() && d.one_sample_per_size && level.samples.size() >= 2) {
+      const double half = 1.96 * d.sigma / std::sqrt(static_cast<double>(level.samples.size()));
+      level.rate_ci95 = {level.rate * std::exp(-half), level.rate * std::exp(half)};
+    }
   }
   std::ostringstream text;
   text << "harmonic blend of " << lay.levels << " level" << (lay.levels == 1 ? "" : "s")
@@ -485,6 +500,7 @@ Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions
   for (const Size& s : d.sizes)
     for (double z : s.z) d.samples.emplace_back(s.lw, z);
   d.sigma = noise_sigma(d.sizes);
+  d.one_sample_per_size = std::all_of(d.sizes.begin(), d.sizes.end(), [](const Size& s) { return s.z.size() == 1; });
   d.lw_min = d.sizes.front().lw;
   d.lw_max = d.sizes.back().lw;
   d.z_min = d.z_max = d.sizes.front().median_z;
@@ -505,7 +521,12 @@ Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions
 // The best physical fit of each level count tried, over the variants (with and without a launch
 // ramp, knee widths shared or of their own); empty when no count gives one. The criterion's pick
 // is the one with the least BIC (chosen_model).
-std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOptions& options, int max_levels) {
+bool levels_are_plateaus(const Data& d, const Candidate& c);
+
+// `least`, when given, receives the fit with the least BIC of all, whether its levels are
+// plateaus or not (unsupported_level).
+std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOptions& options, int max_levels,
+                                             Candidate* least = nullptr) {
   std::map<int, Candidate> best;
   Candidate shared_2;  // the two-level fit: where the models with knee widths of their own start
   for (int variant : {2, 3, 0, 1}) {
@@ -526,7 +547,11 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
-      if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
+      if (least != nullptr && c.bic < least->bic) *least = c;
+      // Per count, the best fit whose levels are plateaus: a variant (a launch ramp, widths of
+      // their own) may pass where the count's least-BIC fit does not.
+      if (levels_are_plateaus(d, c))
+        if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
       if (shared_width && levels == 2) shared_2 = c;
       previous = std::move(c);
     }
@@ -534,7 +559,68 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
   return best;
 }
 
-// The fit the criterion picks: the least BIC; an infinite cost when there is none.
+// A level is a plateau, resting on several sampled sizes: it serves the most accesses at
+// kMinServedSizes sizes or more, and the curve is at its own rate at kMinPlateauSizes of them.
+// A level adds a rate, a knee and (with widths of their own) a knee width to the model: on fewer
+// distinct sizes than that its parameters pass through its samples whatever they are. And one
+// size at the level's rate is a point the curve passes through on its way down: a sample inside
+// a knee (a V100's one size at 7.9 TB/s between its L1 at 13.9 and its L2 at 2.4 TB/s; an H100
+// PCIe's 19.2 at 280 kB between 25.2 and 8.3) or the first size of a decline.
+// These rules (and the steps' below) hold for sweeps with one sample per size, whose noise is estimated from
+// neighbouring sizes: only the neighbours tell a level from a knee. With repetitions the noise is measured at every
+// size and the criterion weighs each size's samples against it; a short level between soft knees may then never reach
+// its own rate at any size and still be measured (an L3 of one octave between an L2 and DRAM whose knees overlap).
+constexpr int kMinServedSizes = 3;
+constexpr int kMinPlateauSizes = 2;
+
+struct LevelSupport {
+  int served = 0;   // sizes where the level serves the most accesses
+  int plateau = 0;  // ... of which the curve is at the level's own rate (on_plateau)
+  bool enough() const { return served >= kMinServedSizes && plateau >= kMinPlateauSizes; }
+};
+
+std::vector<LevelSupport> level_support(const Data& d, const Candidate& c) {
+  std::vector<LevelSupport> support(c.lay.levels);
+  for (std::size_t k = 0; k < d.sizes.size(); ++k) {
+    int owner = 0;
+    const bool flat = on_plateau(d, c, k, &owner);
+    ++support[static_cast<std::size_t>(owner)].served;
+    if (flat) ++support[static_cast<std::size_t>(owner)].plateau;
+  }
+  return support;
+}
+
+// Levels are plateaus: each rests on enough sizes (LevelSupport), and each
+// step to the next level is larger than the rates vary along the two plateaus it separates (the
+// range of their sizes' medians, in log): a step smaller than that does not separate the rates
+// of one plateau from the other's. A gradual decline fitted
+// as a staircase fails the second: its steps are no larger than the decline inside each step (an H100 PCIe's L2
+// from 7.8 TB/s at 1 MB to 6.9 at 37 MB came out as levels of 7762, 7240 and 6983), and the fit with fewer levels,
+// whose knees are real, is chosen instead.
+bool levels_are_plateaus(const Data& d, const Candidate& c) {
+  if (!d.one_sample_per_size) return true;
+  const std::vector<LevelSupport> support = level_support(d, c);
+  if (!std::all_of(support.begin(), support.end(), [](const LevelSupport& l) { return l.enough(); })) return false;
+  const int levels = c.lay.levels;
+  std::vector<double> lo(levels, std::numeric_limits<double>::infinity());
+  std::vector<double> hi(levels, -std::numeric_limits<double>::infinity());
+  for (std::size_t k = 0; k < d.sizes.size(); ++k) {
+    int owner = 0;
+    if (!on_plateau(d, c, k, &owner)) continue;
+    lo[owner] = std::min(lo[owner], d.sizes[k].median_z);
+    hi[owner] = std::max(hi[owner], d.sizes[k].median_z);
+  }
+  // Two noisy medians differ by up to 1.96 sqrt(2) sigma by chance (95%): only the variation
+  // beyond that is the plateau's own (a noisy VM's L2 and L3 are not merged for their noise).
+  const double by_chance = 1.96 * std::sqrt(2.0) * d.sigma;
+  const auto range = [&](int i) { return hi[i] >= lo[i] ? std::max(0.0, hi[i] - lo[i] - by_chance) : 0.0; };
+  for (int i = 0; i + 1 < levels; ++i)
+    if (c.p[c.lay.b(i)] - c.p[c.lay.b(i + 1)] <= range(i) + range(i + 1)) return false;
+  return true;
+}
+
+// The fit the criterion picks: the least BIC among the fits whose levels are plateaus (the only
+// ones best_fits_by_levels keeps); an infinite cost when there is none.
 Candidate chosen_model(const std::map<int, Candidate>& best_by_levels) {
   Candidate chosen;
   for (const auto& [levels, c] : best_by_levels)
@@ -595,7 +681,11 @@ int extra_level(const Candidate& more, const Candidate& chosen) {
 std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& chosen,
                                                 const std::map<int, Candidate>& best_by_levels) {
   const auto it = best_by_levels.find(chosen.lay.levels + 1);
-  if (it == best_by_levels.end() || !(it->second.bic - chosen.bic < kStrongEvidenceBic)) return std::nullopt;
+  // A fit with a lower BIC than the chosen one was passed over because its levels are not
+  // plateaus (levels_are_plateaus): not a level the data cannot rule out.
+  if (it == best_by_levels.end()) return std::nullopt;
+  const double delta_bic = it->second.bic - chosen.bic;
+  if (!(delta_bic >= 0 && delta_bic < kStrongEvidenceBic)) return std::nullopt;
   const Candidate& more = it->second;
   // Its levels must be told apart from each other (disjoint 95% intervals): two rates within each
   // other's noise are one level the fit split (a launch ramp's bend, a soft knee), not a level
@@ -617,6 +707,31 @@ std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& 
   return u;
 }
 
+// A level the criterion prefers but too few sizes support (LevelSupport): the fit with the
+// least BIC has more levels than the chosen one, and the extra level rests on fewer sizes. It may
+// be a level the sampling is too coarse to show (one octave between soft knees at 1.6x steps),
+// or a sample inside a knee: the user is told where and how fast, and that it is not a plateau.
+std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate& chosen, const Candidate& best) {
+  if (!d.one_sample_per_size || !std::isfinite(best.cost) || best.lay.levels <= chosen.lay.levels) return std::nullopt;
+  const std::vector<LevelSupport> support = level_support(d, best);
+  const auto weakest =
+      std::min_element(support.begin(), support.end(), [](const LevelSupport& a, const LevelSupport& b) {
+        return a.plateau != b.plateau ? a.plateau < b.plateau : a.served < b.served;
+      });
+  if (weakest->enough()) return std::nullopt;
+  const int k = static_cast<int>(weakest - support.begin());
+  const std::vector<Interval> ci = intervals(d, best);
+  UnresolvedLevel u;
+  u.rate = std::exp(best.p[best.lay.b(k)]);
+  u.rate_ci95 = located(ci[best.lay.b(k)], u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  u.x_lo = k > 0 ? std::exp(best.p[best.lay.c(k - 1)]) : d.sizes.front().x;
+  u.x_hi = k + 1 < best.lay.levels ? std::exp(best.p[best.lay.c(k)]) : d.sizes.back().x_last;
+  u.delta_bic = best.bic - chosen.bic;
+  u.levels = best.lay.levels;
+  u.supporting_sizes = weakest->plateau;
+  return u;
+}
+
 }  // namespace
 
 LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
@@ -630,8 +745,13 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   int max_levels = 0;
   const Data d = prepare_data(points, options, &max_levels);
   if (d.sizes.size() < 3) return {};
-  const std::map<int, Candidate> best_by_levels = best_fits_by_levels(d, options, max_levels);
-  const Candidate chosen = chosen_model(best_by_levels);
+  Candidate least;
+  const std::map<int, Candidate> best_by_levels = best_fits_by_levels(d, options, max_levels, &least);
+  Candidate chosen = chosen_model(best_by_levels);
+  // The plateau rules choose among fits that describe the curve. When the only fits that meet
+  // them do not (a VM's sweep whose noise hides where its plateaus end), no reading meets them,
+  // and the criterion's own choice stands, subject to the same test.
+  if (std::isfinite(least.cost) && (!std::isfinite(chosen.cost) || !misfit_reason(d, chosen).empty())) chosen = least;
   if (!std::isfinite(chosen.cost)) return {};
   if (std::string why = misfit_reason(d, chosen); !why.empty()) {
     LevelModelFit none;
@@ -640,7 +760,8 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     return none;
   }
   LevelModelFit fit = describe(d, chosen);
-  fit.unresolved = unresolved_level(d, chosen, best_by_levels);
+  fit.unresolved = unsupported_level(d, chosen, least);
+  if (!fit.unresolved) fit.unresolved = unresolved_level(d, chosen, best_by_levels);
   return fit;
 }
 

@@ -67,13 +67,18 @@ inline constexpr double kStrongEvidenceBic = 6;
 
 // A level the chosen fit leaves out but the data cannot rule out: the best fit with one more
 // level is within a BIC difference the criterion does not count as strong evidence, and that
-// fit's levels are told apart by their intervals. Its figures are that fit's.
+// fit's levels are told apart by their intervals; or the fit the criterion prefers has a level
+// that rests on too few sampled sizes to be a plateau. Its figures are that fit's.
 struct UnresolvedLevel {
   double rate = 0;  // the extra level's bandwidth in the fit with one more level
   Interval rate_ci95;
   double x_lo = 0, x_hi = 0;  // bytes: between the knees around it (a sampled end where it has none)
   double delta_bic = 0;       // that fit's BIC minus the chosen one's (>= 0, < kStrongEvidenceBic)
   int levels = 0;             // levels in that fit
+  // -1: a level the criterion could not rule out (delta_bic >= 0). Otherwise the criterion
+  // prefers the fit with it (delta_bic < 0), but the curve is at its rate at only this many
+  // sampled sizes, too few for a plateau (LevelSupport in level_model.cpp).
+  int supporting_sizes = -1;
 };
 
 struct LevelModelFit {

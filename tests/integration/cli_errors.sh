@@ -44,6 +44,9 @@ expect_error fit_from_with_sweep "describe an external sweep" -- "$rp" fit "$wor
 expect_error fit_from_ert_bad_line "ert.txt:2: 'not' is not a number" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --out "$work/fit.yaml"
 expect_error fit_device_unknown "use cpu or gpu" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --device tpu --out "$work/fit.yaml"
 expect_error fit_cache_sizes_bad "is not a size" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --cache-sizes 32KiB,lots --out "$work/fit.yaml"
+expect_error fit_levels_twice "'L2' is named twice" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --levels L2,L2 --out "$work/fit.yaml"
+expect_error fit_gpu_unknown "no reference file 'no-such-gpu.yaml'" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu no-such-gpu --out "$work/fit.yaml"
+expect_error fit_gpu_and_sizes "--cache-sizes or --gpu, not both" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu h100-pcie --cache-sizes 1MiB --out "$work/fit.yaml"
 [[ -e $work/fit.yaml ]] && { echo "FAIL fit wrote $work/fit.yaml on bad input"; failures=$((failures+1)); }
 [[ -e $work/fit.yaml ]] && { echo "FAIL fit_bad_csv wrote output"; failures=$((failures+1)); }
 # points --help ends with the whole ncu command, the metrics the reader understands included.

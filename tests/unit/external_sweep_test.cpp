@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
-#include "driver/model/errors.hpp"
 #include "driver/fit/fit.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/machine.hpp"
 #include "tests/unit/temp_file.hpp"
 
 namespace roofprobe {
@@ -186,6 +189,164 @@ TEST(ExternalSweep, LevelNamesMustMatchTheLevelsFound) {
   o.level_names.clear();
   o.cache_bytes = {50e6, 40e6};
   EXPECT_THROW(fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), m, o), InputError);
+}
+
+// ---- the result tables gpu-benches publishes (tests/unit/fixtures/gpu-benches/README.md) --------
+
+// What `fit --gpu NAME` takes from results/reference/NAME.yaml.
+ExternalSweepOptions with_gpu(const std::string& reference, Machine& m) {
+  const Machine ref =
+      read_machine_file(std::string(ROOFPROBE_SOURCE_DIR) + "/results/reference/" + reference + ".yaml");
+  ExternalSweepOptions o;
+  o.format = SweepFormat::GpuBenches;
+  o.device_caches = ref.device.caches;
+  o.caches_from = "--gpu " + reference;
+  for (const MemoryLevel& l : ref.memory)
+    if (l.level == ref.device.memory_name) o.memory_peak_gbs = std::max(o.memory_peak_gbs, l.gbs);
+  m = gpu();
+  return o;
+}
+
+struct Expected {
+  std::string name;
+  double lo, hi;  // GB/s: the plateau's range in the table
+};
+
+// The levels, their names and rates as the table shows them; every level with a 95% interval.
+std::string check_levels(const Machine& m, const std::vector<Expected>& want) {
+  std::string got;
+  for (const MemoryLevel& l : m.memory) got += " " + l.level + " " + std::to_string(std::lround(l.gbs));
+  if (m.memory.size() != want.size()) return "levels:" + got;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const MemoryLevel& l = m.memory[i];
+    if (l.level != want[i].name || l.gbs < want[i].lo || l.gbs > want[i].hi) return "levels:" + got;
+    if (!l.gbs_ci95.known()) return l.level + " has no interval:" + got;
+  }
+  return "";
+}
+
+bool has_note(const Machine& m, const std::string& part) {
+  return std::any_of(m.missing.begin(), m.missing.end(),
+                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+TEST(GpuBenchesTables, V100GpuCacheKneeSampleIsNoLevel) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("v100-sxm2", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-cache_v100.txt"), m, o);
+  // L1 13.7-13.9 TB/s to 120 kB; 7.9 at 172 kB is one size in the knee; L2 2.3-2.45 TB/s on.
+  EXPECT_EQ(check_levels(m, {{"L1", 13600, 13950}, {"L2", 2280, 2470}}), "");
+  // It ends at 68 MB still at 2.3 TB/s, far above the V100's 900 GB/s HBM: no HBM level.
+  EXPECT_TRUE(has_note(m, "before HBM is reached")) << ::testing::PrintToString(m.missing);
+}
+
+TEST(GpuBenchesTables, A100GpuCacheEndsInTheFarL2) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-cache_a100_80.txt"), m, o);
+  EXPECT_EQ(check_levels(m, {{"L1", 18700, 19300}, {"L2", 4250, 4720}, {"L2.b", 2440, 3100}}), "");
+  EXPECT_TRUE(has_note(m, "before HBM is reached")) << ::testing::PrintToString(m.missing);
+}
+
+TEST(GpuBenchesTables, H100PcieGpuCacheFarL2IsNotHbm) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("h100-pcie", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-cache_h100_pcie.txt"), m, o);
+  // 3.6-4.1 TB/s from 31 to 68 MB is the far L2 half, not HBM (2 TB/s on this card).
+  EXPECT_EQ(check_levels(m, {{"L1", 24900, 25300}, {"L2", 7600, 8550}, {"L2.b", 3600, 4120}}), "");
+  EXPECT_TRUE(has_note(m, "before HBM is reached")) << ::testing::PrintToString(m.missing);
+}
+
+TEST(GpuBenchesTables, A100GpuL2CacheStartsPastL1) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_a100_80.txt"), m, o);
+  // L2 5.26-5.48 TB/s to 25 MB; HBM declining slowly from 1.95 to 1.73 TB/s: one level.
+  EXPECT_EQ(check_levels(m, {{"L2", 5250, 5490}, {"HBM", 1720, 1960}}), "");
+}
+
+TEST(GpuBenchesTables, H100PcieGpuL2CacheGradualDeclineIsOneLevel) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("h100-pcie", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h100_pcie.txt"), m, o);
+  // L2 from 7.76 TB/s at 1 MB down to 6.85-6.95 at 9-37 MB: one sloped level, not 7762, 7240, 6983.
+  EXPECT_EQ(check_levels(m, {{"L2", 6840, 7770}, {"HBM", 1920, 2000}}), "");
+}
+
+TEST(GpuBenchesTables, H200GpuL2CacheGradualDeclineIsOneLevel) {
+  Machine m;
+  const ExternalSweepOptions o = with_gpu("h200-sxm", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h200.txt"), m, o);
+  // 13.5 TB/s at the first size, then 11.7 down to 9.5-10.1 at 9-41 MB: one L2 level, then HBM.
+  EXPECT_EQ(check_levels(m, {{"L2", 9450, 11750}, {"HBM", 3850, 3920}}), "");
+}
+
+TEST(GpuBenchesTables, WithoutCapacitiesTheNamesSaySoAndWithTooFewCachesTheFitRefuses) {
+  Machine m = gpu();
+  ExternalSweepOptions o;
+  o.format = SweepFormat::GpuBenches;
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h200.txt"), m, o);
+  EXPECT_TRUE(has_note(m, "named by their order")) << ::testing::PrintToString(m.missing);
+  // Only an L1 given for a sweep whose knee is at 50 MB: no cache near that knee.
+  Machine few = gpu();
+  o.cache_bytes = {256 * 1024.0};
+  try {
+    fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h200.txt"), few, o);
+    FAIL() << "a knee at 50 MB named from a 256 KiB cache";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no cache near it"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuBenchesTables, MbPerSecondDecimalCommaAndTwoTablesAreRefused) {
+  const std::string header = "     data set   exec time     spread        Eff. bw       DRAM read\n";
+  EXPECT_NE(error_of(header + "  2 kB  5ms  0.4%  13646300.0 MB/s  0 GB/s\n", SweepFormat::GpuBenches)
+                .find(":2: the bandwidth is in 'MB/s'"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "  2 kB  5ms  0.4%  13646,3 GB/s  0 GB/s\n", SweepFormat::GpuBenches)
+                .find(":2: '13646,3' has a decimal comma"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "  2 kB  5ms  0.4%  13646.3 GB/s\n" + header + "  2 kB  5ms  0.4%  1.0 GB/s\n",
+                     SweepFormat::GpuBenches)
+                .find(":3: a second table starts here"),
+            std::string::npos);
+}
+
+// likwid-bench 5.2.2 as it runs on this project's build machine: `likwid-bench -t load_avx
+// -W N:<size>:1 -s 0.1` for 30 sizes from 8 kB to 256 MB, the runs appended to one file.
+TEST(LikwidBench, RecordedSweepIsReadRunByRun) {
+  const std::vector<CurvePoint> p =
+      read_external_sweep(fixture("likwid_load_avx_epyc_vm_1thread.txt"), SweepFormat::Likwid);
+  ASSERT_EQ(p.size(), 30u);
+  EXPECT_DOUBLE_EQ(p.front().x, 7936);  // likwid sanitizes 8 kB to 7936 bytes
+  EXPECT_NEAR(p.front().y, 81.76638, 1e-6);
+  EXPECT_DOUBLE_EQ(p.back().x, 256000000);
+}
+
+// The same file cut after the 1.5 MB run: its last level is a cache, not DRAM.
+TEST(LikwidBench, TruncatedSweepHasNoMemoryLevel) {
+  std::ifstream in(fixture("likwid_load_avx_epyc_vm_1thread.txt"));
+  std::string text, line;
+  bool cut = false;
+  while (!cut && std::getline(in, line)) {
+    text += line + "\n";
+    cut = line.rfind("MByte/s:", 0) == 0 && text.find("Size (Byte):\t\t1536000") != std::string::npos;
+  }
+  ASSERT_TRUE(cut);
+  TempFile f(text, ".txt");
+  Machine m;
+  m.device.kind = "cpu";
+  m.device.memory_name = "DRAM";
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Likwid;
+  o.cache_bytes = {32 * 1024.0, 512 * 1024.0, 32 * 1048576.0};  // this machine's L1d, L2, L3 per core
+  fit_bandwidth_csv(f.path(), m, o);
+  ASSERT_FALSE(m.memory.empty());
+  for (const MemoryLevel& l : m.memory) EXPECT_NE(l.level, "DRAM");
+  EXPECT_TRUE(has_note(m, "before DRAM is reached")) << ::testing::PrintToString(m.missing);
+  // A decimal comma in a run's rate is not read as another number.
+  EXPECT_NE(error_of("Size (Byte):\t\t16000\nMByte/s:\t\t15409,39\n", SweepFormat::Likwid).find("without a number"),
+            std::string::npos);
 }
 
 }  // namespace
