@@ -15,7 +15,7 @@
 //       block (b + l) mod B streamed on launch 0. Within a launch each element is read by one
 //       block only. (An earlier version rotated every pass of a read launch; on an H100 blocks
 //       drift a pass apart, so a block re-read what its neighbour had just read and a 181 MB set
-//       "streamed" at 7.2 TB/s, twice HBM: results/measured/h100-sxm/20261124T2305Z.)
+//       "streamed" at 7.2 TB/s, twice HBM: the first run under results/measured/h100-sxm/.)
 //
 // Small ca read sets keep the whole grid busy. Below kStreamReadMinRows grid-wide rows the ca
 // read kernel makes kStreamReadMinRows x T accesses per pass, to elements (g + i T) mod n: every
