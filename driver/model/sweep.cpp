@@ -1,6 +1,7 @@
 #include "driver/model/sweep.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -122,7 +123,9 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 }
 }  // namespace
 
-bool is_noisy(const Sample& s) { return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag"); }
+bool is_noisy(const Sample& s) {
+  return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag") || has_flag(s.flags, kForeignLoadFlag);
+}
 bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
 
 std::string sweep_csv_row(const Sample& s) {
@@ -137,11 +140,25 @@ std::string sweep_csv_row(const Sample& s) {
   return out.str();
 }
 
+bool run_directory_in_use(const std::string& dir) {
+  const std::string path = dir + "/" + kRunLockFile;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // no lock file: no run ever wrote here, or it was copied away
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
 SweepWriter::SweepWriter(const std::string& path) : path_(path) {
+  // Never through a link: one planted in the run directory (even dangling) could point anywhere.
+  const int fd = open_for_append_without_link(path);
   struct stat st {};
-  bool exists = stat(path.c_str(), &st) == 0 && st.st_size > 0;
-  file_ = std::fopen(path.c_str(), "a");
-  if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  const bool exists = ::fstat(fd, &st) == 0 && st.st_size > 0;
+  file_ = ::fdopen(fd, "a");
+  if (file_ == nullptr) {
+    ::close(fd);
+    throw InputError(path + ": cannot write: " + std::strerror(errno));
+  }
   if (!exists) {
     std::fprintf(file_, "%s\n", sweep_csv_header().c_str());
     std::fflush(file_);
