@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/contract/probe.hpp"
 
@@ -34,11 +35,19 @@ class NvmlTelemetry {
   // (throttle.hpp). All 0 / empty when NVML is unavailable.
   LaunchTelemetry end_launch();
 
+  // Other processes with a compute context on the device now, "pid name" (the name from /proc
+  // where this process can see it). NVML names processes by the host's pids: inside a container
+  // this process's own pid differs, so when it is not in the list one entry is taken for it.
+  // Empty when none, or when NVML cannot say.
+  std::vector<std::string> other_compute_processes() const;
+  bool knows_processes() const { return api_ != nullptr && has_processes_; }
+
  private:
   struct Api;
   Api* api_ = nullptr;
   void* device_ = nullptr;  // nvmlDevice_t
   std::string why_not_;
+  bool has_processes_ = false;
   double clock_sum_ = 0;
   int readings_ = 0;
   std::uint64_t throttle_mask_ = 0;
