@@ -192,13 +192,18 @@ TEST_F(SweepRunnerTest, AStopSignalListsTheRestAsNotMeasured) {
   ResettableBackend backend(true);
   FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
   Plan plan = plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 3e6}});
-  int calls = 0;
+  // The signal arrives once the second point has started: the first is kept, the second (cut
+  // short) and the third are listed as not measured.
+  int started = 0;
   SweepHooks hooks;
-  hooks.stop_requested = [&] { return ++calls > 1 ? 15 : 0; };
+  hooks.progress = [&](int, const std::string&) { ++started; };
+  hooks.stop_requested = [&] { return started > 1 ? 15 : 0; };
   SweepOutcome out = run(backend, plan, hooks);
   EXPECT_EQ(out.stopped_by, 15);
-  EXPECT_EQ(out.not_measured.size(), 2u);
-  EXPECT_EQ(probe.prepared, 1);
+  EXPECT_EQ(out.not_measured, (std::vector<std::string>{"flops bytes=2000000", "flops bytes=3000000"}));
+  EXPECT_EQ(probe.prepared, 2);
+  ASSERT_FALSE(out.samples.empty());
+  for (const Sample& s : out.samples) EXPECT_EQ(s.point, 0);
 }
 
 // A stop signal that arrives inside a point (during its warm-up or sampling) is honoured at the
