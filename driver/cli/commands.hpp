@@ -2,28 +2,14 @@
 // status and throws InputError / MeasurementError for one-line errors.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
+#include "driver/session/run_session.hpp"
+
 namespace roofprobe {
 
-struct RunOptions {
-  std::string config_path;  // empty: embedded default (or quick)
-  bool quick = false;
-  std::string backend = "all";  // cpu | cuda | all
-  std::string out_dir;          // empty: results/<host>/<device>/<UTC time>/
-  bool quiet = false;
-  int threads = -1;            // CPU threads override (-1: config)
-  bool oversubscribe = false;  // allow more CPU threads than cores
-  std::string resume_dir;      // continue the interrupted run in this directory
-  std::string command_line;
-  // Under an MPI launcher (driver/fleet/fleet_run.hpp): outliers are ranks more than this fraction
-  // below the fleet median; a rank waits at most mpi_timeout seconds for another's turn.
-  double outlier_margin = 0.05;
-  double mpi_timeout = 3600;
-  std::map<std::string, std::string> extra_provenance;  // added to the machine file's provenance
-};
+// RunOptions: driver/session/run_session.hpp.
 int run_command(const RunOptions& options);
 
 struct FitOptions {

@@ -202,10 +202,11 @@ namespace {
 
 // All ranks agree on the plan: same config text, same backends. False (and said on stderr) when a
 // rank could not load it or the ranks disagree.
-bool agree_on_plan(Comm& c, const LoadPlanFn& load, RunConfig& config, std::vector<std::string>& backends) {
+bool agree_on_plan(Comm& c, const RunOptions& o, RunConfig& config, std::vector<std::string>& backends) {
   std::string mine = "error";
   try {
-    backends = load(config);
+    config = choose_config(o);
+    backends = chosen_backends(o, config);
     std::string names;
     for (const auto& b : backends) names += (names.empty() ? "" : ",") + b;
     mine = "config " + config_hash(config.text) + ", backends " + names;
@@ -250,8 +251,8 @@ RunOptions rank_run_options(const RunOptions& o, const Comm& c, const RankBindin
 // Per-device ceilings: one rank per node at a time, the others wait, so nothing shares its node's
 // memory, caches or GPUs while it measures (ranks on other nodes run meanwhile: the job lasts
 // about ranks-per-node runs, not ranks runs). Returns this rank's seconds; raises `status`.
-double take_turns(Comm& c, int turns, const RunBackendFn& run_backend, const RunOptions& ro, const RunConfig& config,
-                  const std::string& name, const std::string& rank_dir, int& status) {
+double take_turns(Comm& c, int turns, const RunOptions& ro, const RunConfig& config, const std::string& name,
+                  const std::string& rank_dir, int& status) {
   double turn_seconds = 0;
   for (int turn = 0; turn < turns; ++turn) {
     if (turn == c.local_rank()) {
@@ -361,7 +362,7 @@ int write_fleet_report(const Comm& c, const std::string& dir, const FleetAggrega
 
 }  // namespace
 
-int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& run_backend) {
+int run_fleet(const RunOptions& o) {
   Comm& c = Comm::world();
   const double start = now_seconds();
   if (!(o.outlier_margin >= 0 && o.outlier_margin < 1))
@@ -371,7 +372,7 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
 
   RunConfig config;
   std::vector<std::string> backends;
-  if (!agree_on_plan(c, load, config, backends)) return 1;
+  if (!agree_on_plan(c, o, config, backends)) return 1;
 
   std::string base = o.out_dir;
   if (base.empty()) {
@@ -395,7 +396,7 @@ int run_fleet(const RunOptions& o, const LoadPlanFn& load, const RunBackendFn& r
     if (c.rank() == 0) c.set_timeout_hook(write_partial_fleet);
 
     const std::string rank_dir = bdir + "/rank-" + std::to_string(c.rank());
-    const double turn_seconds = take_turns(c, turns, run_backend, ro, config, name, rank_dir, status);
+    const double turn_seconds = take_turns(c, turns, ro, config, name, rank_dir, status);
     AggregateRun aggregates = run_aggregates(c, config, ro, name, status);
     aggregates.aggregates.timing =
         job_timing(c, turns, turn_seconds, aggregates.seconds, backend_start, b == 0 ? setup_seconds : 0);

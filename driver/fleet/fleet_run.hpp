@@ -5,14 +5,13 @@
 // ends with a non-zero status on every rank, the finished ranks' files kept.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "driver/cli/commands.hpp"
-#include "driver/run/config.hpp"
 #include "driver/fleet/fleet.hpp"
+#include "driver/run/config.hpp"
 #include "driver/run/plan.hpp"
+#include "driver/session/run_session.hpp"
 
 namespace roofprobe {
 
@@ -38,10 +37,9 @@ FleetAggregates measure_aggregates(Comm& comm, Backend& backend, const std::vect
 // Line format: "host\tCEILING=WORK,T1,T2,...\t..." (WORK bytes or FLOPs per launch, T seconds).
 FleetAggregates combine_aggregates(const std::vector<std::string>& per_rank);
 
-using LoadPlanFn = std::function<std::vector<std::string>(RunConfig&)>;  // config + backends; throws
-using RunBackendFn =
-    std::function<int(const RunOptions&, const RunConfig&, const std::string& backend, const std::string& dir)>;
-int run_fleet(const RunOptions& options, const LoadPlanFn& load, const RunBackendFn& run_backend);
+// Every rank loads the plan (choose_config, chosen_backends), then measures each backend with
+// run_backend (driver/session/run_session.hpp) into DIR/rank-R in its turn.
+int run_fleet(const RunOptions& options);
 
 // A single-process run with --out: DIR/fleet.yaml listing that one rank (best effort).
 void write_single_process_fleet(const std::string& dir, double margin);

@@ -1,0 +1,301 @@
+#include "driver/session/run_session.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "driver/fit/feeds_file.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/model/atomic_file.hpp"
+#include "driver/model/errors.hpp"
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
+#include "driver/report/summary.hpp"
+#include "driver/run/engine.hpp"
+#include "driver/run/plan.hpp"
+#include "driver/run/progress.hpp"
+#include "driver/run/run_identity.hpp"
+#include "driver/run/signals.hpp"
+#include "driver/run/sweep_runner.hpp"
+#include "driver/version.hpp"
+#include "plot/plot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace roofprobe {
+
+RunConfig choose_config(const RunOptions& o) {
+  if (o.config_path.empty()) return load_embedded_config(o.quick ? "quick.yaml" : "default.yaml");
+  RunConfig config = load_config_file(o.config_path);
+  if (o.quick) {
+    // --quick with a file keeps its probes and axes but measures with quick's budget.
+    config.measurement = load_embedded_config("quick.yaml").measurement;
+  }
+  return config;
+}
+
+std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& config) {
+  std::vector<std::string> names;
+  if (o.backend != "all" && o.backend != "cpu" && o.backend != "cuda")
+    throw InputError("--backend: '" + o.backend + "' is not one of cpu, cuda, all");
+  for (const auto& b : config.backends) {
+    if (o.backend != "all" && b.name != o.backend) continue;
+    if (!b.built) {
+      if (o.backend == b.name)
+        throw InputError("--backend " + b.name + ": this roofprobe was built without the " + b.name + " backend");
+      std::cerr << "note: skipping " << b.name << ": this roofprobe was built without it\n";
+      continue;
+    }
+    std::string why = Registry::instance().backend(b.name)->unavailable_reason();
+    if (!why.empty()) {
+      if (o.backend == b.name) throw InputError("--backend " + b.name + ": " + why);
+      std::cerr << "note: skipping " << b.name << ": " << why << "\n";
+      continue;
+    }
+    names.push_back(b.name);
+  }
+  if (names.empty())
+    throw InputError(config.source + ": no backend to run (config has no section for '" + o.backend + "')");
+  return names;
+}
+
+namespace {
+
+// What a run directory records before measuring, so a run can be re-fitted or resumed:
+// run.yaml (provenance and device, the machine file's header) and config.yaml (exact text).
+void write_run_record(const std::string& dir, const RunConfig& config, const Machine& m) {
+  Machine header = m;
+  header.memory.clear();
+  header.compute.clear();
+  write_file_atomically(dir + "/config.yaml", config.text);
+  write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
+  // How the samples are fitted, so a build without this backend's probes can re-fit them.
+  write_file_atomically(
+      dir + "/feeds.yaml",
+      feeds_to_yaml(registered_feeds(m.provenance.count("backend") != 0 ? m.provenance.at("backend") : std::string())));
+}
+
+// An exclusive flock on DIR/.roofprobe.lock for as long as a run uses DIR: two runs writing one
+// sweep.csv would interleave their samples.
+class RunDirectoryLock {
+ public:
+  explicit RunDirectoryLock(const std::string& dir) {
+    const std::string path = dir + "/.roofprobe.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError(path + ": cannot create the run lock: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      throw InputError(dir + ": " +
+                       (err == EWOULDBLOCK ? std::string("another roofprobe run is using this directory")
+                                           : "cannot lock: " + std::string(std::strerror(err))));
+    }
+  }
+  ~RunDirectoryLock() { ::close(fd_); }  // closing releases the lock
+  RunDirectoryLock(const RunDirectoryLock&) = delete;
+  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// A resumed run must measure the same plan on the same device, or its samples would mix.
+void check_same_device(const std::string& dir, const DeviceInfo& before, const DeviceInfo& now) {
+  if (before.name != now.name || before.compute_units != now.compute_units || before.threads != now.threads)
+    throw InputError(dir + ": cannot resume: the run was started on '" + before.name + "' (" +
+                     std::to_string(before.compute_units) + " " + before.compute_unit_name + ", " +
+                     std::to_string(before.threads) + " threads), this is '" + now.name + "' (" +
+                     std::to_string(now.compute_units) + " " + now.compute_unit_name + ", " +
+                     std::to_string(now.threads) + " threads)");
+}
+
+struct ResumeState {
+  Machine header;               // run.yaml of the interrupted run
+  std::vector<Sample> samples;  // complete points already measured
+};
+
+// More threads than cores halves every rate without a word; far more exhausts the machine.
+void check_thread_count(const Backend& backend, int threads, bool oversubscribe, const std::string& source) {
+  const int cores = backend.max_threads();
+  if (cores <= 0 || threads <= cores) return;
+  if (!oversubscribe)
+    throw InputError(source + ": " + std::to_string(threads) + " threads on " + std::to_string(cores) +
+                     " cores (hwloc): rates would be shared between threads; use 0 for all cores, or "
+                     "--oversubscribe to run more threads than cores");
+  if (threads > 4 * cores)
+    throw InputError(source + ": " + std::to_string(threads) + " threads is more than 4 per core (" +
+                     std::to_string(cores) + " cores), even with --oversubscribe");
+}
+
+// The CPU threads of the run: the command line's, else the config's; a resumed run keeps its own.
+int run_thread_count(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, Backend& backend,
+                     const ResumeState* resume, const std::string& out_dir) {
+  const bool from_cli = bc.name == "cpu" && o.threads >= 0;
+  int threads = from_cli ? o.threads : bc.threads;
+  if (resume != nullptr) {
+    // A resumed run continues with the threads it started with; another count would mix rates.
+    const int started = resume->header.device.threads;
+    if (from_cli && o.threads != started && !(o.threads == 0 && started == backend.max_threads()))
+      throw InputError(out_dir + ": cannot resume with --threads " + std::to_string(o.threads) +
+                       ": the run was started with " + std::to_string(started) + " threads");
+    threads = started;
+  }
+  if (bc.name == "cpu")
+    check_thread_count(backend, threads, o.oversubscribe, from_cli ? "--threads" : config.source + ": cpu.threads");
+  return threads;
+}
+
+// A new run's provenance and run record, or a resumed run's samples and the points they cover.
+void begin_record(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const Plan& plan,
+                  const ResumeState* resume, const std::string& dir, Machine& machine, std::vector<Sample>& all,
+                  std::set<int>& done) {
+  if (resume != nullptr) {
+    check_same_device(dir, resume->header.device, machine.device);
+    machine.provenance = resume->header.provenance;
+    machine.provenance["resumed"] = utc_now();
+    machine.provenance["resume_command"] = o.command_line;
+    all = resume->samples;
+    for (const Sample& s : all) {
+      if (s.point < 0 || s.point >= static_cast<int>(plan.points.size()) || plan.points[s.point].params != s.params ||
+          plan.points[s.point].probe->info().name != s.probe)
+        throw InputError(dir + "/sweep.csv: cannot resume: point " + std::to_string(s.point) +
+                         " does not match the plan of config.yaml");
+      done.insert(s.point);
+    }
+  } else {
+    machine.provenance = {
+        {"tool", "roofprobe"},       {"version", kVersion},     {"git", kGitRevision},
+        {"command", o.command_line}, {"config", config.source}, {"config_hash", config_hash(config.text)},
+        {"started", utc_now()},      {"host", host_name()},     {"backend", bc.name}};
+    for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
+    write_run_record(dir, config, machine);
+  }
+}
+
+// What an interrupted run did not measure, on stderr and under missing:.
+void note_interruption(Machine& machine, const SweepOutcome& outcome, std::size_t points, const std::string& dir) {
+  const int stopped_by = outcome.stopped_by;
+  const std::vector<std::string>& not_measured = outcome.not_measured;
+  if (stopped_by != 0) {
+    std::cerr << "note: stopped by " << signal_name(stopped_by) << ": " << not_measured.size()
+              << " points not measured; continue with: roofprobe run --resume " << dir << "\n";
+    machine.missing.push_back("interrupted by " + std::string(signal_name(stopped_by)) + ": " +
+                              std::to_string(not_measured.size()) + " of " + std::to_string(points) +
+                              " points not measured (roofprobe run --resume " + dir + ")");
+    for (const auto& label : not_measured) machine.missing.push_back(label + ": not measured (interrupted)");
+  }
+}
+
+void write_run_plots(const Machine& machine, const std::vector<Sample>& all, const std::string& dir) {
+  PlotOptions plot_options;
+  plot_options.out_dir = dir + "/plots";
+  try {
+    PlotReport report = render_plots(machine, all, plot_options);
+    for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
+  } catch (const InputError& e) {
+    std::cerr << "warning: plots not written: " << e.what() << "\n";
+  }
+}
+
+int run_session(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
+                const ResumeState* resume) {
+  // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
+  // environment already chose one (ROOFPROBE_CUDA_DEVICE: the user's, or the MPI binding's per rank).
+  if (bc.name == "cuda" && bc.device >= 0 && std::getenv("ROOFPROBE_CUDA_DEVICE") == nullptr)
+    ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
+  Backend& backend = *Registry::instance().backend(bc.name);
+  const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
+  DeviceInfo device = backend.describe(threads);
+  Plan plan = build_plan(config, bc, device);
+
+  std::string dir = out_dir;
+  if (dir.empty())
+    dir = "results/" + slug(host_name(), "host") + "/" + slug(device.name, "device") + "/" + utc_now(kUtcCompact);
+  ensure_writable_directory(dir);
+  // The directory belongs to this run from here on: a second process is refused at once, and
+  // a new run never replaces the record of an earlier one.
+  const RunDirectoryLock lock(dir);
+  if (resume == nullptr)
+    for (const char* f : {"sweep.csv", "machine.yaml", "run.yaml"})
+      if (fs::exists(fs::path(dir) / f))
+        throw InputError(dir + ": already holds a run (" + f +
+                         "); a run is never overwritten: continue an "
+                         "interrupted one with --resume " +
+                         dir + ", or choose another --out");
+
+  Machine machine;
+  machine.device = device;
+  std::vector<Sample> all;
+  std::set<int> done;
+  begin_record(o, config, bc, plan, resume, dir, machine, all, done);
+  for (const auto& s : plan.skipped) {
+    std::cerr << "note: skipped " << s << "\n";
+    machine.missing.push_back(s);
+  }
+
+  SweepWriter sweep(dir + "/sweep.csv");
+  Progress progress(static_cast<int>(plan.points.size()), !o.quiet);
+  SweepHooks hooks;
+  hooks.stop_requested = [] { return stop_requested(); };
+  hooks.progress = [&](int done_points, const std::string& label) { progress.update(done_points, label); };
+  hooks.report = [&](const std::string& line) {
+    progress.finish();
+    std::cerr << line << "\n";
+  };
+  SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
+  all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
+  machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
+  const int failures = outcome.failures;
+  const int stopped_by = outcome.stopped_by;
+  progress.update(static_cast<int>(plan.points.size()), "fitting");
+  progress.finish();
+  if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
+
+  fit_samples(all, machine);
+  machine.complete = failures == 0 && stopped_by == 0;
+  machine.provenance["finished"] = utc_now();
+  write_machine_file(machine, dir + "/machine.yaml");
+
+  write_run_plots(machine, all, dir);
+  print_summary(std::cout, machine, dir);
+  if (stopped_by != 0) return 128 + stopped_by;
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int run_backend(const RunOptions& o, const RunConfig& config, const std::string& backend, const std::string& out_dir) {
+  const BackendConfig* bc = config.backend(backend);
+  if (bc == nullptr) throw InputError(config.source + ": no section for backend '" + backend + "'");
+  return run_session(o, config, *bc, out_dir, nullptr);
+}
+
+int resume_run(const RunOptions& o) {
+  const std::string& dir = o.resume_dir;
+  for (const char* f : {"run.yaml", "config.yaml", "sweep.csv"})
+    if (!fs::exists(dir + "/" + f))
+      throw InputError(dir + ": cannot resume: no " + f + " (not a roofprobe run directory?)");
+  ResumeState state;
+  state.header = read_machine_file(dir + "/run.yaml");
+  RunConfig config = load_config_file(dir + "/config.yaml");
+  const std::string recorded = state.header.provenance["config_hash"];
+  if (config_hash(config.text) != recorded)
+    throw InputError(dir + "/config.yaml: cannot resume: it changed since the run started");
+  if (!o.config_path.empty() && config_hash(load_config_file(o.config_path).text) != recorded)
+    throw InputError(o.config_path + ": cannot resume: differs from the config " + dir + " was started with");
+  const std::string backend = state.header.provenance["backend"];
+  const BackendConfig* bc = config.backend(backend);
+  if (bc == nullptr || !bc->built)
+    throw InputError(dir + ": cannot resume: backend '" + backend + "' is not available in this build");
+  state.samples = prepare_sweep_for_resume(dir + "/sweep.csv");
+  return run_session(o, config, *bc, dir, &state);
+}
+
+}  // namespace roofprobe
