@@ -82,6 +82,11 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
     samples = std::move(whole);
   }
 
+  // Points measured beside another process's load (flagged by the run): named, never clean
+  // (the run's own machine.yaml names them already when its gaps carry over, below).
+  const bool carry_over = same_run_machine && !provenance_of(record.run_machine, "finished").empty();
+  if (!carry_over)
+    for (const std::string& gap : foreign_load_gaps(samples)) out.gaps.push_back(gap);
   if (record.writer_holds_lock)
     out.gaps.push_back(
         "the run is still being written (a roofprobe process holds its lock): fitted from the "
@@ -90,7 +95,7 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
   // machine.yaml accounts for them (failures, points that did not fit), in which case its
   // completeness and its gaps carry over.
   const std::string planned_text = provenance_of(record.run_header, "planned_points");
-  if (same_run_machine && !provenance_of(record.run_machine, "finished").empty()) {
+  if (carry_over) {
     if (!record.run_machine->complete)
       out.gaps.push_back("the run that wrote this sweep was incomplete (its machine.yaml says complete: false)");
     for (const std::string& m : record.run_machine->missing) out.gaps.push_back(m);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -138,6 +139,18 @@ std::string sweep_csv_row(const Sample& s) {
       << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
       << s.throttle;
   return out.str();
+}
+
+std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples) {
+  std::map<int, std::string> points;
+  for (const Sample& s : samples)
+    if (has_flag(s.flags, kForeignLoadFlag))
+      points.emplace(s.point, s.probe + " " + params_to_string(s.params) +
+                                  ": measured while other processes used the device (its samples are flagged "
+                                  "foreign-load in sweep.csv): its rates are not the device's own");
+  std::vector<std::string> out;
+  for (auto& [point, line] : points) out.push_back(std::move(line));
+  return out;
 }
 
 bool run_directory_in_use(const std::string& dir) {

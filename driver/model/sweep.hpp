@@ -63,6 +63,9 @@ inline constexpr const char* kRunLockFile = ".roofprobe.lock";
 // True when a process holds the run lock of `dir` now (it is still writing the run there).
 bool run_directory_in_use(const std::string& dir);
 
+// One line per point whose samples are flagged foreign-load (for missing:), in point order.
+std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples);
+
 // The header line, without newline.
 const std::string& sweep_csv_header();
 std::string sweep_csv_row(const Sample& s);
