@@ -54,6 +54,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   std::map<std::string, double> oom_floor;
   std::set<std::string> faulted;  // probes ended by a device fault
   int lost_points = 0;            // not measured because of a fault
+  int persistent_load = 0;        // points in a row that stayed loaded after their retries
   for (const PlanPoint& point : plan.points) {
     if (done.count(point.index)) continue;
     const std::string label = label_of(point);
@@ -80,13 +81,17 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
       PointMeasurement m;
       std::string foreign;
-      for (int attempt = 0;; ++attempt) {
+      // Under a load that persists (the last points stayed loaded after their retries), a point
+      // is measured once: retrying every point would multiply the run's time for nothing.
+      const int retries = persistent_load >= 2 ? 0 : kForeignRetries;
+      int attempt = 0;
+      for (;; ++attempt) {
         const ForeignUse before = backend.foreign_use();
         const auto start = std::chrono::steady_clock::now();
         m = measure_point(backend, *prepared, settings, [&] { return hooks.stop_requested() != 0; });
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         foreign = foreign_load_reason(before, backend.foreign_use(), seconds);
-        if (foreign.empty() || attempt == kForeignRetries) break;
+        if (foreign.empty() || attempt == retries) break;
         report("note: " + label + ": " + foreign + "; measuring it again");
       }
       if (!m.check.ok) {
@@ -99,9 +104,12 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       if (!foreign.empty()) {
         // Kept (the run's record is whole) but never taken for the device's own rate.
         for (Sample& s : samples) s.flags += (s.flags.empty() ? "" : "|") + std::string(kForeignLoadFlag);
-        out.missing.push_back(label + ": measured while " + foreign + " (" + std::to_string(kForeignRetries + 1) +
-                              " tries): its rates are not the device's own");
+        out.missing.push_back(label + ": measured while " + foreign + " (" + std::to_string(attempt + 1) +
+                              (attempt == 0 ? " try" : " tries") + "): its rates are not the device's own");
         ++out.foreign_points;
+        ++persistent_load;
+      } else {
+        persistent_load = 0;
       }
     } catch (const MeasurementStopped&) {
       // Stopped inside the point: it is not measured (a resumed run measures it whole).

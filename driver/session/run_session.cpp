@@ -243,6 +243,8 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   Backend& backend = *Registry::instance().backend(bc.name);
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
+  // Before the directory is made: a plan the device cannot hold is refused with nothing written.
+  Plan plan = build_plan(config, bc, device);
 
   std::string dir = out_dir;
   if (dir.empty())
@@ -283,8 +285,8 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     std::cerr << "note: " << what << " is free after " << static_cast<long>(device_lock.waited_seconds())
               << " s; describing it again\n";
     device = backend.describe(threads);  // its clock was read while another run measured
+    plan = build_plan(config, bc, device);
   }
-  Plan plan = build_plan(config, bc, device);
   if (!plan.not_existing.empty())
     std::cerr << "note: " << plan.not_existing.size()
               << " combinations of the config's axes do not exist on this device and are not planned (roofprobe list"

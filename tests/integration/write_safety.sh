@@ -140,5 +140,40 @@ unchanged resume_finished S/sweep.csv "$sweep"
 expect resume_other_out error "--out elsewhere.*--resume S" -- "$rp" run --resume S --out elsewhere -q
 expect resume_other_backend error "--backend cuda.*cpu" -- "$rp" run --resume S --backend cuda -q
 
+# --- bounded budgets ----------------------------------------------------------------------------
+for setting in "warmup_seconds: 1e6" "target_launch_seconds: 1e6" "max_noise: 1e-6" "timeout_seconds: 1e308"; do
+  key=${setting%%:*}
+  printf 'measurement: {%s}\ncpu:\n  probes: {flops: {}}\n' "$setting" > "budget-$key.yaml"
+  expect "budget_$key" error "budget-$key.yaml:1: measurement.$key: out of range: .* not in \[" -- \
+    "$rp" run --config "budget-$key.yaml" --backend cpu --out "budget-$key" -q
+  absent "budget_$key" "budget-$key/sweep.csv"
+done
+# A point that would sample for 60 s stops within seconds of SIGTERM, keeping a resumable record.
+cat > long.yaml <<'YAML'
+measurement: {warmup_seconds: 0.01, min_samples: 100000, min_seconds: 60, max_noise: 0.001, timeout_seconds: 60, target_launch_seconds: 0.01}
+cpu:
+  threads: 1
+  probes:
+    flops: {precision: [fp64], form: [fma], flops_per_element: [8, 16]}
+YAML
+"$rp" run --config long.yaml --backend cpu --out long -q > long.out 2> long.err &
+pid=$!
+for _ in $(seq 100); do [[ -s long/run.yaml ]] && break; sleep 0.1; done
+sleep 1
+start=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+took="$((took_ms / 1000)).$(printf %03d $((took_ms % 1000)))"
+cases=$((cases + 1))
+# Generous for a loaded CI host: the point alone would run 60 s.
+if (( rc == 143 && took_ms < 5000 )) && grep -q '^complete: false' long/machine.yaml \
+   && grep -q "not measured (interrupted)" long/machine.yaml; then
+  ok "sigterm_inside_a_point: exit 143 after ${took}s, machine.yaml incomplete and resumable"
+else
+  fail "sigterm_inside_a_point: exit $rc after ${took}s: $(head -c 300 long.err)"
+fi
+
 echo "write_safety: $cases cases, $failures failures"
 (( failures == 0 ))

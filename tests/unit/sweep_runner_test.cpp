@@ -277,6 +277,19 @@ TEST_F(SweepRunnerTest, APointMeasuredBesideAnotherProcessIsRetriedThenFlaggedAn
   EXPECT_TRUE(any_contains(reports, "1 points were measured while other processes used the device"));
 }
 
+// A load that persists is not retried at every point: after two points that stayed loaded, the
+// next are measured once (and flagged), so a run beside a steady load takes about its own time.
+TEST_F(SweepRunnerTest, APersistentLoadStopsTheRetries) {
+  LoadedBackend backend(1000);
+  FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
+  SweepOutcome out = run(backend, plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 3e6}, {&probe, 4e6}}));
+  EXPECT_EQ(out.foreign_points, 4);
+  EXPECT_EQ(std::count_if(reports.begin(), reports.end(),
+                          [](const std::string& r) { return r.find("measuring it again") != std::string::npos; }),
+            4);
+  EXPECT_NE(out.missing[3].find("(1 try)"), std::string::npos) << out.missing[3];
+}
+
 TEST_F(SweepRunnerTest, ALoadThatGoesAwayCostsOneRetryAndLeavesNoMark) {
   LoadedBackend backend(1);  // only the first measurement is disturbed
   FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
