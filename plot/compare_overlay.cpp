@@ -232,6 +232,16 @@ PlotScript build_compare_overlay(const std::vector<Machine>& machines, const std
     fastest = std::max(fastest, r.gbs);
     far_ridge = std::max(far_ridge, r.ridge);
   }
+  // A readable log plot spans a bounded number of decades; valid but extreme files (1e-200 and
+  // 1e200 GB/s) would need an axis of hundreds of decades (and int-overflowing tic loops).
+  const double intensity_span = std::max(far_ridge, 1024.0) / std::min(lowest / fastest / 4, 1.0 / 64);
+  const double rate_span = std::max(highest, fastest) / std::min(lowest, slowest);
+  constexpr double kMaxDecades = 24;
+  if (!(std::log10(intensity_span) <= kMaxDecades) || !(std::log10(rate_span) <= kMaxDecades))
+    throw InputError("compare --plot: the machines' rates span " + format_bandwidth(slowest) + " to " +
+                     format_bandwidth(fastest) + " and " + format_compute(lowest) + " to " + format_compute(highest) +
+                     ", more than " + std::to_string(int(kMaxDecades)) +
+                     " decades on an axis: no readable plot (compare without --plot)");
   // Each ceiling starts where it meets its machine's fastest roof.
   std::vector<double> machine_fastest(machines.size(), 0);
   for (const Roof& r : roofs) machine_fastest[r.machine] = std::max(machine_fastest[r.machine], r.gbs);
@@ -300,6 +310,7 @@ std::string render_compare_overlay(const std::vector<Machine>& machines, const s
     throw InputError("compare --plot " + image + ": give a file name such as compare.png");
   PlotOptions options;
   options.out_dir = path.parent_path().empty() ? "." : path.parent_path().string();
+  options.out_dir_named_by_user = true;
   options.format = format;
   return render_script(build_compare_overlay(machines, labels, view, format), options);
 }

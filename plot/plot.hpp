@@ -13,7 +13,10 @@
 namespace roofprobe {
 
 struct PlotOptions {
-  std::string out_dir;             // where <view>.<format> and <view>.gp are written
+  std::string out_dir;  // where <view>.<format> and <view>.gp are written
+  // false: out_dir is a name roofprobe chose (plots/ in a run directory): a symbolic link there
+  // is refused, not followed. true: the user named it (plot --out DIR), a link is theirs.
+  bool out_dir_named_by_user = false;
   std::string format = "png";      // png | svg | pdf
   std::vector<std::string> kinds;  // views to draw (plot_view_names()); empty: every view with data
   double fma_ratio = -1;           // hierarchical: FMA-mix ceilings for this FMA fraction (0..1); <0: none

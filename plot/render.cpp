@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "driver/model/atomic_file.hpp"
 #include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
 
@@ -26,25 +27,36 @@ bool is_executable_file(const std::string& path) {
 
 std::string temp_suffix() { return ".tmp" + std::to_string(::getpid()); }
 
-// Small text files: written under a temporary name and renamed, so a reader never sees half.
+// Every script and data file roofprobe writes begins with this line: a file of the same name
+// without it is the user's own and is never replaced.
+constexpr const char* kOwnMark = "# roofprobe";
+
+// Small text files, atomically (driver/model/atomic_file.hpp), never through a link planted in
+// the plot directory, and never over a file roofprobe did not write.
 void write_text_file(const fs::path& path, const std::string& text) {
-  const fs::path temp = path.string() + temp_suffix();
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError("cannot write " + path.string());
-    }
+  const bool marked = text.rfind(kOwnMark, 0) == 0;
+  const std::string content =
+      marked ? text : std::string(kOwnMark) + " plot data: " + path.filename().string() + "\n" + text;
+  write_file_atomically(path.string(), content, inside_output_directory(kOwnMark));
+}
+
+// Every file a script writes, checked before the first is written: a user's file of one of these
+// names stops the command with nothing written.
+void check_plot_files(const fs::path& dir, const std::vector<PlotScript>& scripts) {
+  for (const PlotScript& script : scripts) {
+    check_output_replaceable((dir / (script.view + ".gp")).string(), inside_output_directory(kOwnMark));
+    for (const auto& [name, text] : script.data_files)
+      check_output_replaceable((dir / name).string(), inside_output_directory(kOwnMark));
   }
+}
+
+// The plot directory: created if missing. One roofprobe named is never reached through a link
+// (one planted there could point anywhere); one the user named may be a link of theirs.
+void ensure_plot_directory(const fs::path& dir, bool named_by_user) {
+  if (!named_by_user && is_symbolic_link(dir.string())) ensure_subdirectory_without_link(dir.string());
   std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw InputError("cannot write " + path.string() + ": " + ec.message());
-  }
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError("cannot create plot directory " + dir.string() + ": " + ec.message());
 }
 
 struct ProcessResult {
@@ -208,9 +220,8 @@ PlotReport render_plots(const Machine& machine, const std::vector<Sample>& sampl
   const std::vector<PlotScript> scripts = build_plot_scripts(machine, samples, options, &report.skipped);
 
   const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError("cannot create plot directory " + dir.string() + ": " + ec.message());
+  ensure_plot_directory(dir, options.out_dir_named_by_user);
+  check_plot_files(dir, scripts);
 
   // Scripts and data are written even without gnuplot: they render anywhere gnuplot exists.
   for (const PlotScript& script : scripts) {
@@ -228,9 +239,8 @@ PlotReport render_plots(const Machine& machine, const std::vector<Sample>& sampl
 
 std::string render_script(const PlotScript& script, const PlotOptions& options) {
   const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError("cannot create plot directory " + dir.string() + ": " + ec.message());
+  ensure_plot_directory(dir, options.out_dir_named_by_user);
+  check_plot_files(dir, {script});
   write_text_file(dir / (script.view + ".gp"), script.script);
   for (const auto& [name, text] : script.data_files) write_text_file(dir / name, text);
   const std::string gnuplot = find_gnuplot();

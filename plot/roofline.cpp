@@ -275,8 +275,14 @@ struct PointGroup {
   std::vector<std::size_t> points;  // indices into the chart's points
 };
 
+// Above this many kernels the points are drawn per level only, unnamed: one plot element and key
+// entry per kernel would make gnuplot re-read the points file once per kernel (quadratic time)
+// and the key taller than the page.
+constexpr std::size_t kMaxNamedKernels = 24;
+
 struct Overlay {
   std::vector<std::string> kernels, levels;
+  std::size_t unnamed_kernels = 0;         // > 0: that many kernels, drawn per level without names
   std::vector<std::string> kernel_titles;  // display_names(kernels): short and unique
   std::vector<std::size_t> kernel_markers;
   std::vector<std::string> level_colours;
@@ -287,11 +293,15 @@ Overlay make_overlay(const RooflineChart& c) {
   Overlay o;
   std::map<std::string, std::size_t> kernel_index, level_index, group_index;
   std::size_t extra_colours = 0;
+  std::set<std::string> distinct;
+  for (const ChartPoint& p : c.points) distinct.insert(p.kernel);
+  if (distinct.size() > kMaxNamedKernels) o.unnamed_kernels = distinct.size();
   for (const ChartPoint& p : c.points) {
-    auto [k, new_kernel] = kernel_index.emplace(p.kernel, o.kernels.size());
+    const std::string kernel = o.unnamed_kernels > 0 ? std::string() : p.kernel;
+    auto [k, new_kernel] = kernel_index.emplace(kernel, o.kernels.size());
     if (new_kernel) {
-      o.kernels.push_back(p.kernel);
-      o.kernel_markers.push_back(p.marker);
+      o.kernels.push_back(kernel);
+      o.kernel_markers.push_back(o.unnamed_kernels > 0 ? 0 : p.marker);
     }
     auto [l, new_level] = level_index.emplace(lower(p.level), o.levels.size());
     if (new_level) {
@@ -302,8 +312,8 @@ Overlay make_overlay(const RooflineChart& c) {
       if (colour.empty()) colour = series_colour(c.roofs.size() + extra_colours++);
       o.level_colours.push_back(colour);
     }
-    auto [g, new_group] = group_index.emplace(p.kernel + "\n" + lower(p.level), o.groups.size());
-    if (new_group) o.groups.push_back({p.kernel, p.level, o.kernel_markers[k->second], l->second, {}});
+    auto [g, new_group] = group_index.emplace(kernel + "\n" + lower(p.level), o.groups.size());
+    if (new_group) o.groups.push_back({kernel, p.level, o.kernel_markers[k->second], l->second, {}});
     o.groups[g->second].points.push_back(std::size_t(&p - c.points.data()));
   }
   o.kernel_titles = display_names(o.kernels, kKeyTitleChars);
@@ -319,7 +329,11 @@ std::vector<ChartKeyEntry> key_entries(const RooflineChart& c, const Overlay& o)
   if (std::any_of(c.walls.begin(), c.walls.end(), [](const ChartWall& w) { return finite_positive(w.measured_x); }))
     out.push_back(
         {"measured wall position", std::string("with points pt 12 ps 1.8 lw 2 lc rgb '") + kWallColour + "'"});
-  for (std::size_t k = 0; k < o.kernels.size(); ++k)
+  if (o.unnamed_kernels > 0)
+    out.push_back(
+        {std::to_string(o.unnamed_kernels) + " application kernels (too many to name each)",
+         "with points pt " + std::to_string(kernel_marker(0)) + " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
+  for (std::size_t k = 0; k < o.kernels.size() && o.unnamed_kernels == 0; ++k)
     out.push_back({o.kernel_titles[k], "with points pt " + std::to_string(kernel_marker(o.kernel_markers[k])) +
                                            " ps 1.5 lc rgb '" + kKernelMarkerColour + "'"});
   for (std::size_t l = 0; l < o.levels.size(); ++l)
@@ -480,7 +494,7 @@ DrawnPoint place_point(const ChartPoint& p, const Ranges& r, const std::string& 
 std::string points_data(const RooflineChart& c, const Overlay& overlay, const std::vector<DrawnPoint>& drawn) {
   std::string pts = "# application kernels: intensity performance, one block per kernel and level\n";
   for (const PointGroup& g : overlay.groups) {
-    pts += "# " + one_line(g.kernel) + " @ " + one_line(g.level) + "\n";
+    pts += "# " + (g.kernel.empty() ? std::string("kernels") : one_line(g.kernel)) + " @ " + one_line(g.level) + "\n";
     for (std::size_t i : g.points) {
       if (drawn[i].off_scale)
         pts += "# off scale, drawn at the edge: " + num(c.points[i].x) + " " + num(c.points[i].y) + "\n";

@@ -98,7 +98,21 @@ std::string range_command(const std::string& axis, double lo, double hi) {
   return buf;
 }
 
+namespace {
+
+// Every view's axes pass here: extreme but valid values must give an error, not a loop over
+// billions of tics (or an int overflow).
+void check_axis_span(const std::string& axis, double lo, double hi) {
+  constexpr double kMaxDecades = 60;
+  if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi) || !(std::log10(hi / lo) <= kMaxDecades))
+    throw InputError("plot: the " + axis + " axis would span " + num(lo) + " to " + num(hi) +
+                     ", beyond a readable plot (more than 60 decades)");
+}
+
+}  // namespace
+
 std::string log2_tics(const std::string& axis, double lo, double hi, std::string (*label)(double)) {
+  check_axis_span(axis, lo, hi);
   const int first = int(std::ceil(std::log2(lo) - 1e-9));
   const int last = int(std::floor(std::log2(hi) + 1e-9));
   int step = 1;
@@ -115,6 +129,7 @@ std::string log2_tics(const std::string& axis, double lo, double hi, std::string
 }
 
 std::string log10_tics(const std::string& axis, double lo, double hi) {
+  check_axis_span(axis, lo, hi);
   const int first = int(std::floor(std::log10(lo) + 1e-9));
   const int last = int(std::ceil(std::log10(hi) - 1e-9));
   std::vector<double> values;

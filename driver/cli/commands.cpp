@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -12,7 +13,9 @@
 #include "driver/run/engine.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/report/export.hpp"
+#include "driver/fit/feeds_file.hpp"
 #include "driver/fit/fit.hpp"
+#include "driver/fit/run_record.hpp"
 #include "driver/fleet/fleet.hpp"
 #include "driver/fleet/fleet_run.hpp"
 #include "driver/model/machine.hpp"
@@ -94,6 +97,13 @@ int fit_command(const FitOptions& o) {
   check_output_path(o.out);
   if (o.sweep_csv.empty() == o.bandwidth_csv.empty())
     throw InputError("fit: give either SWEEP.csv or --bandwidth-csv FILE");
+  {
+    std::vector<std::string> inputs{o.sweep_csv, o.bandwidth_csv};
+    if (!o.sweep_csv.empty())
+      for (const char* beside : {"run.yaml", "feeds.yaml"})
+        inputs.push_back((fs::path(o.sweep_csv).parent_path() / beside).string());
+    check_output_is_not_an_input(o.out, inputs, "--out");
+  }
   Machine machine;
   machine.provenance = {{"tool", "roofprobe"},
                         {"version", kVersion},
@@ -156,24 +166,52 @@ int fit_command(const FitOptions& o) {
   } else {
     std::vector<Sample> samples = read_sweep_csv(o.sweep_csv);
     if (samples.empty()) throw InputError(o.sweep_csv + ": no samples");
-    // The run record beside the sweep tells which device it came from (names, peaks).
-    fs::path record = fs::path(o.sweep_csv).parent_path() / "run.yaml";
-    if (fs::exists(record)) {
-      Machine header = read_machine_file(record.string());
-      machine.device = header.device;
-      machine.provenance = header.provenance;
+    // The run record beside the sweep tells which device it came from (names, peaks), and
+    // whether the sweep is that run's whole data (driver/fit/run_record.hpp).
+    const fs::path dir = fs::path(o.sweep_csv).parent_path();
+    const fs::path record = dir / "run.yaml";
+    const fs::path feeds_path = dir / "feeds.yaml";
+    const fs::path run_machine_path = dir / "machine.yaml";
+    std::optional<Machine> header, run_machine;
+    std::optional<FeedTable> feeds;
+    std::string feeds_run_id;
+    if (fs::exists(record)) header = read_machine_file(record.string());
+    if (fs::exists(feeds_path)) feeds = read_feeds_file(feeds_path.string(), &feeds_run_id);
+    if (header && fs::exists(run_machine_path) && !same_file(run_machine_path.string(), o.out)) {
+      try {
+        run_machine = read_machine_file(run_machine_path.string());
+      } catch (const InputError&) {
+        // Not the run's own file (or damaged): its gaps are not carried over.
+      }
+    }
+    RunRecord run;
+    run.run_header = header ? &*header : nullptr;
+    run.feeds_run_id = feeds ? &feeds_run_id : nullptr;
+    run.run_machine = run_machine ? &*run_machine : nullptr;
+    run.writer_holds_lock = run_directory_in_use(dir.empty() ? std::string(".") : dir.string());
+    const RunRecordFindings findings = check_run_record(o.sweep_csv, samples, run);
+    for (const std::string& note : findings.notes) std::cerr << "note: " << note << "\n";
+    if (samples.empty()) throw InputError(o.sweep_csv + ": no whole point (" + findings.gaps.front() + ")");
+    if (header) {
+      machine.device = header->device;
+      machine.provenance = header->provenance;
     } else {
       machine.device.kind = samples.front().backend == "cuda" ? "gpu" : "cpu";
       machine.device.name = "unknown (no run.yaml beside the sweep)";
     }
     machine.provenance["refit_from"] = o.sweep_csv;
     // The feeds the run recorded (run's feeds.yaml), else this build's probes.
-    const fs::path feeds_path = fs::path(o.sweep_csv).parent_path() / "feeds.yaml";
-    if (fs::exists(feeds_path)) {
-      const FeedTable feeds = read_feeds_file(feeds_path.string());
-      fit_samples(samples, machine, &feeds);
-    } else {
-      fit_samples(samples, machine);
+    fit_samples(samples, machine, feeds ? &*feeds : nullptr);
+    for (const std::string& gap : findings.gaps)
+      if (std::find(machine.missing.begin(), machine.missing.end(), gap) == machine.missing.end())
+        machine.missing.push_back(gap);
+    if (!findings.gaps.empty()) {
+      machine.complete = false;
+      std::cerr << "note: incomplete: " << findings.gaps.front()
+                << (findings.gaps.size() > 1
+                        ? " (and " + std::to_string(findings.gaps.size() - 1) + " more, under missing:)"
+                        : std::string())
+                << "\n";
     }
   }
   machine.provenance["finished"] = utc_now();
@@ -203,6 +241,7 @@ int plot_command(const PlotCommandOptions& o) {
   fs::path sweep = dir / "sweep.csv";
   if (fs::exists(sweep)) samples = read_sweep_csv(sweep.string());
   options.out_dir = o.out_dir.empty() ? (dir / "plots").string() : o.out_dir;
+  options.out_dir_named_by_user = !o.out_dir.empty();
   PlotReport report = render_plots(machine, samples, options);
   for (const auto& s : report.skipped) std::cerr << "note: skipped " << s << "\n";
   for (const auto& w : report.written) std::cout << w << "\n";
@@ -230,6 +269,7 @@ int points_command(const PointsOptions& o) {
   }
   if (o.ncu_csv.empty()) throw InputError("points: give --ncu-csv FILE (or --ncu-metrics for the metrics to collect)");
   if (!o.out.empty()) check_output_path(o.out);
+  check_output_is_not_an_input(o.out, {o.ncu_csv}, "--out");
   const std::string text = read_input_file(o.ncu_csv, kMaxCsvInputBytes, "an Nsight Compute CSV");
   NcuOptions ncu;
   ncu.dram_level = o.dram_level;
@@ -266,7 +306,23 @@ int validate_command(const std::string& machine_file, bool strict) {
                    (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
 }
 
-int list_command(const std::string& backend, bool feeds_yaml) {
+int list_command(const std::string& backend, bool feeds_yaml, const std::string& arch) {
+  if (!arch.empty()) {
+    int major = 0, minor = 0;
+    char tail = 0;
+    if (std::sscanf(arch.c_str(), "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 || minor < 0 ||
+        minor > 9)
+      throw InputError("list --arch: '" + arch + "' is not a compute capability (use e.g. 9.0 or 10.0)");
+    if (Registry::instance().backend("cuda") == nullptr)
+      throw InputError("list --arch: this roofprobe was built without the cuda backend");
+    DeviceInfo device;
+    device.backend = "cuda";
+    device.kind = "gpu";
+    device.extra["compute_capability"] = std::to_string(major) + "." + std::to_string(minor);
+    std::cout << "compute capability " << device.extra["compute_capability"] << "\n";
+    print_existing_combinations(std::cout, Registry::instance().probes("cuda"), device);
+    return 0;
+  }
   if (feeds_yaml) {
     if (backend != "all" && Registry::instance().backend(backend) == nullptr)
       throw InputError("list --feeds: backend '" + backend + "' is not compiled in");
@@ -285,6 +341,7 @@ int list_command(const std::string& backend, bool feeds_yaml) {
 int export_command(const ExportOptions& o) {
   check_export_format(o.format);  // before the file is read: a typo is reported as such
   if (!o.out.empty()) check_output_path(o.out);
+  check_output_is_not_an_input(o.out, {o.machine_file, o.points_file}, "--out");
   ExportSettings settings;
   settings.precision = o.precision;
   settings.mix = o.mix;

@@ -50,7 +50,9 @@ struct PointsOptions {
 };
 int points_command(const PointsOptions& options);
 int validate_command(const std::string& machine_file, bool strict);
-int list_command(const std::string& backend, bool feeds_yaml = false);
+// `arch` (a compute capability, "9.0"): lists which combinations of each CUDA probe's choice axes
+// exist on it (Probe::exists_on) instead of the probes' axes.
+int list_command(const std::string& backend, bool feeds_yaml = false, const std::string& arch = std::string());
 
 struct ExportOptions {
   std::string machine_file;

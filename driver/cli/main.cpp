@@ -45,6 +45,9 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
   run_cmd->add_flag("--oversubscribe", o->oversubscribe,
                     "Allow more CPU threads than the cores hwloc reports (at most 4 per core)");
   run_cmd->add_flag("--quiet,-q", o->quiet, "No progress bar");
+  run_cmd->add_flag("--no-wait", o->no_wait,
+                    "Refuse at once, naming the run in the way, when another run measures the device (default: "
+                    "wait for it; the device lock is shared by every user's runs on the node)");
   run_cmd->add_option("--resume", o->resume_dir,
                       "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
   run_cmd
@@ -91,7 +94,10 @@ Subcommand add_plot_command(CLI::App& app) {
   auto o = std::make_shared<roofprobe::PlotCommandOptions>();
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a machine file with gnuplot");
   plot_cmd->add_option("machine", o->machine_file, "machine.yaml")->required();
-  plot_cmd->add_option("--out", o->out_dir, "Output directory (default: plots/ beside the machine file)");
+  plot_cmd->add_option("--out", o->out_dir,
+                       "Output directory (default: plots/ beside the machine file): per view VIEW.FORMAT, its "
+                       "gnuplot script VIEW.gp and data VIEW_*.dat (a file of one of these names that roofprobe "
+                       "did not write is never replaced)");
   plot_cmd->add_option("--format", o->format, "png | svg | pdf")->capture_default_str();
   plot_cmd->add_option("--kind", o->kinds,
                        "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling "
@@ -177,13 +183,17 @@ Subcommand add_list_command(CLI::App& app) {
   struct Options {
     std::string backend = "all";
     bool feeds = false;
+    std::string arch;
   };
   auto o = std::make_shared<Options>();
   CLI::App* list_cmd = app.add_subcommand("list", "List the probes, their axes and backends");
+  list_cmd->add_option("--arch", o->arch,
+                       "A GPU compute capability (9.0, 10.0, ...): per CUDA probe, the combinations of its choice "
+                       "axes that exist there (a run plans only these)");
   list_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str();
   list_cmd->add_flag("--feeds", o->feeds,
                      "Print the probes' feeds as a feeds.yaml (what `run` writes beside sweep.csv; `fit` reads it)");
-  return {list_cmd, {}, [o] { return roofprobe::list_command(o->backend, o->feeds); }};
+  return {list_cmd, {}, [o] { return roofprobe::list_command(o->backend, o->feeds, o->arch); }};
 }
 
 Subcommand add_export_command(CLI::App& app) {
@@ -218,7 +228,10 @@ Subcommand add_compare_command(CLI::App& app) {
   compare_cmd->add_option("machines", o->files, "Two or more machine files (e.g. results/reference/*.yaml)")
       ->required();
   compare_cmd->add_option("--format", o->format, "text | markdown | csv")->capture_default_str();
-  compare_cmd->add_option("--plot", o->plot, "Also draw their rooflines on one plot (FILE.png | .svg | .pdf)");
+  compare_cmd->add_option("--plot", o->plot,
+                          "Also draw their rooflines on one plot (FILE.png | .svg | .pdf); beside it go the "
+                          "gnuplot script FILE.gp and its data FILE_roofs.dat and FILE_ceilings.dat (a file of "
+                          "one of these names that roofprobe did not write is never replaced)");
   compare_cmd->add_flag("--verdict", o->verdict,
                         "MEASURED REFERENCE: each measured ceiling vs its peak at the measured clock and the "
                         "reference's spec and published figures, with a verdict");

@@ -100,7 +100,7 @@ FeedTable registered_feeds(const std::string& backend) {
   return out;
 }
 
-std::string feeds_to_yaml(const FeedTable& feeds) {
+std::string feeds_to_yaml(const FeedTable& feeds, const std::string& run_id) {
   doc::Value probes = doc::Value::array();
   for (const auto& [key, list] : feeds) {
     doc::Value f = doc::Value::array();
@@ -110,10 +110,12 @@ std::string feeds_to_yaml(const FeedTable& feeds) {
                     .set("probe", doc::Value::string(key.second))
                     .set("feeds", std::move(f)));
   }
-  return doc::to_yaml(doc::Value::object().set("schema", doc::Value::string(kSchema)).set("probes", std::move(probes)));
+  doc::Value root = doc::Value::object().set("schema", doc::Value::string(kSchema));
+  if (!run_id.empty()) root.set("run_id", doc::Value::string(run_id));
+  return doc::to_yaml(root.set("probes", std::move(probes)));
 }
 
-FeedTable read_feeds_file(const std::string& path) {
+FeedTable read_feeds_file(const std::string& path, std::string* run_id) {
   const std::string text = read_input_file(path, kMaxCsvInputBytes, "a feeds file");
   const Reader r(path);
   YAML::Node root;
@@ -125,6 +127,7 @@ FeedTable read_feeds_file(const std::string& path) {
   if (!root.IsMap()) throw InputError(path + ": not a feeds file (expected schema: " + kSchema + ")");
   if (r.text(root, "schema") != kSchema)
     r.fail(root["schema"], "schema '" + root["schema"].Scalar() + "' is not " + kSchema);
+  if (run_id != nullptr) *run_id = root["run_id"] && root["run_id"].IsScalar() ? root["run_id"].Scalar() : "";
   const YAML::Node probes = root["probes"];
   if (!probes || !probes.IsSequence()) r.fail(root, "probes: expected a list");
   FeedTable out;

@@ -19,8 +19,10 @@ using FeedTable = std::map<std::pair<std::string, std::string>, std::vector<Feed
 // The feeds of every probe this build registered for `backend` (every backend when empty).
 FeedTable registered_feeds(const std::string& backend = {});
 
-std::string feeds_to_yaml(const FeedTable& feeds);
-// Throws InputError "FILE: ..." for a file that is not a feeds file of this schema.
-FeedTable read_feeds_file(const std::string& path);
+// `run_id`: the run the file belongs to (run.yaml's provenance run_id); empty: none written.
+std::string feeds_to_yaml(const FeedTable& feeds, const std::string& run_id = std::string());
+// Throws InputError "FILE: ..." for a file that is not a feeds file of this schema. `run_id`, when
+// given, receives the file's run_id ("" for a file written before run ids).
+FeedTable read_feeds_file(const std::string& path, std::string* run_id = nullptr);
 
 }  // namespace roofprobe

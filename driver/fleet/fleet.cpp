@@ -316,10 +316,14 @@ void print_fleet_summary(std::ostream& out, const Fleet& f, const std::string& w
     }
 }
 
+void write_fleet_file(const std::string& path, const std::string& yaml) {
+  write_file_atomically(path, yaml, inside_output_directory("schema: roofprobe.fleet/"));
+}
+
 int fleet_command(const std::string& dir, double margin) {
   Fleet fleet = collect_fleet(dir, margin);
   const std::string path = (fs::path(dir) / "fleet.yaml").string();
-  write_file_atomically(path, fleet_to_yaml(fleet));
+  write_fleet_file(path, fleet_to_yaml(fleet));
   print_fleet_summary(std::cout, fleet, path);
   return 0;  // missing ranks are listed in the report and on stdout
 }

@@ -15,6 +15,10 @@
 namespace roofprobe {
 
 inline constexpr const char* kFleetSchema = "roofprobe.fleet/1";
+
+// How fleet.yaml is written into a run directory: never through a link planted there, and only
+// over a fleet.yaml roofprobe wrote (its first line names the schema), never over a user's file.
+void write_fleet_file(const std::string& path, const std::string& yaml);
 inline constexpr double kDefaultOutlierMargin = 0.05;
 
 struct FleetRank {

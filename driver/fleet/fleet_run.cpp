@@ -47,7 +47,7 @@ void write_partial_fleet() {
   if (g_fleet_dir.empty() || Comm::world().rank() != 0) return;
   Fleet fleet = collect_fleet(g_fleet_dir, g_fleet_margin);
   const std::string path = g_fleet_dir + "/fleet.yaml";
-  write_file_atomically(path, fleet_to_yaml(fleet));
+  write_fleet_file(path, fleet_to_yaml(fleet));
   std::cerr << "rank 0: wrote the partial fleet report " << path << "\n";
 }
 
@@ -192,7 +192,7 @@ FleetAggregates measure_aggregates(Comm& comm, Backend& backend, const std::vect
 void write_single_process_fleet(const std::string& dir, double margin) {
   try {
     Fleet fleet = collect_fleet(dir, margin);
-    write_file_atomically(dir + "/fleet.yaml", fleet_to_yaml(fleet));
+    write_fleet_file(dir + "/fleet.yaml", fleet_to_yaml(fleet));
   } catch (const std::exception& e) {
     std::cerr << "warning: fleet.yaml not written: " << e.what() << "\n";
   }
@@ -347,9 +347,9 @@ std::map<std::string, double> job_timing(Comm& c, int turns, double turn_seconds
 int write_fleet_report(const Comm& c, const std::string& dir, const FleetAggregates& aggregates, double margin) {
   try {
     ensure_writable_directory(dir);
-    write_file_atomically(dir + "/aggregates.yaml", aggregates_to_yaml(aggregates));
+    write_file_atomically(dir + "/aggregates.yaml", aggregates_to_yaml(aggregates), inside_output_directory());
     Fleet fleet = collect_fleet(dir, margin);
-    write_file_atomically(dir + "/fleet.yaml", fleet_to_yaml(fleet));
+    write_fleet_file(dir + "/fleet.yaml", fleet_to_yaml(fleet));
     std::cout << "\n";
     print_fleet_summary(std::cout, fleet, dir + "/fleet.yaml");
     std::cout.flush();

@@ -119,21 +119,95 @@ void check_output_path(const std::string& path) {
     throw InputError(path + ": the directory " + target.parent_path().string() + " does not exist");
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
+OutputRules inside_output_directory(const std::string& mark) {
+  OutputRules rules;
+  rules.follow_links = false;
+  rules.replace_only_marked = mark;
+  return rules;
+}
+
+bool is_symbolic_link(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+namespace {
+
+[[noreturn]] void refuse_link(const std::string& path) {
+  throw InputError(path +
+                   ": is a symbolic link; roofprobe does not write through a link in an output "
+                   "directory (remove it, or choose another output)");
+}
+
+// Whether the regular file at `path` begins with `mark` (read without following a link).
+bool starts_with_mark(const std::string& path, const std::string& mark) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::string head(mark.size(), '\0');
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = ::read(fd, &head[got], head.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return got == mark.size() && head == mark;
+}
+
+// Moves the finished temp file to `target`: rename() replaces, link() never does (it fails with
+// EEXIST when something appeared there since the check).
+void publish(const std::string& path, const std::string& tmp, const std::string& target, bool never_replace) {
+  const int rc = never_replace ? ::link(tmp.c_str(), target.c_str()) : ::rename(tmp.c_str(), target.c_str());
+  const int err = errno;
+  if (never_replace || rc != 0) ::unlink(tmp.c_str());
+  if (rc == 0) return;
+  if (err == EEXIST) throw InputError(path + ": already exists; roofprobe never replaces it");
+  throw InputError(path + ": cannot replace: " + std::strerror(err));
+}
+
+}  // namespace
+
+void check_output_replaceable(const std::string& path, const OutputRules& rules) {
+  if (path == "-") return;
+  std::string target = path;
+  struct stat st {};
+  if (!rules.follow_links) {
+    if (::lstat(path.c_str(), &st) == 0) {
+      if (S_ISLNK(st.st_mode)) refuse_link(path);
+      if (!S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file (a FIFO, device or socket); roofprobe does not replace it");
+    }
+  } else {
+    std::error_code ec;
+    target = fs::weakly_canonical(fs::path(path), ec).string();
+  }
+  if (::lstat(target.c_str(), &st) != 0) return;
+  if (rules.never_replace) throw InputError(path + ": already exists; roofprobe never replaces it");
+  if (!rules.replace_only_marked.empty() && S_ISREG(st.st_mode) && !starts_with_mark(target, rules.replace_only_marked))
+    throw InputError(path +
+                     ": is a file roofprobe did not write; it is not replaced (move it away, or choose "
+                     "another output)");
+}
+
+void write_file_atomically(const std::string& path, const std::string& content, const OutputRules& rules) {
   if (path == "-") {
     std::cout << content << std::flush;
     if (!std::cout) throw InputError("(standard output): write failed");
     return;
   }
   check_output_path(path);
-  // A link stays a link: the file it names is what gets replaced.
-  std::error_code ec;
-  const std::string target = fs::weakly_canonical(fs::path(path), ec).string();
-  struct stat st {};
-  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, target, content);
-
+  std::string target = path;
+  if (rules.follow_links) {
+    // A link stays a link: the file it names is what gets replaced.
+    std::error_code ec;
+    target = fs::weakly_canonical(fs::path(path), ec).string();
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, target, content);
+  }
+  check_output_replaceable(path, rules);
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(errno));
   if (!write_all(fd, content) || ::fsync(fd) != 0) {
     const int err = errno;
@@ -146,11 +220,54 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     ::unlink(tmp.c_str());
     throw InputError(path + ": write failed: " + std::strerror(err));
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw InputError(path + ": cannot replace: " + std::strerror(err));
+  publish(path, tmp, target, rules.never_replace);
+}
+
+void check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs,
+                                  const std::string& flag) {
+  if (output.empty() || output == "-") return;
+  for (const std::string& input : inputs) {
+    if (input.empty() || input == "-") continue;
+    if (same_file(input, output))
+      throw InputError(flag + " " + output + ": is the input " + input +
+                       " (the same file); roofprobe never writes over its input: choose another " + flag);
   }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void ensure_subdirectory_without_link(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      throw InputError(path +
+                       ": is a symbolic link; roofprobe does not write through a link in an output "
+                       "directory (remove it, or choose another output)");
+    if (!S_ISDIR(st.st_mode)) throw InputError(path + ": exists and is not a directory");
+    return;
+  }
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    throw InputError(path + ": cannot create directory: " + std::strerror(errno));
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw InputError(path + ": is not a directory");
+}
+
+int open_for_append_without_link(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    if (errno == ELOOP) refuse_link(path);
+    throw InputError(path + ": cannot open: " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path + ": not a regular file (a FIFO, device or socket)");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
 }
 
 void ensure_writable_directory(const std::string& dir) {

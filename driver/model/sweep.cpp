@@ -1,10 +1,12 @@
 #include "driver/model/sweep.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -126,7 +128,9 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 }
 }  // namespace
 
-bool is_noisy(const Sample& s) { return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag"); }
+bool is_noisy(const Sample& s) {
+  return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag") || has_flag(s.flags, kForeignLoadFlag);
+}
 bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
 
 std::string sweep_csv_row(const Sample& s) {
@@ -141,11 +145,37 @@ std::string sweep_csv_row(const Sample& s) {
   return out.str();
 }
 
+std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples) {
+  std::map<int, std::string> points;
+  for (const Sample& s : samples)
+    if (has_flag(s.flags, kForeignLoadFlag))
+      points.emplace(s.point, s.probe + " " + params_to_string(s.params) +
+                                  ": measured while other processes used the device (its samples are flagged "
+                                  "foreign-load in sweep.csv): its rates are not the device's own");
+  std::vector<std::string> out;
+  for (auto& [point, line] : points) out.push_back(std::move(line));
+  return out;
+}
+
+bool run_directory_in_use(const std::string& dir) {
+  const std::string path = dir + "/" + kRunLockFile;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // no lock file: no run ever wrote here, or it was copied away
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
 SweepWriter::SweepWriter(const std::string& path) : path_(path) {
+  // Never through a link: one planted in the run directory (even dangling) could point anywhere.
+  const int fd = open_for_append_without_link(path);
   struct stat st {};
-  bool exists = stat(path.c_str(), &st) == 0 && st.st_size > 0;
-  file_ = std::fopen(path.c_str(), "a");
-  if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  const bool exists = ::fstat(fd, &st) == 0 && st.st_size > 0;
+  file_ = ::fdopen(fd, "a");
+  if (file_ == nullptr) {
+    ::close(fd);
+    throw InputError(path + ": cannot write: " + std::strerror(errno));
+  }
   if (!exists) {
     std::fprintf(file_, "%s\n", sweep_csv_header().c_str());
     std::fflush(file_);

@@ -11,6 +11,8 @@
 namespace roofprobe {
 
 inline constexpr const char* kUnderfilledFlag = "underfilled";
+// Another process used the device while the point was measured (driver/run/sweep_runner.hpp).
+inline constexpr const char* kForeignLoadFlag = "foreign-load";
 
 struct Sample {
   int rank = 0;
@@ -38,6 +40,7 @@ struct Sample {
   int point_samples = 0;  // rows its point has: a resumed run knows the point is whole
   // "|"-separated: "noisy" (stopped by the timeout, not the noise bound), "clock-sag" (clock
   // below 90% of the run's), "underfilled" (fewer work items than threads: Work::underfilled);
+  // "foreign-load" (another process used the device during the point, after retries);
   // empty when none applies. Only noisy and clock-sag make a sample unreliable (is_noisy).
   std::string flags;
   double power_w = 0;    // board power the device reported for this launch (0: not reported)
@@ -51,11 +54,21 @@ struct Sample {
   double metric(const std::string& name) const;
 };
 
-// True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag); an
+// True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag,
+// foreign-load); an
 // underfilled sample is a reliable measurement of something else (see Sample::flags).
 bool is_noisy(const Sample& s);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
+
+// A run holds an exclusive flock on this file in its directory for as long as it writes there:
+// a second run is refused, and `fit` knows a sweep is still being written.
+inline constexpr const char* kRunLockFile = ".roofprobe.lock";
+// True when a process holds the run lock of `dir` now (it is still writing the run there).
+bool run_directory_in_use(const std::string& dir);
+
+// One line per point whose samples are flagged foreign-load (for missing:), in point order.
+std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples);
 
 // The header line, without newline.
 const std::string& sweep_csv_header();

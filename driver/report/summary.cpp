@@ -147,4 +147,38 @@ void print_probe_list(std::ostream& out, const std::vector<const Probe*>& probes
   }
 }
 
+void print_existing_combinations(std::ostream& out, const std::vector<const Probe*>& probes, const DeviceInfo& device) {
+  for (const Probe* p : probes) {
+    std::vector<Params> combos{Params{}};
+    for (const Axis& a : p->info().axes) {
+      if (a.type != AxisType::Choice) continue;
+      std::vector<Params> next;
+      for (const Params& partial : combos)
+        for (const std::string& v : a.choices) {
+          Params q = partial;
+          q[a.name] = v;
+          next.push_back(std::move(q));
+        }
+      combos = std::move(next);
+    }
+    // Size and count axes take their first default: whether a combination exists does not
+    // depend on them.
+    for (Params& q : combos)
+      for (const Axis& a : p->info().axes)
+        if (a.type != AxisType::Choice && !a.defaults.empty()) q[a.name] = a.defaults.front();
+    std::vector<std::string> existing;
+    for (const Params& q : combos) {
+      if (!p->exists_on(q, device)) continue;
+      Params choices;
+      for (const Axis& a : p->info().axes)
+        if (a.type == AxisType::Choice) choices[a.name] = q.at(a.name);
+      existing.push_back(params_to_string(choices));
+    }
+    out << p->info().name << " [" << p->info().backend << "]: " << existing.size() << " of " << combos.size()
+        << " combinations exist\n";
+    if (existing.size() == combos.size()) continue;
+    for (const std::string& e : existing) out << "    " << e << "\n";
+  }
+}
+
 }  // namespace roofprobe

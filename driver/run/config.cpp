@@ -80,12 +80,6 @@ double as_number(const Reporter& r, const YAML::Node& node, const std::string& k
   }
 }
 
-double as_positive(const Reporter& r, const YAML::Node& node, const std::string& key) {
-  double v = as_number(r, node, key);
-  if (v <= 0) r.fail(node, key, "must be > 0");
-  return v;
-}
-
 int as_int(const Reporter& r, const YAML::Node& node, const std::string& key, int lo, int hi) {
   double v = as_number(r, node, key);
   if (v != std::floor(v)) r.fail(node, key, "expected an integer");
@@ -106,13 +100,25 @@ MeasurementSettings parse_measurement(const Reporter& r, const YAML::Node& node)
   if (!node.IsMap()) r.fail(node, "measurement", "expected a mapping");
   check_keys(r, node, "measurement",
              {"warmup_seconds", "min_samples", "min_seconds", "max_noise", "timeout_seconds", "target_launch_seconds"});
-  if (auto n = node["warmup_seconds"]) m.warmup_seconds = as_positive(r, n, "measurement.warmup_seconds");
+  const auto in_range = [&](const char* key, double* value) {
+    const YAML::Node n = node[key];
+    if (!n) return;
+    const std::string name = std::string("measurement.") + key;
+    const double v = as_number(r, n, name);
+    for (const SettingRange& range : kMeasurementRanges)
+      if (std::string(range.key) == key && !(v >= range.min && v <= range.max)) {
+        std::ostringstream allowed;
+        allowed << "out of range: " << n.Scalar() << " not in [" << range.min << ", " << range.max << "]";
+        r.fail(n, name, allowed.str());
+      }
+    *value = v;
+  };
+  in_range("warmup_seconds", &m.warmup_seconds);
   if (auto n = node["min_samples"]) m.min_samples = as_int(r, n, "measurement.min_samples", 1, 100000);
-  if (auto n = node["min_seconds"]) m.min_seconds = as_positive(r, n, "measurement.min_seconds");
-  if (auto n = node["max_noise"]) m.max_noise = as_positive(r, n, "measurement.max_noise");
-  if (auto n = node["timeout_seconds"]) m.timeout_seconds = as_positive(r, n, "measurement.timeout_seconds");
-  if (auto n = node["target_launch_seconds"])
-    m.target_launch_seconds = as_positive(r, n, "measurement.target_launch_seconds");
+  in_range("min_seconds", &m.min_seconds);
+  in_range("max_noise", &m.max_noise);
+  in_range("timeout_seconds", &m.timeout_seconds);
+  in_range("target_launch_seconds", &m.target_launch_seconds);
   if (m.timeout_seconds < m.min_seconds)
     r.fail(node["timeout_seconds"] ? node["timeout_seconds"] : node, "measurement.timeout_seconds",
            "must be >= min_seconds");

@@ -22,6 +22,21 @@ struct MeasurementSettings {
   double target_launch_seconds = 0.01;  // repetitions per launch are raised to reach this
 };
 
+// The range each time and noise setting must lie in (docs/RELIABILITY.md): wide enough for any
+// real measurement, narrow enough that no setting makes a point run without end, and that a
+// single launch stays short enough for a stop signal to be honoured within a second.
+struct SettingRange {
+  const char* key;  // under measurement:
+  double min, max;
+};
+inline constexpr SettingRange kMeasurementRanges[] = {
+    {"warmup_seconds", 1e-4, 10},
+    {"min_seconds", 1e-3, 60},
+    {"max_noise", 1e-3, 1},
+    {"timeout_seconds", 1e-3, 60},
+    {"target_launch_seconds", 1e-4, 0.1},
+};
+
 struct ProbeConfig {
   std::string name;
   // axis -> values in canonical text, in the order they are swept

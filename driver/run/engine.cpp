@@ -35,20 +35,26 @@ namespace {
 // resolution and the launch overhead are small against the work. Each round takes the fastest
 // of a few launches: one launch slowed by a page fault or a preempted thread must not stop the
 // sizing early (the point would then be measured at one repetition, all overhead).
-double fastest_launch(Backend& backend, PreparedPoint& point, int launches) {
-  double best = backend.time_launch(point);
-  for (int i = 1; i < launches; ++i) best = std::min(best, backend.time_launch(point));
+// One launch, unless a stop was asked for since the last one.
+double launch(Backend& backend, PreparedPoint& point, const std::function<bool()>& stop) {
+  if (stop && stop()) throw MeasurementStopped();
+  return backend.time_launch(point);
+}
+
+double fastest_launch(Backend& backend, PreparedPoint& point, int launches, const std::function<bool()>& stop) {
+  double best = launch(backend, point, stop);
+  for (int i = 1; i < launches; ++i) best = std::min(best, launch(backend, point, stop));
   return best;
 }
 
-double size_launches(Backend& backend, PreparedPoint& point, double target) {
-  double t = fastest_launch(backend, point, 3);
+double size_launches(Backend& backend, PreparedPoint& point, double target, const std::function<bool()>& stop) {
+  double t = fastest_launch(backend, point, 3, stop);
   for (int round = 0; round < 8 && t < 0.5 * target; ++round) {
     double scale = std::min(target / std::max(t, 1e-7), 1e4);
     auto reps = static_cast<std::int64_t>(std::ceil(static_cast<double>(point.repetitions()) * scale));
     if (reps <= point.repetitions()) break;  // the probe has a fixed amount of work per launch
     point.set_repetitions(reps);
-    t = fastest_launch(backend, point, 2);
+    t = fastest_launch(backend, point, 2, stop);
   }
   // A launch must be dominated by its work, not by a fixed overhead (a thread woken from sleep
   // on a busy or virtualised machine can add milliseconds per launch): doubling the repetitions
@@ -57,7 +63,7 @@ double size_launches(Backend& backend, PreparedPoint& point, double target) {
     const std::int64_t reps = point.repetitions();
     point.set_repetitions(reps * 2);
     if (point.repetitions() == reps) break;  // fixed work per launch
-    double doubled = fastest_launch(backend, point, 2);
+    double doubled = fastest_launch(backend, point, 2, stop);
     if (doubled >= 1.6 * t) {
       point.set_repetitions(reps);  // proportional: the previous size was fine
       break;
@@ -70,16 +76,17 @@ double size_launches(Backend& backend, PreparedPoint& point, double target) {
 
 }  // namespace
 
-PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& s) {
+PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& s,
+                               const std::function<bool()>& stop) {
   PointMeasurement m;
   // Warm-up: first launches pay for page faults, cache and TLB misses, clock ramp-up.
-  double warm = size_launches(backend, point, s.target_launch_seconds);
-  while (warm < s.warmup_seconds) warm += backend.time_launch(point);
+  double warm = size_launches(backend, point, s.target_launch_seconds, stop);
+  while (warm < s.warmup_seconds) warm += launch(backend, point, stop);
 
   NoiseCriterion criterion(s);
   const std::optional<double> energy_before = backend.energy_joules();
   while (!criterion.done()) {
-    double t = backend.time_launch(point);
+    double t = launch(backend, point, stop);
     m.seconds.push_back(t);
     m.launch_telemetry.push_back(backend.last_launch_telemetry());
     criterion.add(t);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <optional>
+#include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "driver/run/config.hpp"
@@ -46,7 +48,16 @@ struct PointMeasurement {
   Check check;
 };
 
-PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings);
+// Thrown by measure_point when `stop` says so between two launches: a stop signal is honoured
+// within one launch (at most a few target_launch_seconds), not at the end of the point.
+struct MeasurementStopped : std::runtime_error {
+  MeasurementStopped() : std::runtime_error("stopped by a signal") {}
+};
+
+// `stop` is asked between launches (warm-up, sizing and sampling); true ends the point with
+// MeasurementStopped and no samples.
+PointMeasurement measure_point(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings,
+                               const std::function<bool()>& stop = {});
 
 // Flags of a measured point (sweep.csv `flags`, '|'-separated): "noisy" when it stopped at the
 // time budget above max_noise, "clock-sag" when the clock measured right after it was more than

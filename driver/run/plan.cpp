@@ -50,6 +50,10 @@ Plan build_plan(const RunConfig& config, const BackendConfig& backend, const Dev
                          format_bytes(static_cast<double>(device.memory_bytes)) + ")");
       }
       std::string why = probe->unsupported_reason(params, device);
+      if (!probe->exists_on(params, device)) {
+        plan.not_existing.push_back(pc.name + " " + params_to_string(params) + (why.empty() ? "" : ": " + why));
+        continue;
+      }
       if (!why.empty()) {
         plan.skipped.push_back(pc.name + " " + params_to_string(params) + ": " + why);
         continue;

@@ -19,6 +19,9 @@ struct Plan {
   std::string backend;
   std::vector<PlanPoint> points;
   std::vector<std::string> skipped;  // "probe params: reason", never silent
+  // Combinations that do not exist on the device (Probe::exists_on): not planned and no gap;
+  // "probe params: reason" for a note.
+  std::vector<std::string> not_existing;
 };
 
 // Throws InputError (config file, line, key) when a point cannot fit in the device's memory.

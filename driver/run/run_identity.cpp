@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 
 namespace roofprobe {
@@ -13,6 +14,17 @@ std::string utc_now(const char* strftime_format) {
   gmtime_r(&t, &tm);
   char buf[64];
   std::strftime(buf, sizeof buf, strftime_format, &tm);
+  return buf;
+}
+
+std::string utc_now_milliseconds() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  std::tm tm{};
+  gmtime_r(&now.tv_sec, &tm);
+  char buf[64];
+  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(now.tv_nsec / 1000000));
   return buf;
 }
 
@@ -32,6 +44,9 @@ std::string slug(const std::string& text, const std::string& fallback) {
       out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
+  // A leading dot would make "." or ".." (a directory above results/) or a hidden name.
+  const std::size_t first = out.find_first_not_of(".-");
+  out = first == std::string::npos ? std::string() : out.substr(first);
   return out.empty() ? fallback : out;
 }
 

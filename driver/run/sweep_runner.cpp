@@ -1,5 +1,7 @@
 #include "driver/run/sweep_runner.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -13,7 +15,33 @@ namespace {
 
 std::string label_of(const PlanPoint& point) { return point.probe->info().name + " " + params_to_string(point.params); }
 
+// Foreign CPU time above this many cores on average, on the run's own cores, disturbs a point;
+// below it are the kernel's own threads and daemons' wake-ups.
+constexpr double kForeignCores = 0.25;
+constexpr int kForeignRetries = 2;
+
+std::string cores_text(double cores) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", cores);
+  return buf;
+}
+
 }  // namespace
+
+std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& after, double seconds) {
+  if (!before.known || !after.known || !(seconds > 0)) return {};
+  std::string who;
+  for (const std::string& p : after.processes) who += (who.empty() ? "" : ", ") + p;
+  if (after.measures_time) {
+    const double cores = (after.busy_seconds - before.busy_seconds) / seconds - after.idle_slack;
+    if (!(cores > kForeignCores)) return {};
+    return "other processes used " + cores_text(cores) + " of the run's cores" + (who.empty() ? "" : ": " + who);
+  }
+  if (after.processes.empty() && before.processes.empty()) return {};
+  if (who.empty())
+    for (const std::string& p : before.processes) who += (who.empty() ? "" : ", ") + p;
+  return "other processes ran on the device: " + who;
+}
 
 SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,
                        const MeasurementSettings& settings, const std::set<int>& done, SweepWriter& sweep,
@@ -26,6 +54,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   std::map<std::string, double> oom_floor;
   std::set<std::string> faulted;  // probes ended by a device fault
   int lost_points = 0;            // not measured because of a fault
+  int persistent_load = 0;        // points in a row that stayed loaded after their retries
   for (const PlanPoint& point : plan.points) {
     if (done.count(point.index)) continue;
     const std::string label = label_of(point);
@@ -50,7 +79,21 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
     std::vector<Sample> samples;
     try {
       std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
-      PointMeasurement m = measure_point(backend, *prepared, settings);
+      PointMeasurement m;
+      std::string foreign;
+      // Under a load that persists (the last points stayed loaded after their retries), a point
+      // is measured once: retrying every point would multiply the run's time for nothing.
+      const int retries = persistent_load >= 2 ? 0 : kForeignRetries;
+      int attempt = 0;
+      for (;; ++attempt) {
+        const ForeignUse before = backend.foreign_use();
+        const auto start = std::chrono::steady_clock::now();
+        m = measure_point(backend, *prepared, settings, [&] { return hooks.stop_requested() != 0; });
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        foreign = foreign_load_reason(before, backend.foreign_use(), seconds);
+        if (foreign.empty() || attempt == retries) break;
+        report("note: " + label + ": " + foreign + "; measuring it again");
+      }
       if (!m.check.ok) {
         report("error: verification failed: " + label + ": " + m.check.detail + " (samples discarded)");
         out.missing.push_back(label + ": verification failed: " + m.check.detail);
@@ -58,6 +101,21 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
         continue;
       }
       samples = samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
+      if (!foreign.empty()) {
+        // Kept (the run's record is whole) but never taken for the device's own rate.
+        for (Sample& s : samples) s.flags += (s.flags.empty() ? "" : "|") + std::string(kForeignLoadFlag);
+        out.missing.push_back(label + ": measured while " + foreign + " (" + std::to_string(attempt + 1) +
+                              (attempt == 0 ? " try" : " tries") + "): its rates are not the device's own");
+        ++out.foreign_points;
+        ++persistent_load;
+      } else {
+        persistent_load = 0;
+      }
+    } catch (const MeasurementStopped&) {
+      // Stopped inside the point: it is not measured (a resumed run measures it whole).
+      out.stopped_by = hooks.stop_requested();
+      out.not_measured.push_back(label);
+      continue;
     } catch (const DeviceOutOfMemory& e) {
       // The largest size that fits has been measured already (or none does): say so, go on.
       oom_floor[probe] =
@@ -88,6 +146,10 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       out.samples.insert(out.samples.end(), samples.begin(), samples.end());
     }
   }
+  if (out.foreign_points > 0)
+    report("note: " + std::to_string(out.foreign_points) +
+           " points were measured while other processes used the device; they are flagged foreign-load and named "
+           "under missing:, not taken for the device's ceilings");
   if (lost_points > 0)
     out.missing.push_back(std::to_string(lost_points) + " points not measured after a device fault" +
                           (out.device_lost ? " (the device could not be reset)" : " (their probe had ended)"));

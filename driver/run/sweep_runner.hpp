@@ -6,7 +6,10 @@
 //   - DeviceFault (a sticky GPU error): the probe ends, the backend tries recover(); when that
 //     fails the run stops, keeping and reporting everything measured so far;
 //   - any other error of a point (a launch failure, a failed verification): that point is
-//     reported and the sweep goes on.
+//     reported and the sweep goes on;
+//   - another process used the device during a point (Backend::foreign_use): the point is
+//     measured again, up to twice; if the load stays, its samples are flagged "foreign-load"
+//     (unreliable, as noisy ones are) and the point is named under missing: with the process.
 #pragma once
 
 #include <functional>
@@ -26,6 +29,7 @@ struct SweepOutcome {
   std::vector<std::string> not_measured;  // points left out by a stop signal
   int failures = 0;                       // points that failed (the machine file is incomplete)
   int stopped_by = 0;                     // the signal that stopped the sweep, or 0
+  int foreign_points = 0;                 // points measured beside another process's load, after retries
   bool device_lost = false;               // a device fault the backend could not recover from
 };
 
@@ -34,6 +38,11 @@ struct SweepHooks {
   std::function<void(int done, const std::string& label)> progress = [](int, const std::string&) {};
   std::function<void(const std::string& line)> report;  // one message line per event (stderr)
 };
+
+// Why a point measured between the two readings `before` and `after`, `seconds` apart, was not
+// alone on the device ("other processes used 1.3 of the run's cores: 4242 stress-ng"); empty
+// when it was, or when the backend cannot tell.
+std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& after, double seconds);
 
 // Measures every point of `plan` not in `done`, appending each to `sweep` as it completes.
 SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <set>
 
 #include "driver/fit/feeds_file.hpp"
@@ -19,6 +21,7 @@
 #include "driver/model/sweep.hpp"
 #include "driver/report/summary.hpp"
 #include "driver/run/energy_counter.hpp"
+#include "driver/run/device_lock.hpp"
 #include "driver/run/engine.hpp"
 #include "driver/run/plan.hpp"
 #include "driver/run/progress.hpp"
@@ -70,26 +73,45 @@ std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& c
 namespace {
 
 // What a run directory records before measuring, so a run can be re-fitted or resumed:
-// run.yaml (provenance and device, the machine file's header) and config.yaml (exact text).
+// run.yaml (provenance and device, the machine file's header), config.yaml (exact text) and
+// feeds.yaml, each written once, never through a link, and tied to the run by its run id.
 void write_run_record(const std::string& dir, const RunConfig& config, const Machine& m) {
   Machine header = m;
   header.memory.clear();
   header.compute.clear();
-  write_file_atomically(dir + "/config.yaml", config.text);
-  write_file_atomically(dir + "/run.yaml", machine_to_yaml(header));
+  OutputRules once = inside_output_directory();
+  once.never_replace = true;
+  write_file_atomically(dir + "/config.yaml", config.text, once);
+  write_file_atomically(dir + "/run.yaml", machine_to_yaml(header), once);
   // How the samples are fitted, so a build without this backend's probes can re-fit them.
-  write_file_atomically(
-      dir + "/feeds.yaml",
-      feeds_to_yaml(registered_feeds(m.provenance.count("backend") != 0 ? m.provenance.at("backend") : std::string())));
+  const auto value = [&](const char* key) {
+    const auto it = m.provenance.find(key);
+    return it == m.provenance.end() ? std::string() : it->second;
+  };
+  write_file_atomically(dir + "/feeds.yaml", feeds_to_yaml(registered_feeds(value("backend")), value("run_id")), once);
 }
+
+// A run's id: unique per run (time, host, process, random bits), written into every file of the
+// run so `fit` can tell files of two runs apart.
+std::string new_run_id() {
+  std::random_device random;
+  char tail[16];
+  std::snprintf(tail, sizeof tail, "%08x", static_cast<unsigned>(random()));
+  return utc_now(kUtcCompact) + "-" + slug(host_name(), "host") + "-" + std::to_string(::getpid()) + "-" + tail;
+}
+
+// The files and directories a run writes in its directory: a new run refuses a directory that
+// holds any of them (a link there too, even dangling), so it never replaces a user's file.
+constexpr const char* kRunFiles[] = {"sweep.csv",  "machine.yaml", "run.yaml",        "config.yaml",
+                                     "feeds.yaml", "fleet.yaml",   "aggregates.yaml", "plots"};
 
 // An exclusive flock on DIR/.roofprobe.lock for as long as a run uses DIR: two runs writing one
 // sweep.csv would interleave their samples.
 class RunDirectoryLock {
  public:
   explicit RunDirectoryLock(const std::string& dir) {
-    const std::string path = dir + "/.roofprobe.lock";
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    const std::string path = dir + "/" + kRunLockFile;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) throw InputError(path + ": cannot create the run lock: " + std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
@@ -171,10 +193,17 @@ void begin_record(const RunOptions& o, const RunConfig& config, const BackendCon
       done.insert(s.point);
     }
   } else {
-    machine.provenance = {
-        {"tool", "roofprobe"},       {"version", kVersion},     {"git", kGitRevision},
-        {"command", o.command_line}, {"config", config.source}, {"config_hash", config_hash(config.text)},
-        {"started", utc_now()},      {"host", host_name()},     {"backend", bc.name}};
+    machine.provenance = {{"tool", "roofprobe"},
+                          {"version", kVersion},
+                          {"git", kGitRevision},
+                          {"command", o.command_line},
+                          {"config", config.source},
+                          {"config_hash", config_hash(config.text)},
+                          {"started", utc_now()},
+                          {"host", host_name()},
+                          {"backend", bc.name},
+                          {"run_id", new_run_id()},
+                          {"planned_points", std::to_string(plan.points.size())}};
     for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
     write_run_record(dir, config, machine);
   }
@@ -198,6 +227,7 @@ void write_run_plots(const Machine& machine, const std::vector<Sample>& all, con
   PlotOptions plot_options;
   plot_options.out_dir = dir + "/plots";
   try {
+    ensure_subdirectory_without_link(plot_options.out_dir);
     PlotReport report = render_plots(machine, all, plot_options);
     for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
   } catch (const InputError& e) {
@@ -215,6 +245,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
   describe_energy_counter(backend, device);
+  // Before the directory is made: a plan the device cannot hold is refused with nothing written.
   Plan plan = build_plan(config, bc, device);
 
   std::string dir = out_dir;
@@ -222,21 +253,62 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     dir = "results/" + slug(host_name(), "host") + "/" + slug(device.name, "device") + "/" + utc_now(kUtcCompact);
   ensure_writable_directory(dir);
   // The directory belongs to this run from here on: a second process is refused at once, and
-  // a new run never replaces the record of an earlier one.
+  // a new run never replaces the record of an earlier one, nor a file a user keeps there.
   const RunDirectoryLock lock(dir);
   if (resume == nullptr)
-    for (const char* f : {"sweep.csv", "machine.yaml", "run.yaml"})
-      if (fs::exists(fs::path(dir) / f))
-        throw InputError(dir + ": already holds a run (" + f +
-                         "); a run is never overwritten: continue an "
-                         "interrupted one with --resume " +
-                         dir + ", or choose another --out");
+    for (const char* f : kRunFiles) {
+      struct stat st {};
+      if (::lstat((dir + "/" + f).c_str(), &st) != 0) continue;
+      const bool ours =
+          std::string(f) == "sweep.csv" || std::string(f) == "machine.yaml" || std::string(f) == "run.yaml";
+      if (S_ISLNK(st.st_mode))
+        throw InputError(dir + "/" + f +
+                         ": is a symbolic link; a run never writes through a link in its directory "
+                         "(remove it, or choose another --out)");
+      throw InputError(dir + (ours ? ": already holds a run (" + std::string(f) +
+                                         "); a run is never overwritten: continue an interrupted one with --resume " +
+                                         dir + ", or choose another --out"
+                                   : "/" + std::string(f) +
+                                         ": already there, and a run would write it; roofprobe never replaces it: "
+                                         "choose another --out"));
+    }
+  // The device belongs to this run while it measures: every roofprobe process of every user on
+  // the node shares the lock (driver/run/device_lock.hpp).
+  DeviceLockOptions lock_options;
+  lock_options.wait = !o.no_wait;
+  lock_options.run = dir;
+  lock_options.give_up = [] { return stop_requested() != 0; };
+  lock_options.report = [](const std::string& line) { std::cerr << "note: " << line << "\n"; };
+  const std::string what = device.kind == "gpu"
+                               ? "GPU " + device.name + " (" + device_lock_name(device, host_name()).substr(4) + ")"
+                               : "the CPU of " + host_name();
+  const DeviceLock device_lock(device_lock_name(device, host_name()), what, lock_options);
+  if (device_lock.waited_seconds() > 0.5) {
+    std::cerr << "note: " << what << " is free after " << static_cast<long>(device_lock.waited_seconds())
+              << " s; describing it again\n";
+    device = backend.describe(threads);  // its clock was read while another run measured
+    plan = build_plan(config, bc, device);
+  }
+  if (!plan.not_existing.empty())
+    std::cerr << "note: " << plan.not_existing.size()
+              << " combinations of the config's axes do not exist on this device and are not planned (roofprobe list"
+              << (device.extra.count("compute_capability") ? " --arch " + device.extra.at("compute_capability")
+                                                           : std::string())
+              << " shows which do)\n";
 
   Machine machine;
   machine.device = device;
   std::vector<Sample> all;
   std::set<int> done;
   begin_record(o, config, bc, plan, resume, dir, machine, all, done);
+  if (resume != nullptr && done.size() == plan.points.size())
+    throw InputError(dir + ": the run is complete: every planned point (" + std::to_string(plan.points.size()) +
+                     ") is in its sweep.csv; nothing to resume (fit DIR/sweep.csv re-fits it)");
+  // Points a resumed run measured beside another process's load stay named.
+  if (resume != nullptr)
+    for (const std::string& gap : foreign_load_gaps(all)) machine.missing.push_back(gap);
+  // When this run had the device to itself: from taking its lock to writing the machine file.
+  machine.provenance["measured_from"] = utc_now_milliseconds();
   for (const auto& s : plan.skipped) {
     std::cerr << "note: skipped " << s << "\n";
     machine.missing.push_back(s);
@@ -261,9 +333,11 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
 
   fit_samples(all, machine);
-  machine.complete = failures == 0 && stopped_by == 0;
+  machine.complete = failures == 0 && stopped_by == 0 && outcome.foreign_points == 0 &&
+                     (resume == nullptr || foreign_load_gaps(resume->samples).empty());
   machine.provenance["finished"] = utc_now();
-  write_machine_file(machine, dir + "/machine.yaml");
+  machine.provenance["measured_until"] = utc_now_milliseconds();
+  write_file_atomically(dir + "/machine.yaml", machine_to_yaml(machine), inside_output_directory());
 
   write_run_plots(machine, all, dir);
   print_summary(std::cout, machine, dir);
@@ -281,11 +355,19 @@ int run_backend(const RunOptions& o, const RunConfig& config, const std::string&
 
 int resume_run(const RunOptions& o) {
   const std::string& dir = o.resume_dir;
+  // Options that disagree with the run are refused, never ignored.
+  if (!o.out_dir.empty() && !same_file(o.out_dir, dir))
+    throw InputError("--out " + o.out_dir + ": a resumed run stays in its own directory (--resume " + dir +
+                     "); drop --out");
   for (const char* f : {"run.yaml", "config.yaml", "sweep.csv"})
     if (!fs::exists(dir + "/" + f))
       throw InputError(dir + ": cannot resume: no " + f + " (not a roofprobe run directory?)");
   ResumeState state;
   state.header = read_machine_file(dir + "/run.yaml");
+  const std::string recorded_backend = state.header.provenance["backend"];
+  if (o.backend != "all" && o.backend != recorded_backend)
+    throw InputError("--backend " + o.backend + ": the run in " + dir + " measured the " + recorded_backend +
+                     " backend; drop --backend to resume it");
   RunConfig config = load_config_file(dir + "/config.yaml");
   const std::string recorded = state.header.provenance["config_hash"];
   if (config_hash(config.text) != recorded)
@@ -296,6 +378,14 @@ int resume_run(const RunOptions& o) {
   const BackendConfig* bc = config.backend(backend);
   if (bc == nullptr || !bc->built)
     throw InputError(dir + ": cannot resume: backend '" + backend + "' is not available in this build");
+  // A finished run is not measured again: its machine file stays as it is.
+  if (fs::exists(dir + "/machine.yaml")) {
+    const Machine finished = read_machine_file(dir + "/machine.yaml");
+    const auto it = finished.provenance.find("finished");
+    if (finished.complete && it != finished.provenance.end())
+      throw InputError(dir + ": the run is complete (machine.yaml, finished " + it->second +
+                       "); nothing to resume: start a new run with another --out");
+  }
   state.samples = prepare_sweep_for_resume(dir + "/sweep.csv");
   return run_session(o, config, *bc, dir, &state);
 }

@@ -19,6 +19,7 @@ struct RunOptions {
   std::string backend = "all";  // cpu | cuda | all
   std::string out_dir;          // empty: results/<host>/<device>/<UTC time>/
   bool quiet = false;
+  bool no_wait = false;        // another run holds the device's lock: refuse instead of waiting
   int threads = -1;            // CPU threads override (-1: config)
   bool oversubscribe = false;  // allow more CPU threads than cores
   std::string resume_dir;      // continue the interrupted run in this directory

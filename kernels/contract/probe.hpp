@@ -239,6 +239,12 @@ class Probe {
   virtual const ProbeInfo& info() const = 0;
   // Empty when the device can run this point; otherwise why not (logged, never silent).
   virtual std::string unsupported_reason(const Params&, const DeviceInfo&) const { return {}; }
+  // False when the point's combination does not exist on this device at all (an instruction
+  // shape without that type, code for another architecture): it is not planned and is no gap of
+  // the run (`roofprobe list --arch` shows what exists). A combination that exists but cannot run
+  // here (a binary built without its code, an unknown device) stays true, and unsupported_reason
+  // names it under missing:.
+  virtual bool exists_on(const Params&, const DeviceInfo&) const { return true; }
   // Bytes the point will allocate, for checks against device memory before anything runs.
   virtual std::uint64_t footprint_bytes(const Params&) const = 0;
   virtual std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const = 0;
@@ -261,6 +267,22 @@ struct EnergyCounterInfo {
   bool available = false;
   std::string what;     // what it measures, e.g. "RAPL package-0+dram"
   std::string why_not;  // when unavailable: the reason, for missing:
+};
+
+// Other processes' use of the device, read now (Backend::foreign_use). The run reads it before and
+// after each point: a ceiling measured while another process used the device is retried, then
+// marked and named under missing:, never published as the device's own.
+struct ForeignUse {
+  bool known = false;  // false: the backend cannot tell (nothing is flagged)
+  // true: busy_seconds is measured (CPU); false: any process in `processes` is foreign use (GPU).
+  bool measures_time = false;
+  // Cumulative seconds other processes ran on the device since an arbitrary origin: CPU: busy
+  // time of the cores the run's threads are pinned to minus this process's own time.
+  double busy_seconds = 0;
+  double idle_slack = 0;  // cores in that set the run does not use (foreign time there costs nothing)
+  // Other processes on the device now, "pid name" (GPU: NVML compute processes; CPU: running
+  // processes last seen on the run's cores); empty when none or unknown.
+  std::vector<std::string> processes;
 };
 
 // A backend owns a device: it describes it and times launches with the device's own clock.
@@ -296,6 +318,8 @@ class Backend {
   // Threads the device runs without oversubscribing (CPU: the cores hwloc reports); 0 when the
   // backend has no thread count.
   virtual int max_threads() const { return 0; }
+  // Other processes' use of the device now (see ForeignUse); unknown by default.
+  virtual ForeignUse foreign_use() { return {}; }
 };
 
 // ---- device faults ----------------------------------------------------------------------------

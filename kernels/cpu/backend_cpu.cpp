@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "kernels/contract/probe.hpp"
 #include "kernels/cpu/core_clock.hpp"
 #include "kernels/cpu/rapl.hpp"
+#include "kernels/cpu/foreign_load.hpp"
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/uarch.hpp"
 
@@ -133,6 +135,14 @@ class CpuBackend final : public Backend {
     Topology t = read_topology();
     threads_ = threads > 0 ? threads : t.cores;
     const std::string binding = pin_threads(threads_);  // before anything is measured
+    run_cpus_.clear();
+    if (std::getenv("OMP_PROC_BIND") == nullptr && std::getenv("OMP_PLACES") == nullptr) {
+      const std::vector<unsigned>& cpus = allowed_core_cpus();
+      for (int i = 0; i < threads_ && !cpus.empty(); ++i) {
+        const unsigned cpu = cpus[static_cast<std::size_t>(i) % cpus.size()];
+        if (std::find(run_cpus_.begin(), run_cpus_.end(), cpu) == run_cpus_.end()) run_cpus_.push_back(cpu);
+      }
+    }
     DeviceInfo d;
     d.backend = "cpu";
     d.kind = "cpu";
@@ -190,6 +200,10 @@ class CpuBackend final : public Backend {
   // All threads run the chain at once: the all-core clock is what the probes run at.
   double measure_clock_mhz() override { return clock_.chain_now(0.01); }
 
+  // Other processes' time on the cores the threads are pinned to (every core when the user's
+  // OpenMP binding placed them).
+  ForeignUse foreign_use() override { return read_foreign_use(run_cpus_, threads_); }
+
  private:
   // Opened on first use: the registry constructs every backend at start-up, and most commands
   // never measure.
@@ -239,6 +253,7 @@ class CpuBackend final : public Backend {
   CoreClock clock_;
   double last_clock_mhz_ = 0;
   int threads_ = 1;
+  std::vector<unsigned> run_cpus_;  // the CPUs the threads are pinned to (empty: not pinned by roofprobe)
 };
 
 RP_REGISTER_BACKEND(CpuBackend);

@@ -56,4 +56,10 @@ if [[ -n $peak ]]; then
        }
        END {exit bad}' "$work/machine.yaml" || fail "$run: the memory level rests on a sample above the memory's peak"
 fi
+# missing: holds real gaps only: a GPU run's refit names at most 3 (combinations that do not exist
+# on the device are not planned, so never listed).
+if grep -q '^  kind: gpu' "$work/machine.yaml"; then
+  gaps=$(awk '/^missing:/ {m = 1; next} /^[^ -]/ {m = 0} m && /^ *- / {n++} END {print n + 0}' "$work/machine.yaml")
+  (( gaps <= 3 )) || fail "$run: $gaps entries under missing:, want at most 3 real gaps"
+fi
 echo "refit_measured: ok ($run: $got)"

@@ -226,6 +226,24 @@ TEST(Compare, ReadsFilesAndNamesTheOneWithAnotherSchema) {
 
 // ---- the overlay plot ------------------------------------------------------------------------
 
+// Two valid files at the extremes of what a double holds: the overlay is refused in one line
+// (bounded work) instead of an axis of hundreds of decades.
+TEST(CompareOverlay, ExtremeButValidRatesAreRefusedNotDrawn) {
+  Machine a = gpu("NVIDIA A", 80, 1e-200, 7000, 7800);
+  Machine b = gpu("NVIDIA B", 108, 1e200, 9000, 9700);
+  try {
+    build_compare_overlay({a, b}, {"A", "B"}, "cmp", "png");
+    FAIL() << "an overlay spanning 400 decades was drawn";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("compare --plot: the machines' rates span ", 0), 0u) << what;
+    EXPECT_NE(what.find("no readable plot (compare without --plot)"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  // The table itself still compares them.
+  EXPECT_NO_THROW(build_compare_table({"a.yaml", "b.yaml"}, {a, b}));
+}
+
 TEST(CompareOverlay, DrawsEveryMachineInItsColourWithTheSharedCeilings) {
   Machine a = gpu("NVIDIA A", 80, 800, 7000, 7800);
   Machine b = gpu("NVIDIA B", 108, 1600, 9000, 9700);

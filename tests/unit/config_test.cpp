@@ -66,6 +66,38 @@ TEST(Config, GeometricSizesAreRoundedAndCoverTheRange) {
             (std::vector<std::string>{"4096", "5888", "8192", "11520", "16384", "23296", "32768", "46336", "65536"}));
 }
 
+// Every time and noise setting has a stated range: a setting outside it would make a point run
+// for days (or never converge), and a launch longer than the range would delay a stop signal.
+TEST(Config, TimeAndNoiseSettingsOutsideTheirRangeAreRefusedNamingKeyAndRange) {
+  const auto measurement = [](const std::string& lines) {
+    return error_of("measurement:\n" + lines + "cpu: {probes: {flops: {}}}");
+  };
+  EXPECT_EQ(measurement("  warmup_seconds: 1e6\n"),
+            "test.yaml:2: measurement.warmup_seconds: out of range: 1e6 not in [0.0001, 10]");
+  EXPECT_EQ(measurement("  target_launch_seconds: 1e6\n"),
+            "test.yaml:2: measurement.target_launch_seconds: out of range: 1e6 not in [0.0001, 0.1]");
+  EXPECT_EQ(measurement("  max_noise: 1e-6\n"),
+            "test.yaml:2: measurement.max_noise: out of range: 1e-6 not in [0.001, 1]");
+  EXPECT_EQ(measurement("  timeout_seconds: 1e308\n"),
+            "test.yaml:2: measurement.timeout_seconds: out of range: 1e308 not in [0.001, 60]");
+  EXPECT_EQ(measurement("  min_seconds: 0\n"),
+            "test.yaml:2: measurement.min_seconds: out of range: 0 not in [0.001, 60]");
+  // The shipped configs lie inside every range.
+  for (const char* name : {"default.yaml", "quick.yaml"}) {
+    const MeasurementSettings m = load_embedded_config(name).measurement;
+    for (const SettingRange& range : kMeasurementRanges) {
+      const std::string key = range.key;
+      const double v = key == "warmup_seconds"    ? m.warmup_seconds
+                       : key == "min_seconds"     ? m.min_seconds
+                       : key == "max_noise"       ? m.max_noise
+                       : key == "timeout_seconds" ? m.timeout_seconds
+                                                  : m.target_launch_seconds;
+      EXPECT_GE(v, range.min) << name << " " << key;
+      EXPECT_LE(v, range.max) << name << " " << key;
+    }
+  }
+}
+
 TEST(Config, Errors) {
   EXPECT_EQ(error_of(""), "test.yaml: empty configuration");
   EXPECT_NE(error_of("cpu: [unclosed").find("test.yaml:1: malformed YAML"), std::string::npos);
@@ -80,7 +112,7 @@ TEST(Config, Errors) {
   EXPECT_EQ(error_of("measurement:\n  min_samples: 2.5\ncpu: {probes: {flops: {}}}"),
             "test.yaml:2: measurement.min_samples: expected an integer");
   EXPECT_EQ(error_of("measurement:\n  max_noise: -1\ncpu: {probes: {flops: {}}}"),
-            "test.yaml:2: measurement.max_noise: must be > 0");
+            "test.yaml:2: measurement.max_noise: out of range: -1 not in [0.001, 1]");
   EXPECT_EQ(error_of("cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0"),
             "test.yaml:4: cpu.probes.bandwidth.working_set_bytes: size must be > 0");
   EXPECT_EQ(

@@ -536,6 +536,23 @@ TEST(PlotScaling, CeilingsVsUnitsOnTwoAxes) {
   EXPECT_NE(skip_reason(skipped, "scaling").find("no scaling section"), std::string::npos);
 }
 
+// 15,000 kernels (a whole application's ncu export): one plot element and one key entry per level,
+// never one per kernel (gnuplot would re-read the points file once per kernel: quadratic time),
+// and every point is still drawn.
+TEST(PlotPoints, ThousandsOfKernelsAreDrawnPerLevelWithoutAKeyEntryEach) {
+  std::vector<KernelPoint> many;
+  for (int k = 0; k < 15000; ++k)
+    many.push_back({"kernel_" + std::to_string(k), k % 2 ? "L2" : "HBM", 0.5 + k % 97, 100.0 + k % 89, "flop"});
+  const PlotScript h = view(build_with(v100_machine(), options_with(-1, many)), "hierarchical");
+  EXPECT_EQ(count(h.script, "'hierarchical_points.dat' index"), 2) << "one element per level";
+  EXPECT_EQ(count(h.script, "title 'kernel_"), 0) << "no key entry per kernel";
+  EXPECT_NE(h.script.find("title '15000 application kernels (too many to name each)'"), std::string::npos);
+  std::size_t drawn = 0;
+  for (const auto& block : blocks(data_file(h, "hierarchical_points.dat"))) drawn += block.size();
+  EXPECT_EQ(drawn, 15000u);
+  EXPECT_LT(h.script.size(), 20000u) << "the script does not grow with the kernels";
+}
+
 TEST(PlotPoints, EachViewGetsItsKindOfPoints) {
   const auto scripts = build_with(v100_machine(), options_with(-1, kernel_points()));
   const PlotScript h = view(scripts, "hierarchical");

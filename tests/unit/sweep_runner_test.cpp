@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -191,13 +192,134 @@ TEST_F(SweepRunnerTest, AStopSignalListsTheRestAsNotMeasured) {
   ResettableBackend backend(true);
   FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
   Plan plan = plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 3e6}});
-  int calls = 0;
+  // The signal arrives once the second point has started: the first is kept, the second (cut
+  // short) and the third are listed as not measured.
+  int started = 0;
   SweepHooks hooks;
-  hooks.stop_requested = [&] { return ++calls > 1 ? 15 : 0; };
+  hooks.progress = [&](int, const std::string&) { ++started; };
+  hooks.stop_requested = [&] { return started > 1 ? 15 : 0; };
   SweepOutcome out = run(backend, plan, hooks);
   EXPECT_EQ(out.stopped_by, 15);
-  EXPECT_EQ(out.not_measured.size(), 2u);
+  EXPECT_EQ(out.not_measured, (std::vector<std::string>{"flops bytes=2000000", "flops bytes=3000000"}));
+  EXPECT_EQ(probe.prepared, 2);
+  ASSERT_FALSE(out.samples.empty());
+  for (const Sample& s : out.samples) EXPECT_EQ(s.point, 0);
+}
+
+// A stop signal that arrives inside a point (during its warm-up or sampling) is honoured at the
+// next launch, not at the end of the point: nothing more is launched, and the point is listed as
+// not measured so a resumed run measures it whole.
+TEST_F(SweepRunnerTest, AStopInsideAPointEndsItAtTheNextLaunch) {
+  class CountingBackend : public ResettableBackend {
+   public:
+    CountingBackend() : ResettableBackend(true) {}
+    double time_launch(PreparedPoint& p) override {
+      ++launches;
+      return ResettableBackend::time_launch(p);
+    }
+    int launches = 0;
+  } backend;
+  FaultyProbe probe("bandwidth", FaultyProbe::Fail::None, 0);
+  Plan plan = plan_of({{&probe, 1e6}, {&probe, 2e6}});
+  SweepHooks hooks;
+  int launches_at_stop = -1;
+  hooks.stop_requested = [&] {
+    if (launches_at_stop < 0 && backend.launches >= 4) launches_at_stop = backend.launches;
+    return launches_at_stop >= 0 ? SIGTERM : 0;
+  };
+  SweepOutcome out = run(backend, plan, hooks);
+  EXPECT_EQ(out.stopped_by, SIGTERM);
+  EXPECT_EQ(backend.launches, launches_at_stop) << "no launch after the stop was asked for";
+  EXPECT_TRUE(out.samples.empty()) << "a point cut short keeps no samples";
+  EXPECT_EQ(out.not_measured, (std::vector<std::string>{"bandwidth bytes=1000000", "bandwidth bytes=2000000"}));
+  EXPECT_EQ(out.failures, 0);
+}
+
+// Another process on the run's cores: the point is measured again; a load that stays is flagged
+// on every sample (so the fit never takes it for the device's rate) and named under missing:.
+class LoadedBackend : public ResettableBackend {
+ public:
+  explicit LoadedBackend(int loaded_readings) : ResettableBackend(true), loaded_readings_(loaded_readings) {}
+  ForeignUse foreign_use() override {
+    ForeignUse use;
+    use.known = true;
+    use.measures_time = true;
+    // Each reading after a loaded point adds far more foreign time than any point lasts.
+    if (readings_++ % 2 == 1 && loaded_readings_-- > 0) busy_ += 1000;
+    use.busy_seconds = busy_;
+    use.processes = {"4242 stress-ng"};
+    return use;
+  }
+
+ private:
+  int loaded_readings_;
+  int readings_ = 0;
+  double busy_ = 0;
+};
+
+TEST_F(SweepRunnerTest, APointMeasuredBesideAnotherProcessIsRetriedThenFlaggedAndNamed) {
+  LoadedBackend backend(100);  // loaded all along
+  FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
+  SweepOutcome out = run(backend, plan_of({{&probe, 1e6}}));
   EXPECT_EQ(probe.prepared, 1);
+  EXPECT_EQ(out.foreign_points, 1);
+  ASSERT_FALSE(out.samples.empty());
+  for (const Sample& s : out.samples) {
+    EXPECT_NE(s.flags.find("foreign-load"), std::string::npos);
+    EXPECT_TRUE(is_noisy(s)) << "a foreign-load sample is never a clean one";
+  }
+  ASSERT_EQ(out.missing.size(), 1u);
+  EXPECT_EQ(out.missing[0].rfind("flops bytes=1000000: measured while other processes used ", 0), 0u) << out.missing[0];
+  EXPECT_NE(out.missing[0].find("4242 stress-ng"), std::string::npos) << out.missing[0];
+  EXPECT_EQ(std::count_if(reports.begin(), reports.end(),
+                          [](const std::string& r) { return r.find("measuring it again") != std::string::npos; }),
+            2);
+  EXPECT_TRUE(any_contains(reports, "1 points were measured while other processes used the device"));
+}
+
+// A load that persists is not retried at every point: after two points that stayed loaded, the
+// next are measured once (and flagged), so a run beside a steady load takes about its own time.
+TEST_F(SweepRunnerTest, APersistentLoadStopsTheRetries) {
+  LoadedBackend backend(1000);
+  FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
+  SweepOutcome out = run(backend, plan_of({{&probe, 1e6}, {&probe, 2e6}, {&probe, 3e6}, {&probe, 4e6}}));
+  EXPECT_EQ(out.foreign_points, 4);
+  EXPECT_EQ(std::count_if(reports.begin(), reports.end(),
+                          [](const std::string& r) { return r.find("measuring it again") != std::string::npos; }),
+            4);
+  EXPECT_NE(out.missing[3].find("(1 try)"), std::string::npos) << out.missing[3];
+}
+
+TEST_F(SweepRunnerTest, ALoadThatGoesAwayCostsOneRetryAndLeavesNoMark) {
+  LoadedBackend backend(1);  // only the first measurement is disturbed
+  FaultyProbe probe("flops", FaultyProbe::Fail::None, 0);
+  SweepOutcome out = run(backend, plan_of({{&probe, 1e6}}));
+  EXPECT_EQ(out.foreign_points, 0);
+  EXPECT_TRUE(out.missing.empty());
+  for (const Sample& s : out.samples) EXPECT_EQ(s.flags.find("foreign-load"), std::string::npos);
+  EXPECT_TRUE(any_contains(reports, "measuring it again"));
+}
+
+TEST(ForeignLoadReason, CountsOnlyTimeBeyondTheIdleCoresAndNamesTheProcess) {
+  ForeignUse before, after;
+  before.known = after.known = before.measures_time = after.measures_time = true;
+  before.busy_seconds = 10;
+  after.busy_seconds = 10.1;  // 0.1 core over one second: daemons
+  EXPECT_EQ(foreign_load_reason(before, after, 1.0), "");
+  after.busy_seconds = 11;  // a whole core ...
+  after.idle_slack = 1;     // ... on a core the run does not use
+  EXPECT_EQ(foreign_load_reason(before, after, 1.0), "");
+  after.idle_slack = 0;
+  after.processes = {"4242 stress-ng"};
+  EXPECT_EQ(foreign_load_reason(before, after, 1.0), "other processes used 1.00 of the run's cores: 4242 stress-ng");
+  ForeignUse unknown;
+  EXPECT_EQ(foreign_load_reason(unknown, after, 1.0), "");
+  // A GPU: any other compute process is foreign use.
+  ForeignUse gpu_before, gpu_after;
+  gpu_before.known = gpu_after.known = true;
+  EXPECT_EQ(foreign_load_reason(gpu_before, gpu_after, 1.0), "");
+  gpu_after.processes = {"777 python"};
+  EXPECT_EQ(foreign_load_reason(gpu_before, gpu_after, 1.0), "other processes ran on the device: 777 python");
 }
 
 }  // namespace

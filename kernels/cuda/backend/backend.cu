@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -207,6 +208,16 @@ class CudaBackend final : public Backend {
     return {true, "NVML total energy (board)", ""};
   }
 
+  // Other compute processes on this GPU (NVML): any is foreign use of the device.
+  ForeignUse foreign_use() override {
+    ForeignUse use;
+    if (!telemetry_) open_telemetry(selected_device());
+    if (!telemetry_->knows_processes()) return use;
+    use.known = true;
+    use.processes = telemetry_->other_compute_processes();
+    return use;
+  }
+
   // Cycles counted by clock64() on the SMs over the event time of the same launch. ~20 ms of
   // spinning makes the launch overhead (a few microseconds) negligible; a first, shorter spin
   // wakes the GPU from its idle clocks.
@@ -301,6 +312,13 @@ class CudaBackend final : public Backend {
     RP_CUDA_CHECK(cudaDriverGetVersion(&driver));
     RP_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     info.extra[kExtraDeviceIndex] = std::to_string(device);
+    // The GPU's UUID as nvidia-smi prints it: its device lock's name (driver/run/device_lock.hpp),
+    // the same for every process whatever CUDA_VISIBLE_DEVICES renumbers.
+    char uuid[64];
+    const auto* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    info.extra["uuid"] = uuid;
     info.extra["compute_capability"] = cc;
     info.extra["architecture"] = arch.family[0] != '\0' ? arch.family : "unknown";
     info.extra["warp_size"] = std::to_string(prop.warpSize);

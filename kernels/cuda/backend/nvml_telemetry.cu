@@ -1,6 +1,9 @@
 #include "kernels/cuda/backend/nvml_telemetry.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "kernels/cuda/backend/throttle.hpp"
 
@@ -21,6 +24,12 @@ struct NvmlTelemetry::Api {
   Return (*power_usage)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
   Return (*total_energy)(Device, unsigned long long*) = nullptr;  // millijoules; optional (Volta+)
+  // nvmlProcessInfo_v1_t, what the unversioned nvmlDeviceGetComputeRunningProcesses fills.
+  struct ProcessInfo {
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+  };
+  Return (*compute_processes)(Device, unsigned int*, ProcessInfo*) = nullptr;  // optional
 };
 
 namespace {
@@ -70,6 +79,8 @@ NvmlTelemetry::NvmlTelemetry(const std::string& pci_bus_id) {
     delete api;
     return;
   }
+  // Optional: without it the run cannot see other processes on the device, and says nothing.
+  has_processes_ = resolve(api->library, "nvmlDeviceGetComputeRunningProcesses", api->compute_processes);
   api_ = api;
   device_ = device;
   // Optional: the other readings work without it.
@@ -120,6 +131,30 @@ LaunchTelemetry NvmlTelemetry::end_launch() {
   if (api_->power_usage(device_, &milliwatts) == 0) t.power_w = milliwatts / 1000.0;
   t.throttle = throttle_text(throttle_mask_);
   return t;
+}
+
+std::vector<std::string> NvmlTelemetry::other_compute_processes() const {
+  std::vector<std::string> out;
+  if (!knows_processes()) return out;
+  Api::ProcessInfo infos[64];
+  unsigned int count = 64;
+  if (api_->compute_processes(device_, &count, infos) != 0) return out;
+  const unsigned int self = static_cast<unsigned int>(::getpid());
+  bool self_seen = false;
+  for (unsigned int i = 0; i < count && i < 64; ++i) self_seen = self_seen || infos[i].pid == self;
+  bool skipped_one = self_seen;  // in another pid namespace: one entry is this process
+  for (unsigned int i = 0; i < count && i < 64; ++i) {
+    if (infos[i].pid == self) continue;
+    if (!skipped_one) {
+      skipped_one = true;
+      continue;
+    }
+    std::ifstream comm("/proc/" + std::to_string(infos[i].pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    out.push_back(std::to_string(infos[i].pid) + " " + (name.empty() ? std::string("(name not visible)") : name));
+  }
+  return out;
 }
 
 }  // namespace roofprobe::cuda

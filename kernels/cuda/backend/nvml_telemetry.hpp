@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/contract/probe.hpp"
 
@@ -40,6 +41,12 @@ class NvmlTelemetry {
   // or the device lacks it; energy_unavailable_reason() then says why.
   std::optional<double> energy_joules();
   const std::string& energy_unavailable_reason() const { return energy_why_not_; }
+  // Other processes with a compute context on the device now, "pid name" (the name from /proc
+  // where this process can see it). NVML names processes by the host's pids: inside a container
+  // this process's own pid differs, so when it is not in the list one entry is taken for it.
+  // Empty when none, or when NVML cannot say.
+  std::vector<std::string> other_compute_processes() const;
+  bool knows_processes() const { return api_ != nullptr && has_processes_; }
 
  private:
   struct Api;
@@ -47,6 +54,7 @@ class NvmlTelemetry {
   void* device_ = nullptr;  // nvmlDevice_t
   std::string why_not_;
   std::string energy_why_not_;
+  bool has_processes_ = false;
   double clock_sum_ = 0;
   int readings_ = 0;
   std::uint64_t throttle_mask_ = 0;

@@ -187,7 +187,7 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api) {
 
 // Why the device (by compute capability) cannot run (t, api); empty when it can. Independent of
 // the binary: binary_lacks_reason covers that.
-std::string device_reason(TensorType t, TensorApi api, int cc) {
+std::string device_reason(TensorType t, TensorApi api, int cc, bool ignore_build) {
   const TensorShape s = tensor_shape(t, api);
   if (tensor_wgmma_api(api)) {
     if (s.min_cc == 0)
@@ -229,7 +229,7 @@ std::string device_reason(TensorType t, TensorApi api, int cc) {
     return {};
   }
   if (s.min_cc == 0) return "WMMA has no fp8 (e4m3) fragment type; fp8.fp32 runs with api=mma (sm_89 and newer)";
-  if (t == TensorType::Fp8Fp32 && api == TensorApi::Mma && !RP_TENSOR_COMPILER_HAS_FP8_MMA)
+  if (t == TensorType::Fp8Fp32 && api == TensorApi::Mma && !RP_TENSOR_COMPILER_HAS_FP8_MMA && !ignore_build)
     return "this roofprobe was built with a CUDA older than 12.4, whose PTX ISA lacks the e4m3 "
            "mma.sync; rebuild with CUDA 12.4 or newer";
   if (cc == 0) return "unknown compute capability: the backend did not report it";

@@ -51,7 +51,9 @@ void parse_point(const Params& p, TensorType* t, TensorApi* api);
 
 // Why the device (by compute capability) cannot run (t, api); empty when it can. Independent of
 // the binary: binary_lacks_reason covers that.
-std::string device_reason(TensorType t, TensorApi api, int cc);
+// `ignore_build`: leaves out what only this build lacks (a CUDA without the e4m3 mma.sync), so
+// the answer is whether the combination exists on the device at all.
+std::string device_reason(TensorType t, TensorApi api, int cc, bool ignore_build = false);
 
 // Empty when the binary holds device code with the instruction for the device; otherwise why
 // not. Unknown (no device, error): empty, and prepare() checks again. For wgmma and tcgen05 a

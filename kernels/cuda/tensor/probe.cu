@@ -437,6 +437,17 @@ class CudaTensorProbe final : public Probe {
     return warps * (kTensorChains * 1024 + 32 * sizeof(int)) + (1u << 20);
   }
 
+  // A type the api has no shape for, or an api of another architecture, does not exist here; an
+  // unknown device (compute capability 0) is planned and its reason said under missing:.
+  bool exists_on(const Params& p, const DeviceInfo& dev) const override {
+    TensorType t{};
+    TensorApi api{};
+    parse_point(p, &t, &api);
+    const int cc = device_cc(dev);
+    const std::string why = device_reason(t, api, cc, /*ignore_build=*/true);
+    return why.empty() || (cc == 0 && why.rfind("unknown compute capability", 0) == 0);
+  }
+
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& dev) const override {
     TensorType t{};
     TensorApi api{};

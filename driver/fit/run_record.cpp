@@ -1,0 +1,114 @@
+#include "driver/fit/run_record.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "driver/model/errors.hpp"
+#include "driver/model/units.hpp"
+
+namespace roofprobe {
+
+namespace {
+
+std::string provenance_of(const Machine* m, const std::string& key) {
+  if (m == nullptr) return {};
+  const auto it = m->provenance.find(key);
+  return it == m->provenance.end() ? std::string() : it->second;
+}
+
+// The device kind a backend's rows measure (run.yaml's device.kind).
+std::string kind_of_backend(const std::string& backend) { return backend == "cuda" ? "gpu" : backend; }
+
+}  // namespace
+
+RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sample>& samples,
+                                   const RunRecord& record) {
+  RunRecordFindings out;
+  std::set<std::string> backends;
+  std::set<int> ranks;
+  for (const Sample& s : samples) {
+    backends.insert(s.backend);
+    ranks.insert(s.rank);
+  }
+  if (backends.size() > 1)
+    throw InputError(sweep_path + ": rows of two backends (" + *backends.begin() + " and " + *backends.rbegin() +
+                     "): a sweep holds one device's run; fit each run's own sweep.csv");
+  if (ranks.size() > 1)
+    throw InputError(sweep_path + ": rows of two MPI ranks (" + std::to_string(*ranks.begin()) + " and " +
+                     std::to_string(*ranks.rbegin()) +
+                     "): a sweep holds one device's run; fit each rank's own DIR/rank-R/sweep.csv");
+  const std::string backend = backends.empty() ? std::string() : *backends.begin();
+
+  const std::string run_id = provenance_of(record.run_header, "run_id");
+  if (record.run_header != nullptr) {
+    const std::string recorded = provenance_of(record.run_header, "backend");
+    const std::string kind = record.run_header->device.kind;
+    if ((!recorded.empty() && recorded != backend) ||
+        (recorded.empty() && !kind.empty() && kind != kind_of_backend(backend)))
+      throw InputError(sweep_path + ": its rows are of the " + backend + " backend, but run.yaml beside it is a " +
+                       (recorded.empty() ? kind : recorded) + " run of '" + record.run_header->device.name +
+                       "': the sweep belongs to another run");
+    if (run_id.empty()) out.notes.push_back("run.yaml has no run id (written by an older roofprobe): not checked");
+  }
+  if (record.feeds_run_id != nullptr && !record.feeds_run_id->empty() && !run_id.empty() &&
+      *record.feeds_run_id != run_id)
+    throw InputError(sweep_path + ": feeds.yaml beside it is of run " + *record.feeds_run_id + ", run.yaml of run " +
+                     run_id + ": the files belong to two runs");
+  const std::string machine_id = provenance_of(record.run_machine, "run_id");
+  const bool same_run_machine = record.run_machine != nullptr && !run_id.empty() && machine_id == run_id;
+
+  // A point the sweep ends inside: fewer rows than its point_samples.
+  std::map<int, std::pair<int, int>> rows;  // point -> (rows, point_samples)
+  std::map<int, std::string> labels;
+  for (const Sample& s : samples) {
+    auto& r = rows[s.point];
+    ++r.first;
+    r.second = std::max(r.second, s.point_samples);
+    labels.emplace(s.point, s.probe + " " + params_to_string(s.params));
+  }
+  std::set<int> torn;
+  for (const auto& [point, r] : rows)
+    if (r.second > 0 && r.first < r.second) {
+      torn.insert(point);
+      out.gaps.push_back(labels[point] + ": the sweep ends inside this point (" + std::to_string(r.first) + " of " +
+                         std::to_string(r.second) + " samples); its samples are not fitted");
+    }
+  if (!torn.empty()) {
+    std::vector<Sample> whole;
+    for (Sample& s : samples)
+      if (!torn.count(s.point)) whole.push_back(std::move(s));
+    samples = std::move(whole);
+  }
+
+  // Points measured beside another process's load (flagged by the run): named, never clean
+  // (the run's own machine.yaml names them already when its gaps carry over, below).
+  const bool carry_over = same_run_machine && !provenance_of(record.run_machine, "finished").empty();
+  if (!carry_over)
+    for (const std::string& gap : foreign_load_gaps(samples)) out.gaps.push_back(gap);
+  if (record.writer_holds_lock)
+    out.gaps.push_back(
+        "the run is still being written (a roofprobe process holds its lock): fitted from the "
+        "sweep as it was");
+  // Planned points absent from the sweep: the run ended early, unless the run's own finished
+  // machine.yaml accounts for them (failures, points that did not fit), in which case its
+  // completeness and its gaps carry over.
+  const std::string planned_text = provenance_of(record.run_header, "planned_points");
+  if (carry_over) {
+    if (!record.run_machine->complete)
+      out.gaps.push_back("the run that wrote this sweep was incomplete (its machine.yaml says complete: false)");
+    for (const std::string& m : record.run_machine->missing) out.gaps.push_back(m);
+  } else if (!planned_text.empty()) {
+    const long planned = std::strtol(planned_text.c_str(), nullptr, 10);
+    const long measured = static_cast<long>(rows.size() - torn.size());
+    if (measured < planned)
+      out.gaps.push_back(std::to_string(planned - measured) + " of " + std::to_string(planned) +
+                         " planned points are not in the sweep (the run ended early, or has not finished)");
+  } else if (record.run_header != nullptr) {
+    out.notes.push_back("run.yaml does not say how many points were planned: the sweep's length is not checked");
+  }
+  return out;
+}
+
+}  // namespace roofprobe

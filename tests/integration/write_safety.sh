@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Nothing a user owns is lost (docs/RELIABILITY.md): an output never replaces an input of the same
+# command, a run directory's files are never written through a link planted there, files a
+# command writes beside its output never replace the user's own, and a run never mixes with
+# another's data. Each case asserts the exit code, the one-line error and that no file changed.
+#   write_safety.sh ROOFPROBE WORKDIR SOURCE_DIR
+set -uo pipefail
+rp=$1 work=$2 src=$3
+rm -rf "$work" && mkdir -p "$work"
+cd "$work" || exit 1
+export ROOFPROBE_LOCK_DIR=$work/locks
+failures=0 cases=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+expect() {  # expect NAME ok|error PATTERN -- CMD...
+  local name=$1 kind=$2 pattern=$3
+  shift 4
+  cases=$((cases + 1))
+  timeout -s KILL 120 "$@" > "$name.stdout" 2> "$name.stderr" < /dev/null
+  local rc=$?
+  local first; first=$(grep -m1 -E '^error:' "$name.stderr" || head -n1 "$name.stderr")
+  if [[ $kind == ok ]]; then
+    (( rc == 0 )) || { fail "$name: exit $rc: $first"; return; }
+  else
+    (( rc == 1 || rc == 2 )) || { fail "$name: want exit 1 or 2, got $rc: $first"; return; }
+    [[ $first == error:* ]] || { fail "$name: first stderr line is not 'error: ...': $first"; return; }
+  fi
+  if [[ $pattern != - ]] && ! grep -qE -- "$pattern" <<< "$first"; then fail "$name: want /$pattern/ in: $first"; return; fi
+  ok "$name: ${first:-exit 0}"
+}
+unchanged() {  # unchanged NAME FILE SUM
+  cases=$((cases + 1))
+  [[ $(md5sum < "$2") == "$3" ]] && ok "$1: $2 unchanged" || fail "$1: $2 changed"
+}
+absent() {  # absent NAME PATH
+  cases=$((cases + 1))
+  [[ ! -e $2 && ! -L $2 ]] && ok "$1: $2 not created" || fail "$1: $2 was created"
+}
+sum() { md5sum < "$1"; }
+
+cat > tiny.yaml <<'YAML'
+measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.005, max_noise: 0.5, timeout_seconds: 0.02, target_launch_seconds: 0.002}
+cpu:
+  threads: 1
+  probes:
+    flops: {precision: [fp64], form: [fma], flops_per_element: [8, 16]}
+YAML
+h200=$src/results/measured/h200-sxm/20261125T2343Z/machine.yaml
+"$rp" run --config tiny.yaml --backend cpu --out S -q > /dev/null 2>&1 || { echo "FAIL: the reference run failed"; exit 1; }
+sweep=$(sum S/sweep.csv)
+
+# --- an output is never one of the command's inputs (by file, however spelled) ----------------
+expect fit_into_its_sweep error "--out S/sweep.csv: is the input S/sweep.csv" -- "$rp" fit S/sweep.csv --out S/sweep.csv
+unchanged fit_into_its_sweep S/sweep.csv "$sweep"
+mkdir -p sub && ln -s ../S/sweep.csv sub/alias.csv
+expect fit_into_a_link_to_its_sweep error "is the input S/sweep.csv" -- "$rp" fit S/sweep.csv --out sub/alias.csv
+expect fit_into_another_spelling error "is the input" -- "$rp" fit S/sweep.csv --out ./sub/../S/sweep.csv
+expect fit_into_its_run_yaml error "is the input S/run.yaml" -- "$rp" fit S/sweep.csv --out S/run.yaml
+unchanged fit_into_its_sweep S/sweep.csv "$sweep"
+printf 'working_set_bytes,gbs\n4096,100\n8192,100\n16384,100\n65536,50\n131072,50\n262144,50\n' > x.csv
+x=$(sum x.csv)
+expect fit_bandwidth_into_itself error "--out x.csv: is the input x.csv" -- "$rp" fit --bandwidth-csv x.csv --out x.csv
+unchanged fit_bandwidth_into_itself x.csv "$x"
+cp "$src/tests/unit/fixtures/ncu_raw_v100.csv" f.csv
+f=$(sum f.csv)
+expect points_into_its_input error "--out f.csv: is the input f.csv" -- "$rp" points --ncu-csv f.csv --out f.csv
+unchanged points_into_its_input f.csv "$f"
+expect export_into_its_input error "is the input S/machine.yaml" -- "$rp" export S/machine.yaml --format json --out S/machine.yaml
+
+# --- a run never replaces what a user has in its --out directory -------------------------------
+mkdir U1 && echo "my notes" > U1/config.yaml
+expect run_over_users_config error "U1.*config.yaml" -- "$rp" run --config tiny.yaml --backend cpu --out U1 -q
+[[ $(cat U1/config.yaml) == "my notes" ]] && ok "run_over_users_config: config.yaml kept" || fail "run_over_users_config: config.yaml changed"
+absent run_over_users_config U1/sweep.csv
+mkdir -p U2/plots && echo "my figure" > U2/plots/hierarchical.png
+expect run_over_users_plots error "U2.*plots" -- "$rp" run --config tiny.yaml --backend cpu --out U2 -q
+[[ $(cat U2/plots/hierarchical.png) == "my figure" ]] && ok "run_over_users_plots: kept" || fail "run_over_users_plots: changed"
+
+# --- links planted in an output directory are not followed -------------------------------------
+echo "victim" > victim.txt
+v=$(sum victim.txt)
+for name in config.yaml run.yaml plots fleet.yaml; do
+  mkdir "L-$name" && ln -s ../victim.txt "L-$name/$name"
+  expect "run_link_$name" error "L-$name.*$name" -- "$rp" run --config tiny.yaml --backend cpu --out "L-$name" -q
+  unchanged "run_link_$name" victim.txt "$v"
+done
+mkdir L-dangling && ln -s ../planted.csv L-dangling/sweep.csv
+expect run_dangling_sweep_link error "L-dangling.*sweep.csv" -- "$rp" run --config tiny.yaml --backend cpu --out L-dangling -q
+absent run_dangling_sweep_link planted.csv
+cp -r S F && rm -f F/fleet.yaml && ln -s ../victim.txt F/fleet.yaml
+expect fleet_through_a_link error "F/fleet.yaml: is a symbolic link" -- "$rp" fleet F
+unchanged fleet_through_a_link victim.txt "$v"
+cp -r S G && echo "my fleet notes" > G/fleet.yaml
+expect fleet_over_users_file error "G/fleet.yaml: is a file roofprobe did not write" -- "$rp" fleet G
+expect fleet_over_its_own ok - -- "$rp" fleet S
+
+# --- compare --plot: the files beside the image ------------------------------------------------
+expect compare_help ok - -- "$rp" compare --help
+cases=$((cases + 1))
+grep -q "FILE_roofs.dat" compare_help.stdout && ok "compare_help: lists the data files" || fail "compare_help: the files beside the image are not listed"
+echo "my gnuplot script" > report.gp
+r=$(sum report.gp)
+expect compare_over_users_script error "report.gp: is a file roofprobe did not write" -- "$rp" compare "$h200" "$h200" --plot report.png
+unchanged compare_over_users_script report.gp "$r"
+absent compare_over_users_script report_roofs.dat
+if command -v gnuplot > /dev/null; then
+  expect compare_plot_twice_1 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png
+  expect compare_plot_twice_2 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png
+fi
+
+# --- whole data: a sweep is one run's --------------------------------------------------------
+mkdir mixed && cp S/run.yaml S/feeds.yaml mixed/ && cp S/sweep.csv mixed/sweep.csv
+tail -n +2 S/sweep.csv | sed 's/^0,cpu,/1,cpu,/' >> mixed/sweep.csv
+expect fit_two_ranks error "rows of two MPI ranks" -- "$rp" fit mixed/sweep.csv --out mixed.yaml
+mkdir twobackends && cp S/sweep.csv twobackends/ && tail -n +2 S/sweep.csv | sed 's/^0,cpu,/0,cuda,/' >> twobackends/sweep.csv
+expect fit_two_backends error "rows of two backends" -- "$rp" fit twobackends/sweep.csv --out twobackends.yaml
+mkdir gpurun && cp S/sweep.csv gpurun/ && sed -e 's/^  kind: cpu/  kind: gpu/' -e 's/^  backend: cpu/  backend: cuda/' S/run.yaml > gpurun/run.yaml
+expect fit_cpu_sweep_beside_gpu_run error "rows are of the cpu backend, but run.yaml beside it" -- "$rp" fit gpurun/sweep.csv --out gpurun.yaml
+# The first point whole, the second cut after its first row (the writer was killed).
+mkdir torn && cp S/run.yaml S/feeds.yaml torn/
+awk -F, 'NR == 1 || $4 == 0 || ($4 == 1 && !seen++)' S/sweep.csv > torn/sweep.csv
+"$rp" fit torn/sweep.csv --out torn.yaml > /dev/null 2> torn.stderr
+cases=$((cases + 1))
+grep -q '^complete: false' torn.yaml && grep -q "ends inside this point" torn.yaml && grep -q "1 of 2 planned points are not in the sweep" torn.yaml \
+  && ok "fit_truncated: complete: false, names what is missing" || fail "fit_truncated: $(grep complete torn.yaml)"
+# A writer still holding the run's lock.
+(exec 9> S/.roofprobe.lock && flock -x 9 && sleep 3) &
+sleep 0.5
+"$rp" fit S/sweep.csv --out busy.yaml > /dev/null 2>&1
+cases=$((cases + 1))
+grep -q '^complete: false' busy.yaml && grep -q "still being written" busy.yaml && ok "fit_while_written: complete: false" \
+  || fail "fit_while_written: $(grep complete busy.yaml)"
+wait
+
+# --- resume --------------------------------------------------------------------------------
+m=$(sum S/machine.yaml)
+expect resume_finished error "S: the run is complete.*nothing to resume" -- "$rp" run --resume S -q
+unchanged resume_finished S/machine.yaml "$m"
+unchanged resume_finished S/sweep.csv "$sweep"
+expect resume_other_out error "--out elsewhere.*--resume S" -- "$rp" run --resume S --out elsewhere -q
+expect resume_other_backend error "--backend cuda.*cpu" -- "$rp" run --resume S --backend cuda -q
+
+# --- bounded budgets ----------------------------------------------------------------------------
+for setting in "warmup_seconds: 1e6" "target_launch_seconds: 1e6" "max_noise: 1e-6" "timeout_seconds: 1e308"; do
+  key=${setting%%:*}
+  printf 'measurement: {%s}\ncpu:\n  probes: {flops: {}}\n' "$setting" > "budget-$key.yaml"
+  expect "budget_$key" error "budget-$key.yaml:1: measurement.$key: out of range: .* not in \[" -- \
+    "$rp" run --config "budget-$key.yaml" --backend cpu --out "budget-$key" -q
+  absent "budget_$key" "budget-$key/sweep.csv"
+done
+# A point that would sample for 60 s stops within seconds of SIGTERM, keeping a resumable record.
+cat > long.yaml <<'YAML'
+measurement: {warmup_seconds: 0.01, min_samples: 100000, min_seconds: 60, max_noise: 0.001, timeout_seconds: 60, target_launch_seconds: 0.01}
+cpu:
+  threads: 1
+  probes:
+    flops: {precision: [fp64], form: [fma], flops_per_element: [8, 16]}
+YAML
+"$rp" run --config long.yaml --backend cpu --out long -q > long.out 2> long.err &
+pid=$!
+for _ in $(seq 100); do [[ -s long/run.yaml ]] && break; sleep 0.1; done
+sleep 1
+start=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+took="$((took_ms / 1000)).$(printf %03d $((took_ms % 1000)))"
+cases=$((cases + 1))
+# Generous for a loaded CI host: the point alone would run 60 s.
+if (( rc == 143 && took_ms < 5000 )) && grep -q '^complete: false' long/machine.yaml \
+   && grep -q "not measured (interrupted)" long/machine.yaml; then
+  ok "sigterm_inside_a_point: exit 143 after ${took}s, machine.yaml incomplete and resumable"
+else
+  fail "sigterm_inside_a_point: exit $rc after ${took}s: $(head -c 300 long.err)"
+fi
+
+echo "write_safety: $cases cases, $failures failures"
+(( failures == 0 ))
