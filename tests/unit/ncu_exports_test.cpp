@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/report/ncu_metrics.hpp"
 #include "driver/report/ncu_tensor.hpp"
@@ -133,7 +134,7 @@ TEST(NcuExports, SetRooflineRatesAloneGiveTheSameFlops) {
   ASSERT_LT(header, lines.size());
   const std::regex count(R"((sm__ops_path_tensor_[a-z0-9_]+|smsp__sass_thread_inst_executed_op_[a-z]+_pred_on)\.sum)");
   std::vector<std::vector<std::string>> rows;
-  for (std::size_t i = header; i < lines.size(); ++i) rows.push_back(split_csv_record(lines[i]));
+  for (std::size_t i = header; i < lines.size(); ++i) rows.push_back(csv_text::split_csv_record(lines[i]));
   std::string out;
   for (const auto& row : rows) {
     std::string line;
