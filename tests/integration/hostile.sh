@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile-use battery (README "Reliability"): what a careless user, or root on a shared node, does
+# Hostile-use battery (docs/RELIABILITY.md): what a careless user, or root on a shared node, does
 # with well-formed but absurd values, odd paths, devices, FIFOs, links, concurrent runs and odd
 # environments. Each case asserts the exit code, the first stderr line, and that no earlier result
 # or foreign file changed. The test makes its own FIFOs and device nodes in its work directory and
@@ -10,33 +10,8 @@ rp=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 cd "$work" || exit 1
-failures=0 cases=0 skipped=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
-
-# expect NAME RC_KIND PATTERN -- CMD...: RC_KIND is "error" (exit 1 or 2, not a signal) or "ok".
-# PATTERN is a grep -E regex the first stderr line must match ("-": none checked).
-expect() {
-  local name=$1 kind=$2 pattern=$3
-  shift 4
-  cases=$((cases + 1))
-  timeout -s KILL 60 "$@" > "$name.stdout" 2> "$name.stderr" < /dev/null
-  local rc=$?
-  local first; first=$(grep -m1 -E '^error:' "$name.stderr" || head -n1 "$name.stderr")
-  if [[ $kind == ok ]]; then
-    (( rc == 0 )) || { fail "$name: exit $rc: $first"; return; }
-  else
-    (( rc == 1 || rc == 2 )) || { fail "$name: want exit 1 or 2, got $rc: $first"; return; }
-    [[ $first == error:* ]] || { fail "$name: first stderr line is not 'error: ...': $first"; return; }
-  fi
-  if [[ $pattern != - ]] && ! grep -qE -- "$pattern" <<< "$first"; then fail "$name: want /$pattern/ in: $first"; return; fi
-  ok "$name: ${first:-exit 0}"
-}
-unchanged() {  # unchanged NAME FILE SUM: the file still has checksum SUM
-  cases=$((cases + 1))
-  [[ $(md5sum < "$2") == "$3" ]] && ok "$1: $2 unchanged" || fail "$1: $2 changed"
-}
-sum() { md5sum < "$1"; }
+source "$here/expect_lib.sh"
+skipped=0
 
 cat > tiny.yaml <<'YAML'
 measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.005, max_noise: 0.5, timeout_seconds: 0.02, target_launch_seconds: 0.002}

@@ -6,37 +6,16 @@
 #   write_safety.sh ROOFPROBE WORKDIR SOURCE_DIR
 set -uo pipefail
 rp=$1 work=$2 src=$3
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 cd "$work" || exit 1
 export ROOFPROBE_LOCK_DIR=$work/locks
-failures=0 cases=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
-expect() {  # expect NAME ok|error PATTERN -- CMD...
-  local name=$1 kind=$2 pattern=$3
-  shift 4
-  cases=$((cases + 1))
-  timeout -s KILL 120 "$@" > "$name.stdout" 2> "$name.stderr" < /dev/null
-  local rc=$?
-  local first; first=$(grep -m1 -E '^error:' "$name.stderr" || head -n1 "$name.stderr")
-  if [[ $kind == ok ]]; then
-    (( rc == 0 )) || { fail "$name: exit $rc: $first"; return; }
-  else
-    (( rc == 1 || rc == 2 )) || { fail "$name: want exit 1 or 2, got $rc: $first"; return; }
-    [[ $first == error:* ]] || { fail "$name: first stderr line is not 'error: ...': $first"; return; }
-  fi
-  if [[ $pattern != - ]] && ! grep -qE -- "$pattern" <<< "$first"; then fail "$name: want /$pattern/ in: $first"; return; fi
-  ok "$name: ${first:-exit 0}"
-}
-unchanged() {  # unchanged NAME FILE SUM
-  cases=$((cases + 1))
-  [[ $(md5sum < "$2") == "$3" ]] && ok "$1: $2 unchanged" || fail "$1: $2 changed"
-}
+source "$here/expect_lib.sh"
+EXPECT_TIMEOUT=120
 absent() {  # absent NAME PATH
   cases=$((cases + 1))
   [[ ! -e $2 && ! -L $2 ]] && ok "$1: $2 not created" || fail "$1: $2 was created"
 }
-sum() { md5sum < "$1"; }
 
 cat > tiny.yaml <<'YAML'
 measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.005, max_noise: 0.5, timeout_seconds: 0.02, target_launch_seconds: 0.002}

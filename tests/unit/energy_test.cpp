@@ -2,7 +2,6 @@
 // it), the engine's energy per point, sweep.csv's energy_j column, the counter's
 // characterization, and the energy figures the fit derives.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <chrono>
 #include <cmath>
@@ -18,27 +17,12 @@
 #include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "kernels/cpu/rapl.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace roofprobe {
 namespace {
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "roofprobe_energy_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
@@ -55,7 +39,7 @@ void zone(const fs::path& root, const std::string& dir, const std::string& name,
 }
 
 TEST(Rapl, SumsPackagesAndDramButNotTheirPartsOrThePlatform) {
-  ScratchDir d;
+  TempDir d;
   const fs::path root = d.path() / "powercap";
   zone(root, "intel-rapl:0", "package-0", 1000000, 262143328850);
   zone(root, "intel-rapl:0:0", "core", 500000, 262143328850);  // inside the package
@@ -74,7 +58,7 @@ TEST(Rapl, SumsPackagesAndDramButNotTheirPartsOrThePlatform) {
 }
 
 TEST(Rapl, ACounterThatWrapsKeepsCounting) {
-  ScratchDir d;
+  TempDir d;
   const fs::path root = d.path() / "powercap";
   zone(root, "intel-rapl:0", "package-0", 999000, 999999);  // 1 mJ below the wrap
   cpu::RaplEnergy rapl(root.string());
@@ -86,7 +70,7 @@ TEST(Rapl, ACounterThatWrapsKeepsCounting) {
 }
 
 TEST(Rapl, SaysWhyWhereThereIsNoCounter) {
-  ScratchDir d;
+  TempDir d;
   cpu::RaplEnergy absent((d.path() / "no-such-dir").string());
   EXPECT_NE(absent.unavailable_reason().find("does not exist"), std::string::npos) << absent.unavailable_reason();
   EXPECT_FALSE(absent.joules());
@@ -183,7 +167,7 @@ TEST(EnergyEngine, EachSampleGetsItsShareOfThePointsEnergy) {
 }
 
 TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
-  ScratchDir d;
+  TempDir d;
   Sample s;
   s.backend = "cpu";
   s.probe = "flops";

@@ -14,6 +14,7 @@
 #include <tuple>
 #include "driver/model/errors.hpp"
 #include "plot/plot.hpp"
+#include "temp_dir.hpp"
 
 namespace roofprobe::plot_testing {
 
@@ -158,22 +159,6 @@ inline std::vector<std::string> tick_labels(const std::string& script, const std
     out.push_back((*it)[1]);
   return out;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "roofprobe_plot_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Sets an environment variable for one test and puts the old value back.
 class ScopedEnv {

@@ -1,0 +1,30 @@
+# The assertions the command batteries share (hostile.sh, write_safety.sh), sourced by them.
+# Each counts a case, prints "ok   ..." or "FAIL ...", and adds to $failures.
+#   EXPECT_TIMEOUT: seconds a command may run before it is killed (default 60).
+failures=0 cases=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+# expect NAME RC_KIND PATTERN -- CMD...: RC_KIND is "error" (exit 1 or 2, not a signal) or "ok".
+# PATTERN is a grep -E regex the first stderr line must match ("-": none checked).
+expect() {
+  local name=$1 kind=$2 pattern=$3
+  shift 4
+  cases=$((cases + 1))
+  timeout -s KILL "${EXPECT_TIMEOUT:-60}" "$@" > "$name.stdout" 2> "$name.stderr" < /dev/null
+  local rc=$?
+  local first; first=$(grep -m1 -E '^error:' "$name.stderr" || head -n1 "$name.stderr")
+  if [[ $kind == ok ]]; then
+    (( rc == 0 )) || { fail "$name: exit $rc: $first"; return; }
+  else
+    (( rc == 1 || rc == 2 )) || { fail "$name: want exit 1 or 2, got $rc: $first"; return; }
+    [[ $first == error:* ]] || { fail "$name: first stderr line is not 'error: ...': $first"; return; }
+  fi
+  if [[ $pattern != - ]] && ! grep -qE -- "$pattern" <<< "$first"; then fail "$name: want /$pattern/ in: $first"; return; fi
+  ok "$name: ${first:-exit 0}"
+}
+unchanged() {  # unchanged NAME FILE SUM: the file still has checksum SUM
+  cases=$((cases + 1))
+  [[ $(md5sum < "$2") == "$3" ]] && ok "$1: $2 unchanged" || fail "$1: $2 changed"
+}
+sum() { md5sum < "$1"; }
