@@ -1,4 +1,4 @@
-# The relocatable bundle (README, "Offline compute nodes and the bundle"): one tarball that runs
+# The relocatable bundle (docs/RUNNING.md, "Offline compute nodes and the bundle"): one tarball that runs
 # on a machine with nothing but glibc, libstdc++/libgcc_s and the NVIDIA driver, wherever it is
 # unpacked:
 #

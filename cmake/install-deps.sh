@@ -6,14 +6,14 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config git libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
           libbenchmark-dev libopenmpi-dev openmpi-bin libhwloc-dev gnuplot-nox libceres-dev)
-# The `fuzz` preset (tests/fuzz, README "Reliability"): clang with libFuzzer and the sanitizer
+# The `fuzz` preset (tests/fuzz, docs/RELIABILITY.md): clang with libFuzzer and the sanitizer
 # runtimes, and clang's OpenMP for the CPU probes the config fuzzer links. Debian 12 ships the
 # runtimes in libclang-rt-dev; older Ubuntu has them in clang's own libclang-common-*-dev.
 packages+=(clang libomp-dev)
 # The style check (ctest -R format.sources): Debian's clang-format, whose version fixes the output.
 packages+=(clang-format)
 if apt-cache show libclang-rt-dev > /dev/null 2>&1; then packages+=(libclang-rt-dev); fi
-# Optional extras: likwid (reference CPU figures for the README comparison).
+# Optional extras: likwid (reference CPU figures for the comparison in docs/METHODOLOGY.md).
 [[ ${ROOFPROBE_WITH_LIKWID:-0} == 1 ]] && packages+=(likwid)
 
 # SASS checks (ctest -L ptx) need cuobjdump, which some CUDA installs leave out (this machine's

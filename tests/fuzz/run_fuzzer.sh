@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one libFuzzer target for a bounded time (ctest's fuzz.* tests; README "Reliability").
+# Runs one libFuzzer target for a bounded time (ctest's fuzz.* tests; docs/RELIABILITY.md).
 #   run_fuzzer.sh FUZZER WORKDIR SECONDS TIMEOUT DICT SEED_DIR...
 # The corpus grows in WORKDIR/corpus (kept between local runs, seeds re-read every run). Exit
 # status: 0 when libFuzzer ran the whole time with no crash, hang (> TIMEOUT s for one input),
