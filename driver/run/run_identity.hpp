@@ -9,7 +9,7 @@ inline constexpr const char* kUtcIso = "%Y-%m-%dT%H:%M:%SZ";  // provenance time
 inline constexpr const char* kUtcCompact = "%Y%m%dT%H%M%SZ";  // directory names
 
 std::string utc_now(const char* strftime_format = kUtcIso);
-// UTC now with milliseconds, "2026-11-27T07:42:53.123Z": orders events less than a second apart.
+// UTC now with milliseconds, "YYYY-MM-DDThh:mm:ss.sssZ": orders events less than a second apart.
 std::string utc_now_milliseconds();
 std::string host_name();
 // A directory-name-safe form: "AMD EPYC 7B13" -> "AMD-EPYC-7B13"; no leading dot or dash (so
