@@ -525,7 +525,9 @@ std::string off_scale_notes(const RooflineChart& c, const Overlay& o, const std:
         ++total;
         const ChartPoint& p = c.points[i];
         const std::string y = c.y_text ? c.y_text(p.y) : compact_number(p.y);
-        lines.push_back("off scale, drawn at the edge: " + o.kernel_titles[k] + " at " + key_title(g.level) + ": " +
+        // Drawn unnamed (too many kernels), the note still names its own.
+        const std::string name = o.unnamed_kernels > 0 ? key_title(p.kernel) : o.kernel_titles[k];
+        lines.push_back("off scale, drawn at the edge: " + name + " at " + key_title(g.level) + ": " +
                         compact_number(p.x) + (c.x_unit.empty() ? "" : " " + c.x_unit) + ", " + y);
       }
     }

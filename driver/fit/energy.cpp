@@ -35,7 +35,10 @@ template <class Wanted>
 PointTotals qualifying_totals(const std::vector<Sample>& samples, double min_seconds, Wanted wanted) {
   std::map<std::pair<std::string, int>, PointTotals> points;
   for (const Sample& s : samples) {
-    if (s.energy_j <= 0 || !wanted(s)) continue;
+    // Another process's energy is in the counter of a foreign-load point; an underfilled launch
+    // does other work than the ceiling's.
+    if (s.energy_j <= 0 || is_underfilled(s) || s.flags.find(kForeignLoadFlag) != std::string::npos || !wanted(s))
+      continue;
     PointTotals& p = points[{s.backend + "/" + s.probe, s.point}];
     p.energy_j += s.energy_j;
     p.seconds += s.seconds;

@@ -230,7 +230,9 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   LevelModelOptions model_options;
   std::vector<CacheInfo> caches = o.device_caches;
   for (std::size_t i = 0; i < o.cache_bytes.size(); ++i) {
-    if (!(o.cache_bytes[i] > 0)) throw InputError("fit --cache-sizes: sizes must be positive");
+    // Below 2^63: larger is no cache, and would not convert to a byte count.
+    if (!(o.cache_bytes[i] > 0 && o.cache_bytes[i] < 9.2e18))
+      throw InputError("fit --cache-sizes: sizes must be positive and below 8 EiB");
     if (i > 0 && !(o.cache_bytes[i] > o.cache_bytes[i - 1]))
       throw InputError("fit --cache-sizes: give the caches nearest first, each larger than the one before");
     caches.push_back({"L" + std::to_string(i + 1), static_cast<std::uint64_t>(o.cache_bytes[i]), 1});

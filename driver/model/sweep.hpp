@@ -55,8 +55,8 @@ struct Sample {
 };
 
 // True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag,
-// foreign-load); an
-// underfilled sample is a reliable measurement of something else (see Sample::flags).
+// foreign-load); an underfilled sample is a reliable measurement of something else (see
+// Sample::flags).
 bool is_noisy(const Sample& s);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);

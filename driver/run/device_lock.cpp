@@ -28,7 +28,8 @@ std::string user_name() {
 
 // The lock directory exists as a real directory (not a link), writable by everyone and sticky, so
 // every user can create a lock file there and none can remove another's. Made so when this
-// process creates it (or owns it); refused when someone else made it otherwise.
+// process creates it; a directory of this user's own is used as it is (ROOFPROBE_LOCK_DIR may
+// name one, and its mode is the user's to choose); refused when someone else made it otherwise.
 void prepare_directory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 01777) == 0) ::chmod(dir.c_str(), 01777);  // the umask trimmed the mode
   struct stat st {};
@@ -37,7 +38,7 @@ void prepare_directory(const std::string& dir) {
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
     throw InputError(dir + ": the device lock directory is not a directory (a link or a file): remove it");
   if ((st.st_mode & 01777) != 01777) {
-    if (st.st_uid == ::geteuid() && ::chmod(dir.c_str(), 01777) == 0) return;
+    if (st.st_uid == ::geteuid()) return;
     if (st.st_uid != ::geteuid() && st.st_uid != 0)
       throw InputError(dir + ": the device lock directory belongs to uid " + std::to_string(st.st_uid) +
                        " and is not world-writable and sticky (mode 1777): its owner or root must fix it");
@@ -122,7 +123,15 @@ DeviceLock::DeviceLock(const std::string& name, const std::string& what, const D
   const std::string dir = device_lock_directory();
   prepare_directory(dir);
   path_ = dir + "/" + name + ".lock";
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);
+  // An existing lock file is opened without O_CREAT: in a sticky directory, Linux's
+  // fs.protected_regular refuses O_CREAT on another user's file even when it is writable.
+  constexpr int kFlags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    fd_ = ::open(path_.c_str(), kFlags);
+    if (fd_ >= 0 || errno != ENOENT) break;
+    fd_ = ::open(path_.c_str(), kFlags | O_CREAT | O_EXCL, 0666);
+    if (fd_ >= 0 || errno != EEXIST) break;  // EEXIST: another run made it just now; open that one
+  }
   if (fd_ < 0)
     throw InputError(path_ + ": cannot open the device lock: " + std::strerror(errno) +
                      (errno == ELOOP ? " (it is a symbolic link: remove it)" : ""));

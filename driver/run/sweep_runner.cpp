@@ -33,7 +33,8 @@ std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& afte
   std::string who;
   for (const std::string& p : after.processes) who += (who.empty() ? "" : ", ") + p;
   if (after.measures_time) {
-    const double cores = (after.busy_seconds - before.busy_seconds) / seconds - after.idle_slack;
+    const double foreign = after.busy_seconds - before.busy_seconds - after.resolution_seconds;
+    const double cores = foreign / seconds - after.idle_slack;
     if (!(cores > kForeignCores)) return {};
     return "other processes used " + cores_text(cores) + " of the run's cores" + (who.empty() ? "" : ": " + who);
   }

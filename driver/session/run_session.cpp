@@ -244,7 +244,6 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   Backend& backend = *Registry::instance().backend(bc.name);
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   DeviceInfo device = backend.describe(threads);
-  describe_energy_counter(backend, device);
   // Before the directory is made: a plan the device cannot hold is refused with nothing written.
   Plan plan = build_plan(config, bc, device);
 
@@ -289,6 +288,8 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     device = backend.describe(threads);  // its clock was read while another run measured
     plan = build_plan(config, bc, device);
   }
+  // With the device to itself: the idle power is the device's own.
+  describe_energy_counter(backend, device);
   if (!plan.not_existing.empty())
     std::cerr << "note: " << plan.not_existing.size()
               << " combinations of the config's axes do not exist on this device and are not planned (roofprobe list"
@@ -386,6 +387,9 @@ int resume_run(const RunOptions& o) {
       throw InputError(dir + ": the run is complete (machine.yaml, finished " + it->second +
                        "); nothing to resume: start a new run with another --out");
   }
+  // Cutting a partial point out of the sweep of a run that is still writing it would lose its rows.
+  if (run_directory_in_use(dir))
+    throw InputError(dir + ": another roofprobe run is writing there; resume it after that run ends");
   state.samples = prepare_sweep_for_resume(dir + "/sweep.csv");
   return run_session(o, config, *bc, dir, &state);
 }

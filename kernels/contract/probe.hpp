@@ -280,6 +280,10 @@ struct ForeignUse {
   // time of the cores the run's threads are pinned to minus this process's own time.
   double busy_seconds = 0;
   double idle_slack = 0;  // cores in that set the run does not use (foreign time there costs nothing)
+  // How far busy_seconds may be off between two readings without anyone else running: the kernel
+  // counts each CPU's busy time in clock ticks, so one tick per CPU counted, and one for this
+  // process's own time (CPU: (CPUs + 1) / CLK_TCK).
+  double resolution_seconds = 0;
   // Other processes on the device now, "pid name" (GPU: NVML compute processes; CPU: running
   // processes last seen on the run's cores); empty when none or unknown.
   std::vector<std::string> processes;

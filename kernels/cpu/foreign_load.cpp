@@ -95,6 +95,7 @@ ForeignUse read_foreign_use(const std::vector<unsigned>& cpus, int threads) {
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
   const double cores = cpus.empty() ? static_cast<double>(online > 0 ? online : 1) : static_cast<double>(cpus.size());
   use.idle_slack = std::max(0.0, cores - threads);
+  use.resolution_seconds = (cores + 1) / hz;
   use.processes = running_processes_on(cpus, static_cast<long>(::getpid()), 3);
   return use;
 }

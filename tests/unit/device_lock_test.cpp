@@ -95,6 +95,18 @@ TEST_F(DeviceLockTest, TheDirectoryIsStickyAndWorldWritableAndTheFilesOpenToEver
   EXPECT_EQ(st.st_mode & 0777, 0666u);
 }
 
+TEST_F(DeviceLockTest, ADirectoryOfTheUsersOwnKeepsItsMode) {
+  fs::create_directories(dir_);
+  ::chmod(dir_.c_str(), 0755);  // ROOFPROBE_LOCK_DIR naming a directory the user keeps
+  { DeviceLock held("cpu-node1", "the CPU", DeviceLockOptions{}); }
+  struct stat st {};
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u) << "the lock never makes a user's directory world-writable";
+  // A second lock opens the file the first one left, without creating it again.
+  DeviceLock again("cpu-node1", "the CPU", DeviceLockOptions{});
+  EXPECT_TRUE(fs::exists(again.path()));
+}
+
 TEST_F(DeviceLockTest, ALinkPlantedAsTheLockFileOrDirectoryIsRefused) {
   fs::create_directories(dir_);
   ::chmod(dir_.c_str(), 01777);

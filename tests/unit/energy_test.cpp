@@ -341,6 +341,13 @@ TEST(FitEnergy, NamesWhyThereAreNoEnergyFigures) {
   ASSERT_EQ(short_points.missing.size(), 1u);
   EXPECT_NE(short_points.missing[0].find("0.04 s or longer"), std::string::npos) << short_points.missing[0];
 
+  // A point another process disturbed carries that process's energy too: it gives no figure.
+  Machine disturbed = fitted_machine("RAPL package-0 (powercap sysfs)");
+  std::vector<Sample> foreign = powered_samples(0.5);
+  for (Sample& s : foreign) s.flags = kForeignLoadFlag;
+  fit_energy(foreign, disturbed);
+  EXPECT_FALSE(disturbed.energy);
+
   // A sweep from before energy was read says nothing about energy.
   Machine old;
   fit_energy(powered_samples(0.5), old);

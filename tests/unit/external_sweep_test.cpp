@@ -189,6 +189,8 @@ TEST(ExternalSweep, LevelNamesMustMatchTheLevelsFound) {
   o.level_names.clear();
   o.cache_bytes = {50e6, 40e6};
   EXPECT_THROW(fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), m, o), InputError);
+  o.cache_bytes = {1e300};  // no cache, and no byte count
+  EXPECT_THROW(fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), m, o), InputError);
 }
 
 // ---- the result tables gpu-benches publishes (tests/unit/fixtures/gpu-benches/README.md) --------

@@ -312,6 +312,15 @@ TEST(ForeignLoadReason, CountsOnlyTimeBeyondTheIdleCoresAndNamesTheProcess) {
   after.idle_slack = 0;
   after.processes = {"4242 stress-ng"};
   EXPECT_EQ(foreign_load_reason(before, after, 1.0), "other processes used 1.00 of the run's cores: 4242 stress-ng");
+  // The kernel's tick counting: 0.03 s over a 0.1 s point is 0.3 cores, or nothing at a
+  // resolution of 3 ticks of 10 ms (two CPUs and the process).
+  after.processes.clear();
+  after.busy_seconds = 10.03;
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "other processes used 0.30 of the run's cores");
+  after.resolution_seconds = 0.03;
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "");
+  after.busy_seconds = 10.08;  // a whole core for most of the point is still seen
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "other processes used 0.50 of the run's cores");
   ForeignUse unknown;
   EXPECT_EQ(foreign_load_reason(unknown, after, 1.0), "");
   // A GPU: any other compute process is foreign use.
