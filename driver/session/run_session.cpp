@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -235,6 +236,28 @@ void write_run_plots(const Machine& machine, const std::vector<Sample>& all, con
   }
 }
 
+// A new run's directory must hold none of the files a run writes: never a run to overwrite,
+// a user's file of the same name or a link to write through. Checked before the device lock (so a
+// waiting run learns it at once) and again under the directory's lock (the answer that counts).
+void refuse_files_in_the_way(const std::string& dir, const ResumeState* resume) {
+  if (resume != nullptr) return;
+  for (const char* f : kRunFiles) {
+    struct stat st {};
+    if (::lstat((dir + "/" + f).c_str(), &st) != 0) continue;
+    const bool ours = std::string(f) == "sweep.csv" || std::string(f) == "machine.yaml" || std::string(f) == "run.yaml";
+    if (S_ISLNK(st.st_mode))
+      throw InputError(dir + "/" + f +
+                       ": is a symbolic link; a run never writes through a link in its directory "
+                       "(remove it, or choose another --out)");
+    throw InputError(dir + (ours ? ": already holds a run (" + std::string(f) +
+                                       "); a run is never overwritten: continue an interrupted one with --resume " +
+                                       dir + ", or choose another --out"
+                                 : "/" + std::string(f) +
+                                       ": already there, and a run would write it; roofprobe never replaces it: "
+                                       "choose another --out"));
+  }
+}
+
 int run_session(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
                 const ResumeState* resume) {
   // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
@@ -243,50 +266,44 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
   Backend& backend = *Registry::instance().backend(bc.name);
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
-  DeviceInfo device = backend.describe(threads);
-  // Before the directory is made: a plan the device cannot hold is refused with nothing written.
-  Plan plan = build_plan(config, bc, device);
-
+  // Who the device is, without touching it: a run that waits for the device must not use it.
+  const DeviceInfo identity = backend.identify();
   std::string dir = out_dir;
   if (dir.empty())
-    dir = "results/" + slug(host_name(), "host") + "/" + slug(device.name, "device") + "/" + utc_now(kUtcCompact);
-  ensure_writable_directory(dir);
+    dir = "results/" + slug(host_name(), "host") + "/" + slug(identity.name, "device") + "/" + utc_now(kUtcCompact);
   // The directory belongs to this run from here on: a second process is refused at once, and
-  // a new run never replaces the record of an earlier one, nor a file a user keeps there.
-  const RunDirectoryLock lock(dir);
-  if (resume == nullptr)
-    for (const char* f : kRunFiles) {
-      struct stat st {};
-      if (::lstat((dir + "/" + f).c_str(), &st) != 0) continue;
-      const bool ours =
-          std::string(f) == "sweep.csv" || std::string(f) == "machine.yaml" || std::string(f) == "run.yaml";
-      if (S_ISLNK(st.st_mode))
-        throw InputError(dir + "/" + f +
-                         ": is a symbolic link; a run never writes through a link in its directory "
-                         "(remove it, or choose another --out)");
-      throw InputError(dir + (ours ? ": already holds a run (" + std::string(f) +
-                                         "); a run is never overwritten: continue an interrupted one with --resume " +
-                                         dir + ", or choose another --out"
-                                   : "/" + std::string(f) +
-                                         ": already there, and a run would write it; roofprobe never replaces it: "
-                                         "choose another --out"));
-    }
+  // a new run never replaces the record of an earlier one, nor a file a user keeps there. A
+  // directory that is already there (a resumed run's, a user's) is locked and checked before the
+  // device lock, so a run that could never write it is refused at once, not after a wait; a new
+  // one is made once the plan fits the device.
+  std::optional<RunDirectoryLock> dir_lock;
+  if (struct stat st{}; ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    ensure_writable_directory(dir);
+    dir_lock.emplace(dir);
+    refuse_files_in_the_way(dir, resume);
+  }
   // The device belongs to this run while it measures: every roofprobe process of every user on
-  // the node shares the lock (driver/run/device_lock.hpp).
+  // the node shares the lock (driver/run/device_lock.hpp). It is taken before the device is
+  // described: describing runs kernels (a GPU context, the clock's spin), which the holder's
+  // foreign-load checks would count as another process's use.
   DeviceLockOptions lock_options;
   lock_options.wait = !o.no_wait;
   lock_options.run = dir;
   lock_options.give_up = [] { return stop_requested() != 0; };
   lock_options.report = [](const std::string& line) { std::cerr << "note: " << line << "\n"; };
-  const std::string what = device.kind == "gpu"
-                               ? "GPU " + device.name + " (" + device_lock_name(device, host_name()).substr(4) + ")"
-                               : "the CPU of " + host_name();
-  const DeviceLock device_lock(device_lock_name(device, host_name()), what, lock_options);
-  if (device_lock.waited_seconds() > 0.5) {
-    std::cerr << "note: " << what << " is free after " << static_cast<long>(device_lock.waited_seconds())
-              << " s; describing it again\n";
-    device = backend.describe(threads);  // its clock was read while another run measured
-    plan = build_plan(config, bc, device);
+  const std::string lock_name = device_lock_name(identity, host_name());
+  const std::string what =
+      identity.kind == "gpu" ? "GPU " + identity.name + " (" + lock_name.substr(4) + ")" : "the CPU of " + host_name();
+  const DeviceLock device_lock(lock_name, what, lock_options);
+  if (device_lock.waited_seconds() > 0.5)
+    std::cerr << "note: " << what << " is free after " << static_cast<long>(device_lock.waited_seconds()) << " s\n";
+  DeviceInfo device = backend.describe(threads);
+  // Before the directory is made: a plan the device cannot hold is refused with nothing written.
+  const Plan plan = build_plan(config, bc, device);
+  if (!dir_lock) {
+    ensure_writable_directory(dir);
+    dir_lock.emplace(dir);
+    refuse_files_in_the_way(dir, resume);
   }
   // With the device to itself: the idle power is the device's own.
   describe_energy_counter(backend, device);

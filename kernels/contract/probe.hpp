@@ -296,6 +296,11 @@ class Backend {
   virtual std::string name() const = 0;
   // Empty when usable on this machine; otherwise why not ("no CUDA device: ...").
   virtual std::string unavailable_reason() const = 0;
+  // Who the device is, without using it: kind, name and what its lock is named after (a GPU's
+  // UUID), read without a context, a kernel or any busy work. A run reads it before it takes the
+  // device's lock (driver/run/device_lock.hpp); describe() runs kernels, and a run that waits
+  // for another must not show up in the holder's foreign-load checks.
+  virtual DeviceInfo identify() = 0;
   // Describes the device; `threads` <= 0 means all cores (CPU). Measures the clock.
   virtual DeviceInfo describe(int threads) = 0;
   // Seconds one launch took, measured with the backend's clock (CUDA events on GPUs).

@@ -131,6 +131,17 @@ class CpuBackend final : public Backend {
 
   int max_threads() const override { return read_topology().cores; }
 
+  // The topology only (hwloc reads sysfs): no thread is pinned and no clock measured.
+  DeviceInfo identify() override {
+    const Topology t = read_topology();
+    DeviceInfo d;
+    d.backend = "cpu";
+    d.kind = "cpu";
+    d.name = t.model.empty() ? "unknown CPU" : t.model;
+    d.vendor = t.vendor;
+    return d;
+  }
+
   DeviceInfo describe(int threads) override {
     Topology t = read_topology();
     threads_ = threads > 0 ? threads : t.cores;

@@ -41,4 +41,19 @@ a_until=$(field A measured_until) b_from=$(field B measured_from)
 # The lock directory is shared by every user: sticky and world-writable; the lock files 0666.
 [[ $(stat -c %a locks) == 1777 ]] || fail "lock directory mode $(stat -c %a locks)"
 for f in locks/*.lock; do [[ $(stat -c %a "$f") == 666 ]] || fail "$f mode $(stat -c %a "$f")"; done
+# A waiting run leaves the device alone: it takes the lock before it describes the device (which
+# pins the CPU threads and measures the clock; on a GPU, opens a context that the holder's NVML
+# check would list as a foreign process). The lock is held here by flock(1) while D waits.
+lockfile=$(ls locks/cpu-*.lock)
+flock "$lockfile" sleep 3 &
+holder=$!
+sleep 0.3
+"$rp" run --config tiny.yaml --backend cpu --out D -q > D.out 2> D.err &
+d=$!
+for _ in $(seq 100); do grep -qs "waiting for" D.err && break; sleep 0.05; done
+grep -qs "waiting for" D.err || fail "run D did not wait for the held lock: $(cat D.err)"
+d_cpus=$(grep Cpus_allowed_list "/proc/$d/status") own_cpus=$(grep Cpus_allowed_list /proc/self/status)
+[[ $d_cpus == "$own_cpus" ]] || fail "run D pinned its threads (described the CPU) while waiting: $d_cpus, not $own_cpus"
+wait $holder
+wait $d || fail "run D failed: $(cat D.err)"
 echo "device_lock: ok (A until $a_until, B from $b_from)"

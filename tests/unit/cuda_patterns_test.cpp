@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda/backend/gpu_arch.hpp"
+#include "kernels/cuda/backend/nvml_process_list.hpp"
 #include "kernels/cuda/backend/throttle.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/stream_pattern.hpp"
@@ -589,3 +590,57 @@ TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
 
 }  // namespace
 }  // namespace roofprobe
+
+// NVML's list contract (nvmlDeviceGetComputeRunningProcesses): room in, entries written or
+// entries needed out. A device with `running` processes, `starting` more before each next call.
+struct NvmlProcessTable {
+  unsigned int running = 0, starting = 0;
+  int calls = 0;
+  int operator()(unsigned int* count, unsigned int* pids) {
+    ++calls;
+    const unsigned int room = *count;
+    *count = running;
+    if (running > room) {
+      running += starting;
+      return roofprobe::cuda::kNvmlInsufficientSize;
+    }
+    for (unsigned int i = 0; i < running; ++i) pids[i] = 1000 + i;
+    return roofprobe::cuda::kNvmlSuccess;
+  }
+};
+
+TEST(NvmlProcessList, ReadsEveryProcessPastTheFirstBuffer) {
+  using roofprobe::cuda::read_nvml_list;
+  NvmlProcessTable few{3, 0};
+  const auto short_list = read_nvml_list<unsigned int>(few);
+  ASSERT_TRUE(short_list.complete);
+  EXPECT_EQ(short_list.entries, (std::vector<unsigned int>{1000, 1001, 1002}));
+  EXPECT_EQ(few.calls, 1);
+
+  NvmlProcessTable many{200, 0};  // more than the first buffer holds
+  const auto long_list = read_nvml_list<unsigned int>(many);
+  ASSERT_TRUE(long_list.complete);
+  ASSERT_EQ(long_list.entries.size(), 200u);
+  EXPECT_EQ(long_list.entries.back(), 1199u);
+  EXPECT_EQ(many.calls, 2);
+
+  NvmlProcessTable growing{100, 10};  // processes start between the calls
+  const auto grown = read_nvml_list<unsigned int>(growing);
+  ASSERT_TRUE(grown.complete);
+  EXPECT_EQ(grown.entries.size(), 110u);
+}
+
+TEST(NvmlProcessList, AnUnreadableListIsUnknownAndAnEndlessOneIsUse) {
+  using roofprobe::cuda::read_nvml_list;
+  const auto refused = read_nvml_list<unsigned int>([](unsigned int*, unsigned int*) { return 3; });  // not supported
+  EXPECT_FALSE(refused.complete);
+  EXPECT_FALSE(refused.outgrew);
+  EXPECT_TRUE(refused.entries.empty());
+  // Each call finds the list ten times longer than the room it was given.
+  const auto endless = read_nvml_list<unsigned int>([](unsigned int* count, unsigned int*) {
+    *count *= 10;
+    return roofprobe::cuda::kNvmlInsufficientSize;
+  });
+  EXPECT_FALSE(endless.complete);
+  EXPECT_TRUE(endless.outgrew);
+}

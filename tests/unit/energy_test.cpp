@@ -112,6 +112,7 @@ class PoweredBackend : public Backend {
   explicit PoweredBackend(double watts) : watts_(watts) {}
   std::string name() const override { return "powered"; }
   std::string unavailable_reason() const override { return {}; }
+  DeviceInfo identify() override { return {}; }
   DeviceInfo describe(int) override { return {}; }
   double time_launch(PreparedPoint& p) override {
     p.launch();

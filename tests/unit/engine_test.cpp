@@ -89,6 +89,7 @@ class FakeBackend : public Backend {
  public:
   std::string name() const override { return "fake"; }
   std::string unavailable_reason() const override { return {}; }
+  DeviceInfo identify() override { return {}; }
   DeviceInfo describe(int) override { return {}; }
   double time_launch(PreparedPoint& p) override {
     p.launch();

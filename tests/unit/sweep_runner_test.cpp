@@ -64,6 +64,7 @@ class ResettableBackend : public Backend {
   explicit ResettableBackend(bool can_recover) : can_recover_(can_recover) {}
   std::string name() const override { return "fake"; }
   std::string unavailable_reason() const override { return {}; }
+  DeviceInfo identify() override { return {}; }
   DeviceInfo describe(int) override { return {}; }
   double time_launch(PreparedPoint& p) override {
     p.launch();

@@ -138,6 +138,22 @@ class CudaBackend final : public Backend {
     return {};
   }
 
+  // Device properties only: cudaSetDevice would create the primary context (CUDA 12 and later),
+  // which another run's NVML check lists as a foreign compute process; a property query needs none.
+  DeviceInfo identify() override {
+    const int device = selected_device();
+    cudaDeviceProp prop{};
+    RP_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    DeviceInfo info;
+    info.backend = "cuda";
+    info.kind = "gpu";
+    info.vendor = "NVIDIA";
+    info.name = prop.name;
+    info.extra[kExtraDeviceIndex] = std::to_string(device);
+    info.extra["uuid"] = uuid_text(prop);
+    return info;
+  }
+
   DeviceInfo describe(int /*threads: CPU only*/) override {
     const int device = selected_device();
     RP_CUDA_CHECK(cudaSetDevice(device));
@@ -306,6 +322,15 @@ class CudaBackend final : public Backend {
         "2 (double data rate) x " + fmt(mem_khz / 1000.0, 0) + " MHz x " + std::to_string(bus_bits) + " bits / 8";
   }
 
+  // The UUID as nvidia-smi prints it.
+  static std::string uuid_text(const cudaDeviceProp& prop) {
+    char uuid[64];
+    const auto* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    return uuid;
+  }
+
   static void add_extra(DeviceInfo& info, const cudaDeviceProp& prop, const GpuArchFigures& arch, const std::string& cc,
                         int device) {
     int driver = 0, runtime = 0;
@@ -314,11 +339,7 @@ class CudaBackend final : public Backend {
     info.extra[kExtraDeviceIndex] = std::to_string(device);
     // The GPU's UUID as nvidia-smi prints it: its device lock's name (driver/run/device_lock.hpp),
     // the same for every process whatever CUDA_VISIBLE_DEVICES renumbers.
-    char uuid[64];
-    const auto* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    info.extra["uuid"] = uuid;
+    info.extra["uuid"] = uuid_text(prop);
     info.extra["compute_capability"] = cc;
     info.extra["architecture"] = arch.family[0] != '\0' ? arch.family : "unknown";
     info.extra["warp_size"] = std::to_string(prop.warpSize);

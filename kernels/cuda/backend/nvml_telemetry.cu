@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "kernels/cuda/backend/nvml_process_list.hpp"
 #include "kernels/cuda/backend/throttle.hpp"
 
 namespace roofprobe::cuda {
@@ -136,14 +139,17 @@ LaunchTelemetry NvmlTelemetry::end_launch() {
 std::vector<std::string> NvmlTelemetry::other_compute_processes() const {
   std::vector<std::string> out;
   if (!knows_processes()) return out;
-  Api::ProcessInfo infos[64];
-  unsigned int count = 64;
-  if (api_->compute_processes(device_, &count, infos) != 0) return out;
+  const NvmlList<Api::ProcessInfo> list = read_nvml_list<Api::ProcessInfo>(
+      [&](unsigned int* count, Api::ProcessInfo* entries) { return api_->compute_processes(device_, count, entries); });
+  // More processes than NVML would list after every try: a device this busy is not the run's alone.
+  if (list.outgrew) return {"(NVML's list of compute processes outgrew every buffer: too many to name)"};
+  if (!list.complete) return out;  // NVML refused: unknown, as without the entry point
+  const std::vector<Api::ProcessInfo>& infos = list.entries;
   const unsigned int self = static_cast<unsigned int>(::getpid());
   bool self_seen = false;
-  for (unsigned int i = 0; i < count && i < 64; ++i) self_seen = self_seen || infos[i].pid == self;
+  for (const Api::ProcessInfo& info : infos) self_seen = self_seen || info.pid == self;
   bool skipped_one = self_seen;  // in another pid namespace: one entry is this process
-  for (unsigned int i = 0; i < count && i < 64; ++i) {
+  for (std::size_t i = 0; i < infos.size(); ++i) {
     if (infos[i].pid == self) continue;
     if (!skipped_one) {
       skipped_one = true;
