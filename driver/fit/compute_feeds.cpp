@@ -26,6 +26,30 @@ std::string throttle_of(const std::vector<const Sample*>& samples, const Params&
   return out;
 }
 
+// What bound a ceiling, from the throttle reasons its samples recorded (NVML's, throttle.hpp in
+// the CUDA backend): the power cap, with its watts where the device reported them; temperature;
+// a hardware slowdown; or, when nothing lowered the clock, the clock itself. Empty where the
+// device reports no throttle reasons (CPUs, a GPU without NVML): nobody knows.
+std::string limit_of(const std::string& throttled, const DeviceInfo& dev) {
+  const auto has = [&](const char* reason) {
+    return ("+" + throttled + "+").find("+" + std::string(reason) + "+") != std::string::npos;
+  };
+  std::vector<std::string> limits;
+  if (has("sw-power") || has("power-brake")) {
+    const auto cap = dev.extra.find(kExtraPowerLimitW);
+    limits.push_back(cap == dev.extra.end() ? "power cap" : "power cap " + cap->second + " W");
+  }
+  if (has("sw-thermal") || has("hw-thermal")) limits.push_back("temperature");
+  if (has("hw-slowdown")) limits.push_back("hardware slowdown");
+  std::string out;
+  for (const std::string& l : limits) out += (out.empty() ? "" : " and ") + l;
+  if (out.empty() && throttled.empty()) {
+    const auto telemetry = dev.extra.find("telemetry");
+    if (telemetry != dev.extra.end() && telemetry->second.rfind("NVML", 0) == 0) out = "clock";
+  }
+  return out;
+}
+
 // FLOPs per instruction and instruction rate of a point, where its probe counts instructions.
 void instruction_rate(const std::vector<const Sample*>& samples, const Params& params, double gflops,
                       double* flops_per_instruction, double* instructions_gips) {
@@ -93,6 +117,7 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.probe = group.probe;
     c.params = *best->params;
     c.throttled = throttle_of(samples, *best->params);
+    c.limited_by = limit_of(c.throttled, dev);
     // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
     // same point's rate in warp instructions, and the FLOPs one instruction does.
     instruction_rate(samples, *best->params, c.gflops, &c.flops_per_instruction, &c.instructions_gips);

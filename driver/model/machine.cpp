@@ -109,6 +109,7 @@ Value compute_value(const ComputeCeiling& c) {
       .set("clock_mhz", Value::number(c.clock_mhz));
   if (c.noisy) e.set("noisy", Value::boolean(true));
   if (!c.throttled.empty()) e.set("throttled", Value::string(c.throttled));
+  if (!c.limited_by.empty()) e.set("limited_by", Value::string(c.limited_by));
   if (c.flops_per_instruction > 0) {
     e.set("instructions_gips", Value::number(c.instructions_gips));
     e.set("flops_per_instruction", Value::number(c.flops_per_instruction));

@@ -69,6 +69,9 @@ struct ComputeCeiling {
   // What lowered the clock while the ceiling's samples ran ("sw-power+hw-thermal", NVML's
   // throttle reasons); empty when nothing did or the device does not say.
   std::string throttled;
+  // What bound it: "power cap 700 W", "temperature", "hardware slowdown" (from `throttled`) or
+  // "clock" (nothing lowered it); empty where the device reports no throttle reasons.
+  std::string limited_by;
   // Tensor ceilings (TENSOR.<in>.<acc>): instruction rate and the FLOPs one instruction does
   // (shape dependent, e.g. 512 for an m16n16k16 WMMA on V100); 0 for other ceilings.
   double instructions_gips = 0;

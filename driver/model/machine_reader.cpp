@@ -389,6 +389,7 @@ ComputeCeiling read_compute_ceiling(const Reader& r, const YAML::Node& n, const 
   c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
   c.noisy = r.opt_flag(n, "noisy", where);
   c.throttled = r.opt_text(n, "throttled", where);
+  c.limited_by = r.opt_text(n, "limited_by", where);
   c.clock_mhz = r.opt_number(n, "clock_mhz", where);
   c.instructions_gips = r.opt_number(n, "instructions_gips", where);
   c.flops_per_instruction = r.opt_number(n, "flops_per_instruction", where);

@@ -109,7 +109,11 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f", c.theoretical_gflops) : "-", 13)
           << pad(c.theoretical_gflops > 0 ? fmt("%.1f%%", 100 * c.fraction_of_theoretical) : "-", 11)
           << (c.instructions_gips > 0 ? fmt("%.1f", c.instructions_gips) : "") << (c.noisy ? "  (noisy)" : "")
-          << (c.throttled.empty() ? "" : "  (throttled: " + c.throttled + ")") << "\n";
+          << (c.throttled.empty() ? ""
+              : c.limited_by.empty() || c.limited_by == "clock"
+                  ? "  (throttled: " + c.throttled + ")"
+                  : "  (limited by " + c.limited_by + "; throttled: " + c.throttled + ")")
+          << "\n";
     }
     out << "\n";
   }

@@ -3,8 +3,11 @@
 # a directory or a missing file, non-finite numbers, wrong schema versions, fed to both
 #   roofprobe run --config FILE --out DIR     and     roofprobe validate FILE.
 # Each must print exactly one line "error: ..." on stderr naming the file (and the line where
-# there is one), nothing on stdout, exit non-zero (not by a signal), finish within
-# ROOFPROBE_BAD_INPUT_SECONDS (default 1) and write no file.
+# there is one), nothing on stdout, exit non-zero (not by a signal), use at most
+# ROOFPROBE_BAD_INPUT_SECONDS (default 1) of CPU time and write no file. The bound is on CPU
+# time, which a bomb or a quadratic reader spends whatever else runs, and not on the wall clock,
+# which a busy machine stretches; a process that hangs without spending CPU is killed at 10x the
+# bound of wall time.
 #   bad_input.sh ROOFPROBE WORKDIR
 set -uo pipefail
 rp=$1 work=$2
@@ -26,13 +29,16 @@ check() {
     out=$work/out-$name-$cmd
     local args=(validate "$file")
     [[ $cmd == run ]] && args=(run --config "$file" --out "$out/run" --backend cpu)
-    local start=$(date +%s%N)
-    (cd "$work/cwd" && timeout -s KILL "$limit" "$rp" "${args[@]}" > "$out.stdout" 2> "$out.stderr")
-    rc=$?
-    local ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    local what="$name ($cmd, ${ms} ms)"
+    # bash's `time` of the subshell: the user and system CPU seconds of roofprobe.
+    local cpu
+    cpu=$( { TIMEFORMAT='%3U %3S'; time (cd "$work/cwd" && timeout -s KILL "$((10 * limit))" "$rp" "${args[@]}" \
+                                          > "$out.stdout" 2> "$out.stderr"; echo "rc=$?" > "$out.rc"); } 2>&1 )
+    rc=$(sed 's/rc=//' "$out.rc")
+    local ms; ms=$(awk -v t="$cpu" 'BEGIN { split(t, a, " "); printf "%d", (a[1] + a[2]) * 1000 }')
+    local what="$name ($cmd, ${ms} ms CPU)"
     local err; err=$(cat "$out.stderr")
-    if (( rc == 137 || rc == 124 )); then fail "$what: did not finish within $limit s"; continue; fi
+    if (( rc == 137 || rc == 124 )); then fail "$what: did not finish within $((10 * limit)) s"; continue; fi
+    if (( ms > limit * 1000 )); then fail "$what: used more than $limit s of CPU time"; continue; fi
     if (( rc == 0 )); then fail "$what: exit 0"; continue; fi
     if (( rc > 125 )); then fail "$what: killed by a signal (exit $rc): $err"; continue; fi
     if [[ -s $out.stdout ]]; then fail "$what: wrote to stdout: $(head -c 300 "$out.stdout")"; continue; fi

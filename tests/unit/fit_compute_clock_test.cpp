@@ -86,9 +86,36 @@ TEST(FitComputeClock, AThrottledCeilingSaysWhatThrottledIt) {
   fit_samples(samples, m);
   ASSERT_EQ(m.compute.size(), 1u);
   EXPECT_EQ(m.compute[0].throttled, "sw-power+sw-thermal");
+  EXPECT_EQ(m.compute[0].limited_by, "power cap and temperature");  // no power limit reported
   const Machine back = read_machine_text(machine_to_yaml(m), "throttled.yaml");
   ASSERT_EQ(back.compute.size(), 1u);
   EXPECT_EQ(back.compute[0].throttled, "sw-power+sw-thermal");
+  EXPECT_EQ(back.compute[0].limited_by, "power cap and temperature");
+}
+
+// The limit names the cap's watts where the device reported them, and "clock" where NVML
+// watched the launches and nothing lowered the clock; a device without throttle reasons (a CPU)
+// names no limit.
+TEST(FitComputeClock, ACeilingNamesTheLimitThatBoundIt) {
+  register_probe();
+  const auto fitted = [](const std::string& throttle, const std::map<std::string, std::string>& extra) {
+    std::vector<Sample> samples;
+    add_point(samples, 64, 100, 1755);
+    for (Sample& s : samples) s.throttle = throttle;
+    Machine m;
+    m.device.clock_measured_mhz = 1980;
+    m.device.extra = extra;
+    fit_samples(samples, m);
+    return m.compute.at(0).limited_by;
+  };
+  const std::map<std::string, std::string> nvml = {{"telemetry", "NVML: SM clock, board power and throttle reasons"},
+                                                   {kExtraPowerLimitW, "700"}};
+  EXPECT_EQ(fitted("sw-power", nvml), "power cap 700 W");
+  EXPECT_EQ(fitted("power-brake+hw-slowdown", nvml), "power cap 700 W and hardware slowdown");
+  EXPECT_EQ(fitted("hw-thermal", nvml), "temperature");
+  EXPECT_EQ(fitted("", nvml), "clock");
+  EXPECT_EQ(fitted("", {{"telemetry", "none: NVML not loaded"}}), "");
+  EXPECT_EQ(fitted("", {}), "");
 }
 
 // One FP64.FMA point fitted on a device with no theoretical peak, `extra` saying why.

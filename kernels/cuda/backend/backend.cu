@@ -180,6 +180,8 @@ class CudaBackend final : public Backend {
     info.extra["telemetry"] = telemetry_->unavailable_reason().empty()
                                   ? "NVML: SM clock, board power and throttle reasons during every launch"
                                   : "none: " + telemetry_->unavailable_reason();
+    // What a ceiling throttled by sw-power was capped at (driver/fit: limited_by).
+    if (const std::optional<double> cap = telemetry_->power_limit_w()) info.extra[kExtraPowerLimitW] = fmt(*cap, 0);
     info.clock_measured_mhz = measure_clock_mhz();
     add_theoretical_peaks(info, arch, cc);
     // Each probe adds the peaks only it knows (FP16/BF16/INT32, tensor shapes, ...).
