@@ -71,14 +71,14 @@ TEST(StreamPattern, RowsGiveTheSameIterationCounts) {
 // Rotation: each launch's slots are a permutation of the blocks; cg moves on by the launch's
 // rotation, ca never.
 TEST(StreamPattern, RotationOfTheBlockAssignment) {
-  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs}) {
     for (std::size_t blocks : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
       for (std::size_t rotation = 0; rotation<blocks; rotation += blocks> 8 ? 13 : 1) {
         std::vector<int> used(blocks, 0);
         for (std::size_t b = 0; b < blocks; ++b) {
           const std::size_t slot = stream_slot(cache, b, blocks, rotation);
           ++used.at(slot);
-          EXPECT_EQ(slot, cache == StreamCache::Cg ? (b + rotation) % blocks : b);
+          EXPECT_EQ(slot, cache != StreamCache::Ca ? (b + rotation) % blocks : b);
           EXPECT_EQ(stream_launch_thread(cache, b, 5, 64, blocks, rotation), slot * 64 + 5);
         }
         for (int u : used) ASSERT_EQ(u, 1) << "rotation " << rotation << " is not a permutation";
@@ -90,7 +90,7 @@ TEST(StreamPattern, RotationOfTheBlockAssignment) {
 // The accesses of one pass, as the kernel walks them (first element, step threads mod n,
 // subtract n on overflow), for every width, block shape and rotation: rmw and copy touch every
 // element exactly once; read touches every element once per full cycle of the set (more often
-// for a set smaller than kStreamReadMinRows grid rows), and each block's accesses stay as many
+// for a set smaller than kStreamWrapRows grid rows), and each block's accesses stay as many
 // as its threads x rows.
 TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
   struct Shape {
@@ -106,11 +106,12 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
         for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
           for (const Shape& sh : shapes) {
             const std::size_t threads = sh.blocks * sh.block;
-            const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+            const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, element_bytes);
+            // These sets are below kStreamWrapMinBytes: only the ca read wraps them.
             if (mode != StreamMode::Read || cache != StreamCache::Ca || n % 32 != 0) {
               ASSERT_EQ(accesses, n);
             } else {
-              ASSERT_EQ(accesses, std::max(n, kStreamReadMinRows * threads));
+              ASSERT_EQ(accesses, std::max(n, kStreamWrapRows * threads));
             }
             const StreamRows rows = stream_rows(accesses, threads);
             for (std::size_t rotation : {std::size_t{0}, sh.blocks / 2, sh.blocks - 1}) {
@@ -143,6 +144,100 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
         }
       }
     }
+  }
+}
+
+// Which passes wrap: the ca read at every size; the cg read and the write under every cache_op
+// from kStreamWrapMinBytes on; rmw and copy never (two threads updating one element would race).
+// A wrapped pass gives every thread exactly kStreamWrapRows accesses (no remainder row), and is
+// counted access by access (bytes and sectors from the accesses, not the elements).
+TEST(StreamPattern, SmallReadAndWriteSetsWrapWhereTheyReachEveryL2Slice) {
+  const std::size_t threads = 132 * 2048;  // an H200's resident grid of 256-thread blocks
+  for (int bits : {32, 64, 128}) {
+    const std::size_t w = stream_element_bytes(bits);
+    for (std::uint64_t ws : {std::uint64_t{16} << 10, std::uint64_t{512} << 10, std::uint64_t{1} << 20,
+                             std::uint64_t{2} << 20, std::uint64_t{5} << 20, std::uint64_t{64} << 20}) {
+      for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy, StreamMode::Write}) {
+        const std::size_t n = stream_elements(mode, ws, w);
+        for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs}) {
+          if (!stream_kernel_exists(mode, cache)) continue;
+          const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
+          const bool read_or_write = mode == StreamMode::Read || mode == StreamMode::Write;
+          const bool wraps = (mode == StreamMode::Read && cache == StreamCache::Ca) ||
+                             (read_or_write && static_cast<std::uint64_t>(n) * w >= kStreamWrapMinBytes);
+          const std::size_t want = wraps && n < kStreamWrapRows * threads ? kStreamWrapRows * threads : n;
+          EXPECT_EQ(accesses, want) << bits << "-bit " << ws << " B mode " << static_cast<int>(mode) << " cache "
+                                    << static_cast<int>(cache);
+          if (accesses != n) {
+            const StreamRows rows = stream_rows(accesses, threads);
+            EXPECT_EQ(rows.rows, kStreamWrapRows);
+            EXPECT_EQ(rows.remainder, 0u) << "every thread the same accesses";
+            const StreamBytes bytes = stream_bytes_per_launch(mode, accesses, w, 3);
+            EXPECT_DOUBLE_EQ(bytes.read + bytes.written, 3.0 * static_cast<double>(kStreamWrapRows * threads * w));
+            EXPECT_DOUBLE_EQ(stream_sectors_per_launch(mode, accesses, w, 3),
+                             3.0 * static_cast<double>(kStreamWrapRows * threads * w) / 32);
+          }
+        }
+      }
+    }
+  }
+  // 2 MiB of 128-bit elements on that grid: under one grid row, so a cg read or write would
+  // leave 141k of 270k threads idle and the rest with one access; wrapped, all have 4.
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Cg, 131072, threads, 16), 4 * threads);
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Write, StreamCache::Cs, 131072, threads, 16), 4 * threads);
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Rmw, StreamCache::Cg, 131072, threads, 16), std::size_t{131072});
+  EXPECT_FALSE(stream_kernel_exists(StreamMode::Read, StreamCache::Cs));
+  EXPECT_TRUE(stream_kernel_exists(StreamMode::Copy, StreamCache::Cs));
+}
+
+// A wrapped write (and cg read) from kStreamWrapMinBytes on, walked as the kernel does (element
+// j of thread g: (g + j T) mod n, for every block and rotation): every element is touched in
+// every pass, as often as counted, so a write leaves every word with the last pass's value.
+TEST(StreamPattern, WrappedL2SetsTouchEveryElementAsCounted) {
+  struct Shape {
+    std::size_t blocks, block;
+  };
+  const Shape shapes[] = {{80, 256}, {66, 512}};
+  for (StreamMode mode : {StreamMode::Read, StreamMode::Write}) {
+    for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs}) {
+      if (!stream_kernel_exists(mode, cache)) continue;
+      for (const Shape& sh : shapes) {
+        const std::size_t threads = sh.blocks * sh.block, w = 16;
+        const std::size_t n = stream_elements(mode, kStreamWrapMinBytes, w);  // 65536 < 4 x threads
+        const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
+        ASSERT_EQ(accesses, kStreamWrapRows * threads);
+        for (std::size_t rotation : {std::size_t{0}, std::size_t{7}}) {
+          std::vector<std::size_t> touched(n, 0);
+          for (std::size_t b = 0; b < sh.blocks; ++b)
+            for (std::size_t t = 0; t < sh.block; ++t) {
+              const std::size_t g = stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
+              for (std::size_t j = 0; j < kStreamWrapRows; ++j)
+                ++touched[stream_wrapped_element(stream_element(g, j, threads), n)];
+            }
+          for (std::size_t e = 0; e < n; ++e)
+            ASSERT_EQ(touched[e], accesses / n + (e < accesses % n ? 1 : 0)) << "element " << e;
+        }
+      }
+    }
+  }
+}
+
+// The batches of the rmw/copy loop make exactly a thread's iterations: each access once, in
+// order, no slot past the end, for counts below, at and above a batch.
+TEST(StreamPattern, BatchesMakeEveryIterationOnce) {
+  for (std::uint32_t iterations = 0; iterations < 40; ++iterations) {
+    std::vector<int> made(iterations, 0);
+    std::uint32_t count = 0;
+    for (std::uint32_t batch = 0; batch < stream_batches(iterations); ++batch)
+      for (std::uint32_t slot = 0; slot < kStreamBatch; ++slot)
+        if (stream_batch_active(iterations, batch, slot)) {
+          ASSERT_LT(batch * kStreamBatch + slot, iterations);
+          ++made[batch * kStreamBatch + slot];
+          ++count;
+        }
+    EXPECT_EQ(count, iterations);
+    for (int m : made) EXPECT_EQ(m, 1);
+    EXPECT_EQ(stream_batches(iterations), (iterations + 3) / 4);
   }
 }
 
@@ -240,7 +335,7 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
             const std::size_t threads = sh.blocks * sh.block;
             // The ca read wraps small sets (more accesses than elements), rmw never does.
             for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Write}) {
-              const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+              const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
               const std::size_t iterations = (accesses + threads - 1) / threads;
               long long sectors = 0;
               for (std::size_t b = 0; b < sh.blocks; ++b) {
