@@ -20,6 +20,14 @@
 //       the writing modes only: a store stream that will not be read again need not displace
 //       anything else from L2, and on the way to DRAM the dirty lines it leaves are the first
 //       to go. The read has no stores, so a cs read does not exist (it would be the cg read).
+//   cs_chunk  cs without the grid stride: block slot s streams its own contiguous chunk of
+//       rows x blockDim elements (rows = ceil(n / T)), thread t the chunk's elements
+//       s x rows x blockDim + t + i x blockDim (stream_walk). Each block's store stream runs
+//       sequentially through one region, where the grid stride spreads every SM's stream over
+//       the whole array (blocks drift apart within a launch): fewer DRAM pages open at once per
+//       stream is what a vectorized fill or copy that hands each block a contiguous piece gets.
+//       Warps stay coalesced (32 consecutive elements per request: per-thread contiguous
+//       chunks would split every warp store over 32 sectors). Writing modes only, never wrapped.
 //
 // Small sets keep the whole grid busy. Below kStreamWrapRows grid-wide rows a read or write pass
 // that wraps (stream_accesses_per_pass) makes exactly kStreamWrapRows x T accesses, to elements
@@ -75,11 +83,12 @@ RP_HD std::size_t stream_iterations(std::size_t n, std::size_t thread, std::size
 
 // Which elements go to which thread and how they are cached (the `cache_op` axis; see the file
 // comment).
-enum class StreamCache : int { Ca = 0, Cg = 1, Cs = 2 };
+enum class StreamCache : int { Ca = 0, Cg = 1, Cs = 2, CsChunk = 3 };
 
-// Whether a mode x cache_op kernel exists: cs is a store hint, so the store-free read has none.
+// Whether a mode x cache_op kernel exists: cs and cs_chunk are store streams, so the store-free
+// read has none (a cs read would be the cg read).
 RP_HD bool stream_kernel_exists(StreamMode mode, StreamCache cache) {
-  return !(mode == StreamMode::Read && cache == StreamCache::Cs);
+  return mode != StreamMode::Read || cache == StreamCache::Ca || cache == StreamCache::Cg;
 }
 
 // Iteration counts of all threads at once: thread g of T touches rows + (g < remainder ? 1 : 0)
@@ -134,6 +143,7 @@ inline constexpr std::uint64_t kStreamWrapMinBytes = std::uint64_t{1} << 20;
 // consecutive elements: 1 KiB-multiple sets of 4/8/16-byte elements always are.
 RP_HD bool stream_may_wrap(StreamMode mode, StreamCache cache, std::size_t n, std::size_t element_bytes) {
   if (mode == StreamMode::Read && cache == StreamCache::Ca) return true;
+  if (cache == StreamCache::CsChunk) return false;  // a chunk per block: its whole point is no wrap
   const bool l2_spread = static_cast<std::uint64_t>(n) * element_bytes >= kStreamWrapMinBytes;
   return (mode == StreamMode::Read || mode == StreamMode::Write) && l2_spread;
 }
@@ -147,6 +157,37 @@ RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, s
     return n;
   const std::size_t minimum = kStreamWrapRows * threads;
   return n < minimum ? minimum : n;
+}
+
+// ---- one thread's walk through a pass ------------------------------------------------------
+// Thread `thread_in_block` of block `block` makes `iterations` accesses per pass, to elements
+// first + i x step (before any wrap): the grid stride (first g, step T) for ca, cg and cs; the
+// block's contiguous chunk (first s x rows x blockDim + t, step blockDim) for cs_chunk. Counts
+// are 32-bit: a thread makes far fewer than 2^32 accesses per pass.
+struct StreamWalk {
+  std::size_t first = 0;
+  std::size_t step = 0;
+  std::uint32_t iterations = 0;
+};
+RP_HD StreamWalk stream_walk(StreamCache cache, std::size_t accesses, std::size_t block, std::size_t thread_in_block,
+                             std::size_t block_threads, std::size_t blocks, std::size_t launch_rotation) {
+  const std::size_t threads = blocks * block_threads;
+  const StreamRows rows = stream_rows(accesses, threads);
+  StreamWalk w;
+  if (cache != StreamCache::CsChunk) {
+    w.first = stream_launch_thread(cache, block, thread_in_block, block_threads, blocks, launch_rotation);
+    w.step = threads;
+    w.iterations = static_cast<std::uint32_t>(stream_iterations_in(rows, w.first));
+    return w;
+  }
+  const std::size_t chunk_rows = rows.rows + (rows.remainder > 0 ? 1 : 0);
+  w.first = stream_slot(cache, block, blocks, launch_rotation) * chunk_rows * block_threads + thread_in_block;
+  w.step = block_threads;
+  if (w.first < accesses) {
+    const StreamRows left = stream_rows(accesses - w.first + block_threads - 1, block_threads);  // ceil
+    w.iterations = static_cast<std::uint32_t>(left.rows < chunk_rows ? left.rows : chunk_rows);
+  }
+  return w;
 }
 
 // ---- batches of the grid-stride loop -------------------------------------------------------

@@ -1,5 +1,5 @@
 // Device side of the CUDA bandwidth probe: one kernel template per mode (read, rmw, copy, write), load
-// width (32, 64, 128 bits) and cache operator (ca, cg, cs), shared by kernels/cuda/bandwidth/probe.cu and
+// width (32, 64, 128 bits) and cache operator (ca, cg, cs, cs_chunk), shared by kernels/cuda/bandwidth/probe.cu and
 // the PTX checks in tests/ptx.
 //
 // An element is one access: a 32-bit word, a uint2 or a uint4 (one 32/64/128-bit load or store
@@ -63,7 +63,8 @@ __device__ __forceinline__ uint4 written_element(uint4, std::size_t e, std::uint
 
 // ca: default caching (L1 on sm_70+; the compiler may pick ld.global.nc for the read kernel,
 // which also goes through L1). cg: ld.global.cg / st.global.cg, cached in L2 only. cs: the cg
-// load and st.global.cs, the streaming store (evict-first in L2; "likely accessed once").
+// load and st.global.cs, the streaming store (evict-first in L2; "likely accessed once");
+// cs_chunk: the same instructions, another walk (stream_walk).
 template <StreamCache Cache, class V>
 __device__ __forceinline__ V stream_load(const V* p) {
   if constexpr (Cache == StreamCache::Ca) {
@@ -74,7 +75,7 @@ __device__ __forceinline__ V stream_load(const V* p) {
 }
 template <StreamCache Cache, class V>
 __device__ __forceinline__ void stream_store(V* p, V v) {
-  if constexpr (Cache == StreamCache::Cs) {
+  if constexpr (Cache == StreamCache::Cs || Cache == StreamCache::CsChunk) {
     __stcs(p, v);
   } else if constexpr (Cache == StreamCache::Cg) {
     __stcg(p, v);
@@ -103,7 +104,8 @@ __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32
 // kStreamWrapRows x threads for a small read or write set, wrapped modulo n) over n elements per
 // array, in the grid-stride pattern of kernels/cuda/backend/stream_pattern.hpp (ca: each thread
 // touches the same elements in every launch; cg, cs: the block -> elements assignment starts
-// `launch_rotation` (< gridDim.x) blocks on).
+// `launch_rotation` (< gridDim.x) blocks on; cs_chunk: each block streams a contiguous chunk,
+// rotated the same way).
 //   Read: sums every word into a per-thread accumulator; the per-block sums are stored once at
 //         the end. That store is what keeps the loads alive (their values reach memory) and it is
 //         also the checksum the host verifies: reps x stream_read_pass_sum, modulo 2^32.
@@ -124,7 +126,8 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
     stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b, std::size_t n,
                   std::size_t accesses, int reps, unsigned launch_rotation, std::size_t pass_shift,
                   std::uint32_t* __restrict__ block_sums) {
-  static_assert(!(Mode == StreamMode::Read && Cache == StreamCache::Cs), "cs is a store hint: there is no cs read");
+  static_assert(Mode != StreamMode::Read || Cache == StreamCache::Ca || Cache == StreamCache::Cg,
+                "cs and cs_chunk are store streams: there is no cs read");
   using V = StreamVector<Bits>;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t g = stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
@@ -157,38 +160,53 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
       return;
     }
   }
-  if constexpr (Mode == StreamMode::Rmw || Mode == StreamMode::Copy) {
-    // Batches of kStreamBatch accesses (stream_batch_active): every load of a batch is issued
+  if constexpr (Mode == StreamMode::Rmw || Mode == StreamMode::Copy || Cache == StreamCache::CsChunk) {
+    // Batches of kStreamBatch accesses (stream_batch_active) along the thread's walk
+    // (stream_walk: the grid stride, or cs_chunk's block chunk): every load of a batch is issued
     // before its first store. A plain loop serialises them (SASS: LDG, STG, LDG, STG: the
     // compiler cannot prove a[e + T] is not a[e], so each load waits for the store before it,
-    // and a thread had one load in flight at any size). The thread's pointers step by a batch's
-    // rows and the counts are 32-bit (a thread has far fewer than 2^32 iterations per pass):
-    // 42-50 registers against 32, so 5-6 blocks of 256 per SM instead of 8, with 4 loads in
-    // flight per thread instead of 1.
-    const auto iters = static_cast<std::uint32_t>(stream_iterations_in(stream_rows(accesses, threads), g));
-    const std::size_t batch_rows = kStreamBatch * threads;
+    // and a thread had one load in flight at any size). The pointers step by a batch's rows and
+    // the counts are 32-bit: 46-52 registers against 32, so 4-5 blocks of 256 per SM instead of
+    // 8, with 4 loads in flight per thread instead of 1. The written words' indices are 32-bit
+    // too (stream_written_word uses the low 32 bits of the index).
+    const StreamWalk walk =
+        stream_walk(Cache, accesses, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
+    const std::size_t batch_step = kStreamBatch * walk.step;
 #pragma unroll 1
     for (int r = 0; r < reps; ++r) {
-      const std::size_t pass_offset = static_cast<std::size_t>(r) * pass_shift + g;
+      const std::size_t pass_offset = static_cast<std::size_t>(r) * pass_shift + walk.first;
       const V* src = ((Mode == StreamMode::Copy && r % 2 == 1) ? b : a) + pass_offset;
       V* dst = ((Mode == StreamMode::Copy && r % 2 == 0) ? b : a) + pass_offset;
+      auto word_index = static_cast<std::uint32_t>(walk.first);  // the batch's first element (mod 2^32)
 #pragma unroll 1
-      for (std::uint32_t batch = 0; batch < stream_batches(iters); ++batch) {
+      for (std::uint32_t batch = 0; batch < stream_batches(walk.iterations); ++batch) {
         V v[kStreamBatch];
+        if constexpr (Mode != StreamMode::Write) {
 #pragma unroll
-        for (std::uint32_t j = 0; j < kStreamBatch; ++j)
-          if (stream_batch_active(iters, batch, j)) v[j] = stream_load<Cache>(src + j * threads);
+          for (std::uint32_t j = 0; j < kStreamBatch; ++j)
+            if (stream_batch_active(walk.iterations, batch, j)) v[j] = stream_load<Cache>(src + j * walk.step);
+        }
 #pragma unroll
-        for (std::uint32_t j = 0; j < kStreamBatch; ++j)
-          if (stream_batch_active(iters, batch, j)) stream_store<Cache>(dst + j * threads, add_one(v[j]));
-        src += batch_rows;
-        dst += batch_rows;
+        for (std::uint32_t j = 0; j < kStreamBatch; ++j) {
+          if (!stream_batch_active(walk.iterations, batch, j)) continue;
+          if constexpr (Mode == StreamMode::Write) {
+            const std::uint32_t e = word_index + j * static_cast<std::uint32_t>(walk.step);
+            stream_store<Cache>(dst + j * walk.step, written_element(V{}, e, static_cast<std::uint32_t>(r + 1)));
+          } else {
+            stream_store<Cache>(dst + j * walk.step, add_one(v[j]));
+          }
+        }
+        src += batch_step;
+        dst += batch_step;
+        word_index += static_cast<std::uint32_t>(batch_step);
       }
     }
     return;
   }
-  // Read and write: a grid-stride loop unrolled 4x (the read's loads of the 4 are independent
-  // of its sums; the write loads nothing), in 32 registers, so 8 blocks of 256 per SM.
+  // Read and write (ca, cg, cs): a grid-stride loop unrolled 4x (the read's loads of the 4 are
+  // independent of its sums; the write loads nothing). The read and the cg/cs write fit in 32
+  // registers (8 blocks of 256 per SM); the batched form above would take 40-44 and, with fewer
+  // threads, fewer loads in flight for the read at HBM.
   const std::size_t iters = stream_iterations_in(stream_rows(accesses, threads), g);
 #pragma unroll 1
   for (int r = 0; r < reps; ++r) {

@@ -8,6 +8,8 @@
 //       DRAM.
 //   cs  cg with streaming stores (st.global.cs, evict-first), for rmw, copy and write (a cs read
 //       does not exist: it has no stores).
+//   cs_chunk  cs where each block streams its own contiguous chunk instead of the grid stride
+//       (rmw, copy, write).
 // Small read and write sets are accessed several times per pass (stream_accesses_per_pass) so
 // that every thread of the grid has accesses in flight; rmw and copy issue a batch of loads
 // before their stores. Swept over the working set, each mode x cache_op curve
@@ -96,8 +98,11 @@ StreamKernel stream_kernel_for(StreamCache cache) {
     case StreamCache::Cs:
       if constexpr (Mode != StreamMode::Read) return stream_kernel_entry<Mode, Bits, StreamCache::Cs>();
       break;
+    case StreamCache::CsChunk:
+      if constexpr (Mode != StreamMode::Read) return stream_kernel_entry<Mode, Bits, StreamCache::CsChunk>();
+      break;
   }
-  throw std::invalid_argument("bandwidth: the read has no cache_op=cs kernel (cs is a store hint)");
+  throw std::invalid_argument("bandwidth: the read has no cache_op=cs or cs_chunk kernel (store streams)");
 }
 
 template <StreamMode Mode>
@@ -139,7 +144,8 @@ StreamCache parse_cache(const std::string& text) {
   if (text == "ca") return StreamCache::Ca;
   if (text == "cg") return StreamCache::Cg;
   if (text == "cs") return StreamCache::Cs;
-  throw std::invalid_argument("bandwidth: cache_op '" + text + "' is not ca, cg or cs");
+  if (text == "cs_chunk") return StreamCache::CsChunk;
+  throw std::invalid_argument("bandwidth: cache_op '" + text + "' is not ca, cg, cs or cs_chunk");
 }
 
 // A point's parameters, with the axis defaults for the axes a caller left out.
@@ -182,7 +188,8 @@ std::string invalid_reason(const StreamParams& s) {
     return "threads_per_block=" + std::to_string(s.threads_per_block) + " is not a multiple of 32 in [32, " +
            std::to_string(kStreamMaxBlock) + "] (whole warps: the sector accounting assumes them)";
   if (s.blocks_per_sm < 0) return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " is negative";
-  if (!stream_kernel_exists(s.mode, s.cache)) return "cache_op=cs is a store hint: the read has no cs kernel";
+  if (!stream_kernel_exists(s.mode, s.cache))
+    return "cache_op=cs and cs_chunk are store streams: the read has no such kernel";
   return {};
 }
 
@@ -276,7 +283,7 @@ class StreamPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
     passes_done_ += reps_;
-    // cg, cs: the next launch starts one block further on (ca ignores the rotation).
+    // cg, cs, cs_chunk: the next launch starts one block further on (ca ignores the rotation).
     if (cache_ != StreamCache::Ca) rotation_ = (rotation_ + 1) % static_cast<unsigned>(blocks_);
   }
 
@@ -377,7 +384,7 @@ class StreamPoint final : public PreparedPoint {
   int blocks_ = 0;
   std::size_t accesses_ = 0;  // per pass and array: n_, or more for a small read or write set
   int reps_ = 1;
-  unsigned rotation_ = 0;  // cg, cs: blocks the next launch's assignment is rotated by
+  unsigned rotation_ = 0;  // cg, cs, cs_chunk: blocks the next launch's assignment is rotated by
   int last_launch_reps_ = 0;
   long long passes_done_ = 0;  // over all launches so far, what verify() predicts
   DeviceBuffer<std::uint32_t> a_, b_;
@@ -392,8 +399,9 @@ class CudaBandwidthProbe final : public Probe {
     info_.description =
         "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
         "in place), copy (a -> b -> a), write (stores only); ca (L1-resident per thread), cg "
-        "(L2 only, blocks rotated) or cs (cg with streaming st.global.cs stores; no read); all "
-        "SMs busy, every element touched once per pass (small read and write sets several times)";
+        "(L2 only, blocks rotated), cs (cg with streaming st.global.cs stores) or cs_chunk (cs, a "
+        "contiguous chunk per block; cs and cs_chunk have no read); all SMs busy, every element "
+        "touched once per pass (small read and write sets several times)";
     Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)", {"32", "64", "128"});
     width.defaults = {kDefaultLoadWidth};  // keeps the default run short; others by config
     info_.axes = {
@@ -405,8 +413,9 @@ class CudaBandwidthProbe final : public Probe {
                     "ca: default caching, each thread re-reads its own elements (L1, then L2, "
                     "DRAM); cg: ld/st.global.cg bypassing L1, element -> block assignment "
                     "rotated (L2, then DRAM); cs: cg with streaming stores (st.global.cs, "
-                    "evict-first), rmw/copy/write only",
-                    {"ca", "cg", "cs"}),
+                    "evict-first); cs_chunk: cs with a contiguous chunk per block instead of the "
+                    "grid stride; cs and cs_chunk for rmw/copy/write only",
+                    {"ca", "cg", "cs", "cs_chunk"}),
         width,
         numeric_axis("blocks_per_sm", AxisType::Integer,
                      "resident blocks per SM; 0: as many as the occupancy API allows", 0, 32,
@@ -438,11 +447,13 @@ class CudaBandwidthProbe final : public Probe {
 
   const ProbeInfo& info() const override { return info_; }
 
-  // cs is a store hint: the read has no cs kernel (it would be the cg read). Not a gap of a run.
+  // cs and cs_chunk are store streams: the read has no such kernel (a cs read would be the cg
+  // read). Not a gap of a run.
   bool exists_on(const Params& p, const DeviceInfo&) const override {
     auto mode = p.find("mode");
     auto cache = p.find("cache_op");
-    return mode == p.end() || cache == p.end() || !(mode->second == "read" && cache->second == "cs");
+    if (mode == p.end() || cache == p.end() || mode->second != "read") return true;
+    return cache->second == "ca" || cache->second == "cg";
   }
 
   std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {

@@ -1,7 +1,8 @@
 # PTX checks of the bandwidth probe (included by tests/ptx/CMakeLists.txt, which defines
 # roofprobe_ptx_test). Each compiles ONE instantiation of stream_kernel<Mode, Bits, Cache>
-# (ptx_instance.cu here). The stream loop is unrolled 4x with a remainder, so access counts are
-# lower bounds ("ge 4"); what must be absent is exact ("eq 0").
+# (ptx_instance.cu here). The read and write loop is unrolled 4x with a remainder, so their
+# access counts are lower bounds ("ge 4"); rmw and copy make one batch of exactly 4 ("eq 4");
+# what must be absent is exact ("eq 0").
 #
 # The load_width and cache_op axes, after the 128-bit default-caching checks below.
 # cg: every global access of the stream carries .cg (ld.global.cg: L2 only, the point of the
@@ -137,6 +138,25 @@ roofprobe_ptx_test(bandwidth_rmw_cs_w32 ptx_instance.cu
          [[ld\.global(?!\.cg\.).*]] eq 0  [[st\.global(?!\.cs\.).*]] eq 0
   SASS_EXPECT [[LDG\.E\.STRONG\.GPU]] eq 4  [[STG\.E\.EF]] eq 4
               [[LDG(?!\.E\.STRONG\.GPU$).*]] eq 0  [[STG(?!\.E\.EF$).*]] eq 0
+  SASS_EXPECT_BEFORE [[LDG.*]] [[STG.*]] 4)
+
+# cs_chunk: the same instructions as cs along each block's contiguous chunk (stream_walk): the
+# write's batch of 4 stores (split by ptxas into a whole-batch and a guarded copy, so ge 4), the
+# copy's 4 cg loads before its first cs store.
+roofprobe_ptx_test(bandwidth_write_cs_chunk ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Write -DRP_PTX_BITS=128 -DRP_PTX_CACHE=CsChunk
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[st\.global\.cs\.v4\.u32]] ge 4  [[ld\.global.*]] eq 0  [[st\.global(?!\.cs\.v4\.).*]] eq 0
+  SASS_EXPECT [[STG\.E\.EF\.128]] ge 4  [[LDG.*]] eq 0  [[STG(?!\.E\.EF\.128$).*]] eq 0)
+
+roofprobe_ptx_test(bandwidth_copy_cs_chunk ptx_instance.cu
+  DEFINES -DRP_PTX_MODE=Copy -DRP_PTX_BITS=128 -DRP_PTX_CACHE=CsChunk
+  DEPENDS ${_bandwidth_deps}
+  EXPECT [[ld\.global\.cg\.v4\.u32]] eq 4  [[st\.global\.cs\.v4\.u32]] eq 4
+         [[ld\.global(?!\.cg\.v4\.).*]] eq 0  [[st\.global(?!\.cs\.v4\.).*]] eq 0
+  EXPECT_BEFORE [[ld\.global.*]] [[st\.global.*]] 4
+  SASS_EXPECT [[LDG\.E\.128\.STRONG\.GPU]] eq 4  [[STG\.E\.EF\.128]] eq 4
+              [[LDG(?!\.E\.128\.STRONG\.GPU$).*]] eq 0  [[STG(?!\.E\.EF\.128$).*]] eq 0
   SASS_EXPECT_BEFORE [[LDG.*]] [[STG.*]] 4)
 
 # The order check must fail where the order is not there: 5 loads before the first store of a
