@@ -187,6 +187,11 @@ TEST(StreamPattern, SmallReadAndWriteSetsWrapWhereTheyReachEveryL2Slice) {
   EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Cg, 131072, threads, 16), 4 * threads);
   EXPECT_EQ(stream_accesses_per_pass(StreamMode::Write, StreamCache::Cs, 131072, threads, 16), 4 * threads);
   EXPECT_EQ(stream_accesses_per_pass(StreamMode::Rmw, StreamCache::Cg, 131072, threads, 16), std::size_t{131072});
+  // A pass of 2^32 accesses or more would not fit the kernels' 32-bit element arithmetic: no wrap.
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Ca, 1024, std::size_t{1} << 30, 16),
+            std::size_t{1024});
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Ca, 1024, (std::size_t{1} << 30) - 32, 16),
+            4 * ((std::size_t{1} << 30) - 32));
   EXPECT_FALSE(stream_kernel_exists(StreamMode::Read, StreamCache::Cs));
   EXPECT_FALSE(stream_kernel_exists(StreamMode::Read, StreamCache::CsChunk));
   EXPECT_TRUE(stream_kernel_exists(StreamMode::Copy, StreamCache::Cs));
@@ -214,8 +219,12 @@ TEST(StreamPattern, WrappedL2SetsTouchEveryElementAsCounted) {
           for (std::size_t b = 0; b < sh.blocks; ++b)
             for (std::size_t t = 0; t < sh.block; ++t) {
               const std::size_t g = stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
-              for (std::size_t j = 0; j < kStreamWrapRows; ++j)
-                ++touched[stream_wrapped_element(stream_element(g, j, threads), n)];
+              for (std::size_t j = 0; j < kStreamWrapRows; ++j) {
+                const std::size_t access = stream_element(g, j, threads);
+                ASSERT_EQ(stream_wrapped_element32(static_cast<std::uint32_t>(access), static_cast<std::uint32_t>(n)),
+                          stream_wrapped_element(access, n));  // the kernel's 32-bit form
+                ++touched[stream_wrapped_element(access, n)];
+              }
             }
           for (std::size_t e = 0; e < n; ++e)
             ASSERT_EQ(touched[e], accesses / n + (e < accesses % n ? 1 : 0)) << "element " << e;

@@ -156,6 +156,7 @@ RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, s
   if (!stream_may_wrap(mode, cache, n, element_bytes) || n == 0 || n % kWarpLanes != 0 || threads % kWarpLanes != 0)
     return n;
   const std::size_t minimum = kStreamWrapRows * threads;
+  if ((static_cast<std::uint64_t>(minimum) >> 32) != 0) return n;  // 32-bit element arithmetic (kernel)
   return n < minimum ? minimum : n;
 }
 
@@ -206,6 +207,10 @@ RP_HD bool stream_batch_active(std::uint32_t iterations, std::uint32_t batch, st
 
 // Element of access number `access` (thread g's i-th access is g + i x threads) over n elements.
 RP_HD std::size_t stream_wrapped_element(std::size_t access, std::size_t n) { return access % n; }
+// The same in 32 bits, as the kernels take it: a wrapped pass has fewer than 2^32 accesses
+// (stream_accesses_per_pass wraps only then), so access and n fit. The 64-bit remainder is a
+// called subroutine, around which ptxas spilled the cg read on sm_100.
+RP_HD std::uint32_t stream_wrapped_element32(std::uint32_t access, std::uint32_t n) { return access % n; }
 
 // Bytes and 32-bit words of one element of a `load_width_bits`-wide access (32, 64, 128).
 RP_HD std::size_t stream_element_bytes(int load_width_bits) { return static_cast<std::size_t>(load_width_bits / 8); }

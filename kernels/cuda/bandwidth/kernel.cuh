@@ -114,23 +114,27 @@ __device__ __forceinline__ void store_block_sum(std::uint32_t value, std::uint32
 //         the memory traffic and lets the host check that every pass happened).
 //   Write: a[e] = its initial words + the pass number (1..reps): stores only, no load.
 // `pass_shift` is 0 in every launch (the host passes it), which the compiler cannot know: the
-// accesses of pass r go to base + r x pass_shift. A wrapped pass makes the same accesses every
-// pass with no store in between (read) or stores over its own stores with no load in between
-// (write), and compilers hoist such loads out of the loop (NVVM marks restrict loads invariant,
-// ptxas moves loads past an empty asm; an H100 then "read" 444 B/clk/SM from L1, 3.5x its
-// peak, which the GPU tests caught) and may drop such stores as dead; an address they cannot
-// prove equal keeps every pass's accesses.
+// wrapped and batched accesses of pass r go to base + r x pass_shift. A wrapped pass makes the
+// same accesses every pass with no store in between (read) or stores over its own stores with
+// no load in between (write), and compilers hoist such loads out of the loop (NVVM marks
+// restrict loads invariant, ptxas moves loads past an empty asm; an H100 then "read" 444
+// B/clk/SM from L1, 3.5x its peak, which the GPU tests caught) and may drop such stores as dead;
+// an address they cannot prove equal keeps every pass's accesses. 32-bit: a 64-bit one cost the
+// cg read two registers and a spill on sm_80 and sm_100.
 // blockDim.x must be a multiple of 32 (whole warps: the sector accounting relies on it).
 template <StreamMode Mode, int Bits, StreamCache Cache>
 __global__ void __launch_bounds__(kStreamMaxBlock)
     stream_kernel(StreamVector<Bits>* __restrict__ a, StreamVector<Bits>* __restrict__ b, std::size_t n,
-                  std::size_t accesses, int reps, unsigned launch_rotation, std::size_t pass_shift,
+                  std::size_t accesses, int reps, unsigned launch_rotation, unsigned pass_shift,
                   std::uint32_t* __restrict__ block_sums) {
   static_assert(Mode != StreamMode::Read || Cache == StreamCache::Ca || Cache == StreamCache::Cg,
                 "cs and cs_chunk are store streams: there is no cs read");
   using V = StreamVector<Bits>;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const std::size_t g = stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation);
+  // A grid thread's index fits 32 bits (a resident grid: at most 2048 threads per SM); saying
+  // so frees the register of its high word (ptxas spilled it in the cg read on sm_100).
+  const std::size_t g = static_cast<std::uint32_t>(
+      stream_launch_thread(Cache, blockIdx.x, threadIdx.x, blockDim.x, gridDim.x, launch_rotation));
   std::uint32_t acc = 0;
   if constexpr (Mode == StreamMode::Read || Mode == StreamMode::Write) {
     if (accesses != n) {
@@ -138,15 +142,16 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
       // elements (g + j x threads) mod n are fixed for the launch, so they are computed once and
       // every pass issues its kStreamWrapRows independent accesses back to back. (Stepping an
       // index with a conditional subtract made the addresses one dependent chain and the L1
-      // rate 40% lower on an H100.) n < 4 x 2^31 elements here: the wrap needs n below
-      // kStreamWrapRows grid rows, and a grid has far fewer than 2^31 threads.
+      // rate 40% lower on an H100.) 32-bit: a wrapped pass has fewer than 2^32 accesses
+      // (stream_accesses_per_pass).
       std::uint32_t element[kStreamWrapRows];
 #pragma unroll
       for (std::size_t j = 0; j < kStreamWrapRows; ++j)
-        element[j] = static_cast<std::uint32_t>(stream_wrapped_element(stream_element(g, j, threads), n));
+        element[j] = stream_wrapped_element32(static_cast<std::uint32_t>(stream_element(g, j, threads)),
+                                              static_cast<std::uint32_t>(n));
 #pragma unroll 1
       for (int r = 0; r < reps; ++r) {
-        V* base = a + static_cast<std::size_t>(r) * pass_shift;
+        V* base = a + static_cast<unsigned>(r) * pass_shift;
 #pragma unroll
         for (std::size_t j = 0; j < kStreamWrapRows; ++j) {
           if constexpr (Mode == StreamMode::Read) {
@@ -174,7 +179,7 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
     const std::size_t batch_step = kStreamBatch * walk.step;
 #pragma unroll 1
     for (int r = 0; r < reps; ++r) {
-      const std::size_t pass_offset = static_cast<std::size_t>(r) * pass_shift + walk.first;
+      const std::size_t pass_offset = static_cast<unsigned>(r) * pass_shift + walk.first;
       const V* src = ((Mode == StreamMode::Copy && r % 2 == 1) ? b : a) + pass_offset;
       V* dst = ((Mode == StreamMode::Copy && r % 2 == 0) ? b : a) + pass_offset;
       auto word_index = static_cast<std::uint32_t>(walk.first);  // the batch's first element (mod 2^32)
@@ -210,7 +215,7 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
   const std::size_t iters = stream_iterations_in(stream_rows(accesses, threads), g);
 #pragma unroll 1
   for (int r = 0; r < reps; ++r) {
-    V* base = a + static_cast<std::size_t>(r) * pass_shift;
+    V* base = a;
 #pragma unroll 4
     for (std::size_t i = 0; i < iters; ++i) {
       const std::size_t e = stream_element(g, i, threads);

@@ -72,7 +72,7 @@ void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, 
   using V = StreamVector<Bits>;
   // pass_shift 0: every pass over the same elements (kernel.cuh says why it is a parameter).
   stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses,
-                                                        reps, rotation, std::size_t{0}, sums);
+                                                        reps, rotation, 0u, sums);
 }
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
@@ -397,7 +397,8 @@ class CudaBandwidthProbe final : public Probe {
     info_.name = "bandwidth";
     info_.backend = "cuda";
     info_.description =
-        "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
+        "streams of 32/64/128-bit accesses over a working set (grid stride; cs_chunk: a chunk per "
+        "block): read (sum), rmw (+1 "
         "in place), copy (a -> b -> a), write (stores only); ca (L1-resident per thread), cg "
         "(L2 only, blocks rotated), cs (cg with streaming st.global.cs stores) or cs_chunk (cs, a "
         "contiguous chunk per block; cs and cs_chunk have no read); all SMs busy, every element "

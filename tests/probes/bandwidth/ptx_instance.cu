@@ -14,4 +14,4 @@
 template __global__ void
 roofprobe::cuda::stream_kernel<roofprobe::StreamMode::RP_PTX_MODE, RP_PTX_BITS, roofprobe::StreamCache::RP_PTX_CACHE>(
     roofprobe::cuda::StreamVector<RP_PTX_BITS>*, roofprobe::cuda::StreamVector<RP_PTX_BITS>*, std::size_t, std::size_t,
-    int, unsigned, std::size_t, std::uint32_t*);
+    int, unsigned, unsigned, std::uint32_t*);
