@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kStreamMaxBlock)
     // before its first store. A plain loop serialises them (SASS: LDG, STG, LDG, STG: the
     // compiler cannot prove a[e + T] is not a[e], so each load waits for the store before it,
     // and a thread had one load in flight at any size). The pointers step by a batch's rows and
-    // the counts are 32-bit: 46-52 registers against 32, so 4-5 blocks of 256 per SM instead of
+    // the counts are 32-bit: 46-50 registers against 32, so 4-5 blocks of 256 per SM instead of
     // 8, with 4 loads in flight per thread instead of 1. The written words' indices are 32-bit
     // too (stream_written_word uses the low 32 bits of the index).
     const StreamWalk walk =
