@@ -2,7 +2,8 @@
 // work a probe declares survived compilation (no chain folded, no FMA contracted into the noFMA
 // form, 128-bit loads where the probe claims them).
 //
-//   ptx_check [--sass] [--entries N] FILE --expect REGEX OP COUNT [--expect-insn ...] [...]
+//   ptx_check [--sass] [--entries N] FILE --expect REGEX OP COUNT [--expect-insn ...]
+//             [--expect-before FIRST THEN COUNT] [...]
 //
 // FILE is PTX (nvcc -ptx), or with --sass the output of `cuobjdump -sass`. The instructions of
 // the kernel entries are counted by opcode (e.g. "fma.rn.f64", "ld.global.nc.v4.u32"; SASS:
@@ -12,7 +13,9 @@
 // whole instruction with its operands, space-normalised and without the trailing ';' (e.g.
 // "IMAD R4, R4, R5, RZ", "@P0 IADD3 R4, R4, R7, RZ"): SASS spells a plain 32-bit multiply as an
 // IMAD whose addend is RZ, so only the operands tell a multiply from a multiply-add. On failure
-// it prints every check and the opcode histogram, and exits 1.
+// it prints every check and the opcode histogram, and exits 1. --expect-before checks the order:
+// at least COUNT opcodes matching FIRST come before the first opcode matching THEN (which must
+// occur), e.g. every load of a batch issued before its first store.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -32,17 +35,24 @@ struct Expectation {
   bool whole_instruction = false;
 };
 
+struct OrderExpectation {
+  std::string first;
+  std::string then;
+  long count = 0;
+};
+
 struct Options {
   bool sass = false;
   int entries = 1;
   std::string file;
   std::vector<Expectation> expect;
+  std::vector<OrderExpectation> order;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "ptx_check: %s\nusage: ptx_check [--sass] [--entries N] FILE "
-               "--expect[-insn] REGEX eq|ge|le COUNT [--expect ...]\n",
+               "--expect[-insn] REGEX eq|ge|le COUNT [--expect-before FIRST THEN COUNT] [...]\n",
                why.c_str());
   std::exit(2);
 }
@@ -60,6 +70,9 @@ Options parse(int argc, char** argv) {
       if (e.op != "eq" && e.op != "ge" && e.op != "le") usage("bad operator '" + e.op + "'");
       o.expect.push_back(e);
       i += 3;
+    } else if (a == "--expect-before" && i + 3 < argc) {
+      o.order.push_back(OrderExpectation{argv[i + 1], argv[i + 2], std::atol(argv[i + 3])});
+      i += 3;
     } else if (a.rfind("--", 0) != 0 && o.file.empty()) {
       o.file = a;
     } else {
@@ -67,7 +80,7 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.file.empty()) usage("no input file");
-  if (o.expect.empty()) usage("no --expect");
+  if (o.expect.empty() && o.order.empty()) usage("no --expect");
   return o;
 }
 
@@ -197,6 +210,22 @@ int main(int argc, char** argv) {
     ok = ok && pass;
     std::printf("%s  %s/%s/ %s %ld: counted %ld\n", pass ? "ok  " : "FAIL", e.whole_instruction ? "insn " : "",
                 e.pattern.c_str(), e.op.c_str(), e.count, got);
+  }
+  for (const OrderExpectation& e : o.order) {
+    const std::regex first(e.first), then(e.then);
+    long before = 0;
+    bool found = false;
+    for (const std::string& op : l.opcodes) {
+      if (std::regex_match(op, then)) {
+        found = true;
+        break;
+      }
+      if (std::regex_match(op, first)) ++before;
+    }
+    const bool pass = found && before >= e.count;
+    ok = ok && pass;
+    std::printf("%s  /%s/ ge %ld before the first /%s/: counted %ld%s\n", pass ? "ok  " : "FAIL", e.first.c_str(),
+                e.count, e.then.c_str(), before, found ? "" : " (no such instruction)");
   }
   if (!ok) print_histogram(l.opcodes);
   return ok ? 0 : 1;

@@ -72,14 +72,14 @@ TEST(StreamPattern, RowsGiveTheSameIterationCounts) {
 // Rotation: each launch's slots are a permutation of the blocks; cg moves on by the launch's
 // rotation, ca never.
 TEST(StreamPattern, RotationOfTheBlockAssignment) {
-  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
+  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs, StreamCache::CsChunk}) {
     for (std::size_t blocks : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{132}}) {
       for (std::size_t rotation = 0; rotation<blocks; rotation += blocks> 8 ? 13 : 1) {
         std::vector<int> used(blocks, 0);
         for (std::size_t b = 0; b < blocks; ++b) {
           const std::size_t slot = stream_slot(cache, b, blocks, rotation);
           ++used.at(slot);
-          EXPECT_EQ(slot, cache == StreamCache::Cg ? (b + rotation) % blocks : b);
+          EXPECT_EQ(slot, cache != StreamCache::Ca ? (b + rotation) % blocks : b);
           EXPECT_EQ(stream_launch_thread(cache, b, 5, 64, blocks, rotation), slot * 64 + 5);
         }
         for (int u : used) ASSERT_EQ(u, 1) << "rotation " << rotation << " is not a permutation";
@@ -91,7 +91,7 @@ TEST(StreamPattern, RotationOfTheBlockAssignment) {
 // The accesses of one pass, as the kernel walks them (first element, step threads mod n,
 // subtract n on overflow), for every width, block shape and rotation: rmw and copy touch every
 // element exactly once; read touches every element once per full cycle of the set (more often
-// for a set smaller than kStreamReadMinRows grid rows), and each block's accesses stay as many
+// for a set smaller than kStreamWrapRows grid rows), and each block's accesses stay as many
 // as its threads x rows.
 TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
   struct Shape {
@@ -107,11 +107,12 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
         for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg}) {
           for (const Shape& sh : shapes) {
             const std::size_t threads = sh.blocks * sh.block;
-            const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+            const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, element_bytes);
+            // These sets are below kStreamWrapMinBytes: only the ca read wraps them.
             if (mode != StreamMode::Read || cache != StreamCache::Ca || n % 32 != 0) {
               ASSERT_EQ(accesses, n);
             } else {
-              ASSERT_EQ(accesses, std::max(n, kStreamReadMinRows * threads));
+              ASSERT_EQ(accesses, std::max(n, kStreamWrapRows * threads));
             }
             const StreamRows rows = stream_rows(accesses, threads);
             for (std::size_t rotation : {std::size_t{0}, sh.blocks / 2, sh.blocks - 1}) {
@@ -145,6 +146,188 @@ TEST(StreamPattern, EveryPassTouchesEveryElementAsCounted) {
       }
     }
   }
+}
+
+// Which passes wrap: the ca read at every size; the cg read and the write under every cache_op
+// from kStreamWrapMinBytes on; rmw and copy never (two threads updating one element would race).
+// A wrapped pass gives every thread exactly kStreamWrapRows accesses (no remainder row), and is
+// counted access by access (bytes and sectors from the accesses, not the elements).
+TEST(StreamPattern, SmallReadAndWriteSetsWrapWhereTheyReachEveryL2Slice) {
+  const std::size_t threads = 132 * 2048;  // an H200's resident grid of 256-thread blocks
+  for (int bits : {32, 64, 128}) {
+    const std::size_t w = stream_element_bytes(bits);
+    for (std::uint64_t ws : {std::uint64_t{16} << 10, std::uint64_t{512} << 10, std::uint64_t{1} << 20,
+                             std::uint64_t{2} << 20, std::uint64_t{5} << 20, std::uint64_t{64} << 20}) {
+      for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Copy, StreamMode::Write}) {
+        const std::size_t n = stream_elements(mode, ws, w);
+        for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs, StreamCache::CsChunk}) {
+          if (!stream_kernel_exists(mode, cache)) continue;
+          const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
+          const bool read_or_write = mode == StreamMode::Read || mode == StreamMode::Write;
+          const bool wraps = (mode == StreamMode::Read && cache == StreamCache::Ca) ||
+                             (read_or_write && cache != StreamCache::CsChunk &&
+                              static_cast<std::uint64_t>(n) * w >= kStreamWrapMinBytes);
+          const std::size_t want = wraps && n < kStreamWrapRows * threads ? kStreamWrapRows * threads : n;
+          EXPECT_EQ(accesses, want) << bits << "-bit " << ws << " B mode " << static_cast<int>(mode) << " cache "
+                                    << static_cast<int>(cache);
+          if (accesses != n) {
+            const StreamRows rows = stream_rows(accesses, threads);
+            EXPECT_EQ(rows.rows, kStreamWrapRows);
+            EXPECT_EQ(rows.remainder, 0u) << "every thread the same accesses";
+            const StreamBytes bytes = stream_bytes_per_launch(mode, accesses, w, 3);
+            EXPECT_DOUBLE_EQ(bytes.read + bytes.written, 3.0 * static_cast<double>(kStreamWrapRows * threads * w));
+            EXPECT_DOUBLE_EQ(stream_sectors_per_launch(mode, accesses, w, 3),
+                             3.0 * static_cast<double>(kStreamWrapRows * threads * w) / 32);
+          }
+        }
+      }
+    }
+  }
+  // 2 MiB of 128-bit elements on that grid: under one grid row, so a cg read or write would
+  // leave 141k of 270k threads idle and the rest with one access; wrapped, all have 4.
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Cg, 131072, threads, 16), 4 * threads);
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Write, StreamCache::Cs, 131072, threads, 16), 4 * threads);
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Rmw, StreamCache::Cg, 131072, threads, 16), std::size_t{131072});
+  // A pass of 2^32 accesses or more would not fit the kernels' 32-bit element arithmetic: no wrap.
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Ca, 1024, std::size_t{1} << 30, 16),
+            std::size_t{1024});
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Read, StreamCache::Ca, 1024, (std::size_t{1} << 30) - 32, 16),
+            4 * ((std::size_t{1} << 30) - 32));
+  EXPECT_FALSE(stream_kernel_exists(StreamMode::Read, StreamCache::Cs));
+  EXPECT_FALSE(stream_kernel_exists(StreamMode::Read, StreamCache::CsChunk));
+  EXPECT_TRUE(stream_kernel_exists(StreamMode::Copy, StreamCache::Cs));
+  EXPECT_TRUE(stream_kernel_exists(StreamMode::Write, StreamCache::CsChunk));
+}
+
+// A wrapped write (and cg read) from kStreamWrapMinBytes on, walked as the kernel does (element
+// j of thread g: (g + j T) mod n, for every block and rotation): every element is touched in
+// every pass, as often as counted, so a write leaves every word with the last pass's value.
+TEST(StreamPattern, WrappedL2SetsTouchEveryElementAsCounted) {
+  struct Shape {
+    std::size_t blocks, block;
+  };
+  const Shape shapes[] = {{80, 256}, {66, 512}};
+  for (StreamMode mode : {StreamMode::Read, StreamMode::Write}) {
+    for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs}) {
+      if (!stream_kernel_exists(mode, cache)) continue;
+      for (const Shape& sh : shapes) {
+        const std::size_t threads = sh.blocks * sh.block, w = 16;
+        const std::size_t n = stream_elements(mode, kStreamWrapMinBytes, w);  // 65536 < 4 x threads
+        const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
+        ASSERT_EQ(accesses, kStreamWrapRows * threads);
+        for (std::size_t rotation : {std::size_t{0}, std::size_t{7}}) {
+          std::vector<std::size_t> touched(n, 0);
+          for (std::size_t b = 0; b < sh.blocks; ++b)
+            for (std::size_t t = 0; t < sh.block; ++t) {
+              const std::size_t g = stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation);
+              for (std::size_t j = 0; j < kStreamWrapRows; ++j) {
+                const std::size_t access = stream_element(g, j, threads);
+                ASSERT_EQ(stream_wrapped_element32(static_cast<std::uint32_t>(access), static_cast<std::uint32_t>(n)),
+                          stream_wrapped_element(access, n));  // the kernel's 32-bit form
+                ++touched[stream_wrapped_element(access, n)];
+              }
+            }
+          for (std::size_t e = 0; e < n; ++e)
+            ASSERT_EQ(touched[e], accesses / n + (e < accesses % n ? 1 : 0)) << "element " << e;
+        }
+      }
+    }
+  }
+}
+
+// The batches of the rmw/copy loop make exactly a thread's iterations: each access once, in
+// order, no slot past the end, for counts below, at and above a batch.
+TEST(StreamPattern, BatchesMakeEveryIterationOnce) {
+  for (std::uint32_t iterations = 0; iterations < 40; ++iterations) {
+    std::vector<int> made(iterations, 0);
+    std::uint32_t count = 0;
+    for (std::uint32_t batch = 0; batch < stream_batches(iterations); ++batch)
+      for (std::uint32_t slot = 0; slot < kStreamBatch; ++slot)
+        if (stream_batch_active(iterations, batch, slot)) {
+          ASSERT_LT(batch * kStreamBatch + slot, iterations);
+          ++made[batch * kStreamBatch + slot];
+          ++count;
+        }
+    EXPECT_EQ(count, iterations);
+    for (int m : made) EXPECT_EQ(m, 1);
+    EXPECT_EQ(stream_batches(iterations), (iterations + 3) / 4);
+  }
+}
+
+// Each thread's walk (stream_walk) as the batched kernels take it: for ca/cg/cs it is the grid
+// stride of stream_launch_thread; for cs_chunk every block slot streams a contiguous chunk. Either
+// way every element is touched exactly once per pass, for whole and ragged sets and every
+// rotation, and the warps stay coalesced: each warp request covers consecutive elements from a
+// multiple of 32 on, so the sectors of all requests are the launch's sector count.
+TEST(StreamPattern, WalksTouchEveryElementOnceAndStayCoalesced) {
+  struct Shape {
+    std::size_t blocks, block;
+  };
+  const Shape shapes[] = {{1, 32}, {3, 64}, {5, 96}, {12, 256}};
+  for (StreamCache cache : {StreamCache::Ca, StreamCache::Cg, StreamCache::Cs, StreamCache::CsChunk}) {
+    for (int bits : {32, 128}) {
+      const std::size_t w = stream_element_bytes(bits);
+      for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{4096}, std::size_t{20001},
+                            std::size_t{65536}}) {
+        for (const Shape& sh : shapes) {
+          const std::size_t threads = sh.blocks * sh.block;
+          for (std::size_t rotation : {std::size_t{0}, sh.blocks / 2, sh.blocks - 1}) {
+            std::vector<int> touched(n, 0);
+            long long sectors = 0;
+            for (std::size_t b = 0; b < sh.blocks; ++b) {
+              std::vector<StreamWalk> walks;
+              for (std::size_t t = 0; t < sh.block; ++t) {
+                const StreamWalk walk = stream_walk(cache, n, b, t, sh.block, sh.blocks, rotation);
+                if (cache != StreamCache::CsChunk) {
+                  ASSERT_EQ(walk.first, stream_launch_thread(cache, b, t, sh.block, sh.blocks, rotation));
+                  ASSERT_EQ(walk.step, threads);
+                } else {
+                  ASSERT_EQ(walk.step, sh.block);
+                }
+                for (std::uint32_t i = 0; i < walk.iterations; ++i) {
+                  const std::size_t e = walk.first + i * walk.step;
+                  ASSERT_LT(e, n) << "cache " << static_cast<int>(cache) << " block " << b << " thread " << t;
+                  ++touched[e];
+                }
+                // One more step would leave the set or the block's chunk: the count is exact.
+                if (walk.iterations > 0 && cache == StreamCache::CsChunk) {
+                  const std::size_t next = walk.first + walk.iterations * walk.step;
+                  const std::size_t chunk = (n + threads - 1) / threads * sh.block;
+                  EXPECT_TRUE(next >= n || next / chunk != walk.first / chunk) << "block " << b << " thread " << t;
+                }
+                walks.push_back(walk);
+              }
+              for (std::size_t warp = 0; warp < sh.block / 32; ++warp) {
+                for (std::uint32_t i = 0;; ++i) {
+                  std::uint64_t addresses[kWarpLanes];
+                  int lanes = 0;
+                  for (std::size_t l = 0; l < kWarpLanes; ++l) {
+                    const StreamWalk& walk = walks[warp * kWarpLanes + l];
+                    if (i < walk.iterations) addresses[lanes++] = 4096 + (walk.first + i * walk.step) * w;
+                  }
+                  if (lanes == 0) break;
+                  if (lanes == kWarpLanes) {
+                    EXPECT_EQ((addresses[0] - 4096) / w % kWarpLanes, 0u) << "warp request from a multiple of 32";
+                  }
+                  sectors += sectors_per_warp_request(addresses, lanes, static_cast<int>(w));
+                }
+              }
+            }
+            for (std::size_t e = 0; e < n; ++e) ASSERT_EQ(touched[e], 1) << "element " << e << " n=" << n;
+            EXPECT_DOUBLE_EQ(static_cast<double>(sectors), stream_sectors_per_launch(StreamMode::Read, n, w, 1))
+                << "cache " << static_cast<int>(cache) << " width " << bits << " n=" << n << " blocks " << sh.blocks;
+          }
+        }
+      }
+    }
+  }
+  // An H200-like grid (1056 blocks of 256) and a 1 GiB write of 16-byte elements: chunks of
+  // ceil(2^26 / 270336) = 249 rows of 256 elements; blocks 0..1051 stream whole chunks, block
+  // 1052 the last 50176 elements (196 rows), blocks 1053..1055 nothing.
+  EXPECT_EQ(stream_walk(StreamCache::CsChunk, std::size_t{1} << 26, 0, 7, 256, 1056, 0).iterations, 249u);
+  EXPECT_EQ(stream_walk(StreamCache::CsChunk, std::size_t{1} << 26, 1052, 0, 256, 1056, 0).iterations, 196u);
+  EXPECT_EQ(stream_walk(StreamCache::CsChunk, std::size_t{1} << 26, 1055, 255, 256, 1056, 0).iterations, 0u);
+  EXPECT_EQ(stream_accesses_per_pass(StreamMode::Write, StreamCache::CsChunk, 65536, 270336, 16), std::size_t{65536});
 }
 
 // The read checksum of a pass is the brute-force sum of the words its accesses read.
@@ -241,7 +424,7 @@ TEST(Coalescing, SectorsPerLaunchMatchTheWarpRequests) {
             const std::size_t threads = sh.blocks * sh.block;
             // The ca read wraps small sets (more accesses than elements), rmw never does.
             for (StreamMode mode : {StreamMode::Read, StreamMode::Rmw, StreamMode::Write}) {
-              const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads);
+              const std::size_t accesses = stream_accesses_per_pass(mode, cache, n, threads, w);
               const std::size_t iterations = (accesses + threads - 1) / threads;
               long long sectors = 0;
               for (std::size_t b = 0; b < sh.blocks; ++b) {
@@ -555,7 +738,8 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
 }
 
 // The CUDA-only axes of the bandwidth probe and their defaults (the default run: 4 modes x
-// 2 cache operators x 33 sizes = 264 points).
+// ca/cg and 3 writing modes x cs/cs_chunk, x 33 sizes = 462 points; a cs or cs_chunk read does
+// not exist and is not planned).
 TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
   const Probe* gpu = Registry::instance().probe("cuda", "bandwidth");
   if (gpu == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
@@ -566,8 +750,8 @@ TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
   EXPECT_EQ(width->defaults, (std::vector<std::string>{"128"}));
   const Axis* cache = find_axis(gpu->info(), "cache_op");
   ASSERT_NE(cache, nullptr);
-  EXPECT_EQ(cache->choices, (std::vector<std::string>{"ca", "cg"}));
-  EXPECT_EQ(cache->defaults, (std::vector<std::string>{"ca", "cg"}));
+  EXPECT_EQ(cache->choices, (std::vector<std::string>{"ca", "cg", "cs", "cs_chunk"}));
+  EXPECT_EQ(cache->defaults, (std::vector<std::string>{"ca", "cg", "cs", "cs_chunk"}));
   const Axis* blocks = find_axis(gpu->info(), "blocks_per_sm");
   ASSERT_NE(blocks, nullptr);
   EXPECT_EQ(blocks->type, AxisType::Integer);
@@ -578,9 +762,21 @@ TEST(CudaProbeDeclarations, BandwidthAxesAndDefaults) {
   EXPECT_EQ(threads->min, 32);
   EXPECT_EQ(threads->max, 1024);
   EXPECT_EQ(threads->defaults, (std::vector<std::string>{"256"}));
-  std::size_t points = 1;
-  for (const Axis& a : gpu->info().axes) points *= a.defaults.size();
-  EXPECT_EQ(points, 264u);
+  std::size_t others = 1;  // every default axis but mode and cache_op
+  for (const Axis& a : gpu->info().axes)
+    if (a.name != "mode" && a.name != "cache_op") others *= a.defaults.size();
+  const Axis* mode = find_axis(gpu->info(), "mode");
+  ASSERT_NE(mode, nullptr);
+  std::size_t points = 0;
+  for (const std::string& m : mode->defaults)
+    for (const std::string& c : cache->defaults)
+      if (gpu->exists_on(Params{{"mode", m}, {"cache_op", c}}, DeviceInfo{})) points += others;
+  EXPECT_EQ(points, 462u);
+  EXPECT_FALSE(gpu->exists_on(Params{{"mode", "read"}, {"cache_op", "cs"}}, DeviceInfo{}));
+  EXPECT_NE(gpu->unsupported_reason(Params{{"mode", "read"}, {"cache_op", "cs_chunk"}, {"working_set_bytes", "65536"}},
+                                    DeviceInfo{})
+                .find("store streams"),
+            std::string::npos);
   // A block size that is not whole warps is refused before anything runs, with the reason.
   const Params odd{{"mode", "read"},       {"cache_op", "cg"},           {"load_width", "64"},
                    {"blocks_per_sm", "0"}, {"threads_per_block", "100"}, {"working_set_bytes", "65536"}};

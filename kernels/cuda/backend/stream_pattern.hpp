@@ -7,7 +7,7 @@
 // contiguous bytes = W sectors for W = 4, 8, 16), and every element is touched by exactly one
 // thread per repetition (pass).
 //
-// Two ways to hand the elements to the threads, one per `cache_op`:
+// Three ways to hand the elements to the threads and cache them, one per `cache_op`:
 //   ca  thread g touches the SAME elements in every pass, so while the per-SM share of the
 //       working set fits an SM's L1, passes hit L1 (that is how the L1 plateau appears).
 //   cg  the accesses bypass L1 (ld.global.cg / st.global.cg) and the block -> elements
@@ -16,15 +16,43 @@
 //       block only. (An earlier version rotated every pass of a read launch; on an H100 blocks
 //       drift a pass apart, so a block re-read what its neighbour had just read and a 181 MB set
 //       "streamed" at 7.2 TB/s, twice HBM: the first run under results/measured/h100-sxm/.)
+//   cs  cg's loads and rotation, but streaming stores (st.global.cs: evict-first in L2), for
+//       the writing modes only: a store stream that will not be read again need not displace
+//       anything else from L2, and on the way to DRAM the dirty lines it leaves are the first
+//       to go. The read has no stores, so a cs read does not exist (it would be the cg read).
+//   cs_chunk  cs without the grid stride: block slot s streams its own contiguous chunk of
+//       rows x blockDim elements (rows = ceil(n / T)), thread t the chunk's elements
+//       s x rows x blockDim + t + i x blockDim (stream_walk). Each block's store stream runs
+//       sequentially through one region, where the grid stride spreads every SM's stream over
+//       the whole array (blocks drift apart within a launch): fewer DRAM pages open at once per
+//       stream is what a vectorized fill or copy that hands each block a contiguous piece gets.
+//       Warps stay coalesced (32 consecutive elements per request: per-thread contiguous
+//       chunks would split every warp store over 32 sectors). Writing modes only, never wrapped.
 //
-// Small ca read sets keep the whole grid busy. Below kStreamReadMinRows grid-wide rows the ca
-// read kernel makes kStreamReadMinRows x T accesses per pass, to elements (g + i T) mod n: every
-// thread has kStreamReadMinRows independent loads in flight instead of one or none. Without it a
-// 16 KiB set ran on 1024 of an H100's 270k threads, one load latency per pass, and the rate grew
-// linearly with the set up to 16 MB, hiding L1 and L2 (same measurement). Each access is counted
-// (bytes = accesses x width), the checksum predicts the wrapped sum, and each SM's share of the
-// set still fits its L1 (at most kStreamReadMinRows x its threads' elements). Rmw and copy never
-// wrap: two threads adding 1 to one element would race.
+// Small sets keep the whole grid busy. Below kStreamWrapRows grid-wide rows a read or write pass
+// that wraps (stream_accesses_per_pass) makes exactly kStreamWrapRows x T accesses, to elements
+// (g + i T) mod n: every thread has kStreamWrapRows independent accesses in flight instead of one
+// or none, and every thread the same number (no thread waits for a neighbour's extra row at the
+// end of the launch). Without it a 16 KiB set ran on 1024 of an H100's 270k threads, one load
+// latency per pass, and the rate grew linearly with the set up to 16 MB, hiding L1 and L2 (same
+// measurement); and an L2-resident set of a few MB, read by fewer elements than threads, stayed
+// far below the L2 rate that many blocks re-reading L2-resident slices in one launch reach.
+// Each access is counted (bytes = accesses x width), the checksum predicts the wrapped sum, and
+// each SM's share of the set still fits its L1 (at most kStreamWrapRows x its threads' elements).
+//   ca read: wraps at every size (it measures L1, where every SM re-reading one small set is
+//       the point).
+//   cg read, and write under every cache_op: wrap once the set spans kStreamWrapMinBytes (1 MiB,
+//       8192 128-byte lines): all of them go to L2, and a smaller set re-read by the whole grid
+//       hammers the few L2 slices its lines hash to (a cg read wrapped at every size gave 6 to
+//       16 TB/s from size to size on an H100, no level). Smaller sets keep the under-filled ramp,
+//       flagged and left out of the level fit. Two threads storing one element in one pass store
+//       the same value (stream_written_word of the element and the pass), and each thread's last
+//       store to it is the last pass's, so the array ends as verify predicts.
+//   rmw, copy: never wrap: two threads adding 1 to one element would race. Their in-flight
+//       accesses are bounded by the elements (one read-modify-write per element at a time), so
+//       below one grid row they stay under-filled; above it the kernel issues a batch of
+//       kStreamBatch loads before their stores (stream_batch_active), so a thread with a few
+//       elements per pass keeps them all in flight instead of one load latency per element.
 // Elements are 4, 8 or 16 bytes (`load_width` 32/64/128 bits): one, two or four 32-bit words.
 #pragma once
 
@@ -53,8 +81,15 @@ RP_HD std::size_t stream_iterations(std::size_t n, std::size_t thread, std::size
   return thread < n ? (n - thread + threads - 1) / threads : 0;
 }
 
-// Which elements go to which thread (the `cache_op` axis; see the file comment).
-enum class StreamCache : int { Ca = 0, Cg = 1 };
+// Which elements go to which thread and how they are cached (the `cache_op` axis; see the file
+// comment).
+enum class StreamCache : int { Ca = 0, Cg = 1, Cs = 2, CsChunk = 3 };
+
+// Whether a mode x cache_op kernel exists: cs and cs_chunk are store streams, so the store-free
+// read has none (a cs read would be the cg read).
+RP_HD bool stream_kernel_exists(StreamMode mode, StreamCache cache) {
+  return mode != StreamMode::Read || cache == StreamCache::Ca || cache == StreamCache::Cg;
+}
 
 // Iteration counts of all threads at once: thread g of T touches rows + (g < remainder ? 1 : 0)
 // elements of [0, n), the closed form of stream_iterations. The kernels divide once per launch
@@ -79,7 +114,8 @@ RP_HD std::size_t stream_iterations_in(const StreamRows& rows, std::size_t threa
 }
 
 // Slot (the block whose launch-0 elements a block streams) of block `block` of `blocks` in a
-// launch with `launch_rotation` (< blocks, set by the host per launch; ca ignores it).
+// launch with `launch_rotation` (< blocks, set by the host per launch; ca ignores it, cg and cs
+// rotate).
 RP_HD std::size_t stream_slot(StreamCache cache, std::size_t block, std::size_t blocks, std::size_t launch_rotation) {
   if (cache == StreamCache::Ca) return block;
   const std::size_t slot = block + launch_rotation;
@@ -94,27 +130,87 @@ RP_HD std::size_t stream_launch_thread(StreamCache cache, std::size_t block, std
   return stream_slot(cache, block, blocks, launch_rotation) * block_threads + thread_in_block;
 }
 
-// ---- accesses per pass (the read kernel's wrap for small sets) ------------------------------
-inline constexpr std::size_t kStreamReadMinRows = 4;
+// ---- accesses per pass (the wrap of small read and write sets) -------------------------------
+inline constexpr std::size_t kStreamWrapRows = 4;
+// The smallest set (bytes) that a cg read or any write wraps: 8192 128-byte lines, enough to
+// spread over every L2 slice (see the file comment).
+inline constexpr std::uint64_t kStreamWrapMinBytes = std::uint64_t{1} << 20;
 
-// Accesses one pass makes over n elements with `threads` threads: n, or for a ca read set
-// smaller than kStreamReadMinRows grid-wide rows kStreamReadMinRows x threads (wrapped modulo
-// n). Only the ca read wraps: it measures L1, where every SM re-reading one small set is the
-// point; a cg read wrapped so hammered a few L2 slices that an H100 gave 6 to 16 TB/s from
-// size to size (no level), so cg keeps the ramp of an under-filled grid, which the level model
-// fits. The wrap needs n and threads to be whole warps (multiples of 32 elements and threads),
-// so every warp request still covers 32 consecutive elements: 1 KiB-multiple sets of 4/8/16-byte
-// elements always are.
-RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, std::size_t n, std::size_t threads) {
-  if (mode != StreamMode::Read || cache != StreamCache::Ca || n == 0 || n % kWarpLanes != 0 ||
-      threads % kWarpLanes != 0)
+// Whether a pass over n elements of `element_bytes` wraps (when it has fewer than
+// kStreamWrapRows grid rows): the ca read at every size, the cg read and every write from
+// kStreamWrapMinBytes on, rmw and copy never (file comment). The wrap needs n and threads to be
+// whole warps (multiples of 32 elements and threads), so every warp request still covers 32
+// consecutive elements: 1 KiB-multiple sets of 4/8/16-byte elements always are.
+RP_HD bool stream_may_wrap(StreamMode mode, StreamCache cache, std::size_t n, std::size_t element_bytes) {
+  if (mode == StreamMode::Read && cache == StreamCache::Ca) return true;
+  if (cache == StreamCache::CsChunk) return false;  // a chunk per block: its whole point is no wrap
+  const bool l2_spread = static_cast<std::uint64_t>(n) * element_bytes >= kStreamWrapMinBytes;
+  return (mode == StreamMode::Read || mode == StreamMode::Write) && l2_spread;
+}
+
+// Accesses one pass makes over n elements of `element_bytes` with `threads` threads: n, or for a
+// set that wraps (stream_may_wrap) and is smaller than kStreamWrapRows grid-wide rows exactly
+// kStreamWrapRows x threads (wrapped modulo n), so every thread makes kStreamWrapRows accesses.
+RP_HD std::size_t stream_accesses_per_pass(StreamMode mode, StreamCache cache, std::size_t n, std::size_t threads,
+                                           std::size_t element_bytes) {
+  if (!stream_may_wrap(mode, cache, n, element_bytes) || n == 0 || n % kWarpLanes != 0 || threads % kWarpLanes != 0)
     return n;
-  const std::size_t minimum = kStreamReadMinRows * threads;
+  const std::size_t minimum = kStreamWrapRows * threads;
+  if ((static_cast<std::uint64_t>(minimum) >> 32) != 0) return n;  // 32-bit element arithmetic (kernel)
   return n < minimum ? minimum : n;
+}
+
+// ---- one thread's walk through a pass ------------------------------------------------------
+// Thread `thread_in_block` of block `block` makes `iterations` accesses per pass, to elements
+// first + i x step (before any wrap): the grid stride (first g, step T) for ca, cg and cs; the
+// block's contiguous chunk (first s x rows x blockDim + t, step blockDim) for cs_chunk. Counts
+// are 32-bit: a thread makes far fewer than 2^32 accesses per pass.
+struct StreamWalk {
+  std::size_t first = 0;
+  std::size_t step = 0;
+  std::uint32_t iterations = 0;
+};
+RP_HD StreamWalk stream_walk(StreamCache cache, std::size_t accesses, std::size_t block, std::size_t thread_in_block,
+                             std::size_t block_threads, std::size_t blocks, std::size_t launch_rotation) {
+  const std::size_t threads = blocks * block_threads;
+  const StreamRows rows = stream_rows(accesses, threads);
+  StreamWalk w;
+  if (cache != StreamCache::CsChunk) {
+    w.first = stream_launch_thread(cache, block, thread_in_block, block_threads, blocks, launch_rotation);
+    w.step = threads;
+    w.iterations = static_cast<std::uint32_t>(stream_iterations_in(rows, w.first));
+    return w;
+  }
+  const std::size_t chunk_rows = rows.rows + (rows.remainder > 0 ? 1 : 0);
+  w.first = stream_slot(cache, block, blocks, launch_rotation) * chunk_rows * block_threads + thread_in_block;
+  w.step = block_threads;
+  if (w.first < accesses) {
+    const StreamRows left = stream_rows(accesses - w.first + block_threads - 1, block_threads);  // ceil
+    w.iterations = static_cast<std::uint32_t>(left.rows < chunk_rows ? left.rows : chunk_rows);
+  }
+  return w;
+}
+
+// ---- batches of the grid-stride loop -------------------------------------------------------
+// The kernels walk a thread's `iterations` accesses of a pass in batches of kStreamBatch: the
+// loads of a batch are issued before any of its stores (rmw, copy) or sums (read), so a thread
+// keeps up to kStreamBatch loads in flight even with fewer iterations than that (a plain loop
+// over a[e] += 1 serialises: the compiler cannot prove a[e + T] is not a[e], so each load waits
+// for the store before it). Access i of the batch starting at `first` is made when
+// stream_batch_active says so; the batches of a pass make exactly `iterations` accesses.
+// 32-bit counts: a thread makes far fewer than 2^32 accesses per pass (n / threads).
+inline constexpr std::uint32_t kStreamBatch = 4;
+RP_HD std::uint32_t stream_batches(std::uint32_t iterations) { return (iterations + kStreamBatch - 1) / kStreamBatch; }
+RP_HD bool stream_batch_active(std::uint32_t iterations, std::uint32_t batch, std::uint32_t slot) {
+  return batch * kStreamBatch + slot < iterations;
 }
 
 // Element of access number `access` (thread g's i-th access is g + i x threads) over n elements.
 RP_HD std::size_t stream_wrapped_element(std::size_t access, std::size_t n) { return access % n; }
+// The same in 32 bits, as the kernels take it: a wrapped pass has fewer than 2^32 accesses
+// (stream_accesses_per_pass wraps only then), so access and n fit. The 64-bit remainder is a
+// called subroutine, around which ptxas spilled the cg read on sm_100.
+RP_HD std::uint32_t stream_wrapped_element32(std::uint32_t access, std::uint32_t n) { return access % n; }
 
 // Bytes and 32-bit words of one element of a `load_width_bits`-wide access (32, 64, 128).
 RP_HD std::size_t stream_element_bytes(int load_width_bits) { return static_cast<std::size_t>(load_width_bits / 8); }
@@ -244,8 +340,9 @@ RP_HD int stream_launch_sectors_per_request(std::uint64_t base, std::size_t elem
   const std::size_t threads = blocks * block_threads;
   const std::size_t first =
       stream_launch_thread(cache, block, warp_in_block * kWarpLanes, block_threads, blocks, launch_rotation);
-  return stream_sectors_per_request(base, element_bytes, n, stream_accesses_per_pass(mode, cache, n, threads), threads,
-                                    first, iteration);
+  return stream_sectors_per_request(base, element_bytes, n,
+                                    stream_accesses_per_pass(mode, cache, n, threads, element_bytes), threads, first,
+                                    iteration);
 }
 
 }  // namespace roofprobe

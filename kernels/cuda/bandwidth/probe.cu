@@ -6,8 +6,13 @@
 //   cg  ld.global.cg / st.global.cg (L2 only) and the block -> elements assignment rotated every
 //       launch, so the data is spread over blocks across the whole chip: L2 up to its size, then
 //       DRAM.
-// Small ca read sets are read several times per pass (stream_accesses_per_pass) so that every
-// thread of the grid has loads in flight. Swept over the working set, each mode x cache_op curve
+//   cs  cg with streaming stores (st.global.cs, evict-first), for rmw, copy and write (a cs read
+//       does not exist: it has no stores).
+//   cs_chunk  cs where each block streams its own contiguous chunk instead of the grid stride
+//       (rmw, copy, write).
+// Small read and write sets are accessed several times per pass (stream_accesses_per_pass) so
+// that every thread of the grid has accesses in flight; rmw and copy issue a batch of loads
+// before their stores. Swept over the working set, each mode x cache_op curve
 // shows one plateau per memory level it reaches; the fitter fits each on its own (per size the
 // best point across width and occupancy) and takes the fastest per level.
 //
@@ -65,8 +70,9 @@ template <StreamMode Mode, int Bits, StreamCache Cache>
 void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, std::size_t n, std::size_t accesses,
                    int reps, unsigned rotation, std::uint32_t* sums) {
   using V = StreamVector<Bits>;
-  stream_kernel<Mode, Bits, Cache>
-      <<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses, reps, rotation, sums);
+  // pass_shift 0: every pass over the same elements (kernel.cuh says why it is a parameter).
+  stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses,
+                                                        reps, rotation, 0u, sums);
 }
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
@@ -84,8 +90,19 @@ StreamKernel stream_kernel_entry() {
 
 template <StreamMode Mode, int Bits>
 StreamKernel stream_kernel_for(StreamCache cache) {
-  return cache == StreamCache::Cg ? stream_kernel_entry<Mode, Bits, StreamCache::Cg>()
-                                  : stream_kernel_entry<Mode, Bits, StreamCache::Ca>();
+  switch (cache) {
+    case StreamCache::Ca:
+      return stream_kernel_entry<Mode, Bits, StreamCache::Ca>();
+    case StreamCache::Cg:
+      return stream_kernel_entry<Mode, Bits, StreamCache::Cg>();
+    case StreamCache::Cs:
+      if constexpr (Mode != StreamMode::Read) return stream_kernel_entry<Mode, Bits, StreamCache::Cs>();
+      break;
+    case StreamCache::CsChunk:
+      if constexpr (Mode != StreamMode::Read) return stream_kernel_entry<Mode, Bits, StreamCache::CsChunk>();
+      break;
+  }
+  throw std::invalid_argument("bandwidth: the read has no cache_op=cs or cs_chunk kernel (store streams)");
 }
 
 template <StreamMode Mode>
@@ -126,7 +143,9 @@ StreamMode parse_mode(const std::string& text) {
 StreamCache parse_cache(const std::string& text) {
   if (text == "ca") return StreamCache::Ca;
   if (text == "cg") return StreamCache::Cg;
-  throw std::invalid_argument("bandwidth: cache_op '" + text + "' is not ca or cg");
+  if (text == "cs") return StreamCache::Cs;
+  if (text == "cs_chunk") return StreamCache::CsChunk;
+  throw std::invalid_argument("bandwidth: cache_op '" + text + "' is not ca, cg, cs or cs_chunk");
 }
 
 // A point's parameters, with the axis defaults for the axes a caller left out.
@@ -169,6 +188,8 @@ std::string invalid_reason(const StreamParams& s) {
     return "threads_per_block=" + std::to_string(s.threads_per_block) + " is not a multiple of 32 in [32, " +
            std::to_string(kStreamMaxBlock) + "] (whole warps: the sector accounting assumes them)";
   if (s.blocks_per_sm < 0) return "blocks_per_sm=" + std::to_string(s.blocks_per_sm) + " is negative";
+  if (!stream_kernel_exists(s.mode, s.cache))
+    return "cache_op=cs and cs_chunk are store streams: the read has no such kernel";
   return {};
 }
 
@@ -235,7 +256,8 @@ class StreamPoint final : public PreparedPoint {
     const int per_sm = blocks_per_sm_for(s, kernel_);
     blocks_ = per_sm * sm_count(dev);
     accesses_ = stream_accesses_per_pass(
-        mode_, cache_, n_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads_per_block_));
+        mode_, cache_, n_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads_per_block_),
+        element_bytes_);
     const StreamBytes pass = stream_bytes_per_launch(mode_, accesses_, element_bytes_, 1);
     const double gbs = estimated_gbs(dev, s, per_sm, kernel_.max_blocks_per_sm(s.threads_per_block));
     set_repetitions(reps_for((pass.read + pass.written) / (gbs * 1e9), kTargetLaunchSeconds));
@@ -261,8 +283,8 @@ class StreamPoint final : public PreparedPoint {
     RP_CUDA_CHECK(cudaGetLastError());
     last_launch_reps_ = reps_;
     passes_done_ += reps_;
-    // cg: the next launch starts one block further on (ca ignores the rotation).
-    if (cache_ == StreamCache::Cg) rotation_ = (rotation_ + 1) % static_cast<unsigned>(blocks_);
+    // cg, cs, cs_chunk: the next launch starts one block further on (ca ignores the rotation).
+    if (cache_ != StreamCache::Ca) rotation_ = (rotation_ + 1) % static_cast<unsigned>(blocks_);
   }
 
   // Copy keeps an even count, so every launch starts with a -> b and ends with the data in a.
@@ -360,9 +382,9 @@ class StreamPoint final : public PreparedPoint {
   std::size_t n_;  // elements per array
   int threads_per_block_;
   int blocks_ = 0;
-  std::size_t accesses_ = 0;  // per pass and array: n_, or more for a small read set
+  std::size_t accesses_ = 0;  // per pass and array: n_, or more for a small read or write set
   int reps_ = 1;
-  unsigned rotation_ = 0;  // cg: blocks the next launch's assignment is rotated by
+  unsigned rotation_ = 0;  // cg, cs, cs_chunk: blocks the next launch's assignment is rotated by
   int last_launch_reps_ = 0;
   long long passes_done_ = 0;  // over all launches so far, what verify() predicts
   DeviceBuffer<std::uint32_t> a_, b_;
@@ -375,10 +397,12 @@ class CudaBandwidthProbe final : public Probe {
     info_.name = "bandwidth";
     info_.backend = "cuda";
     info_.description =
-        "grid-stride streams of 32/64/128-bit accesses over a working set: read (sum), rmw (+1 "
-        "in place), copy (a -> b -> a), write (stores only); ca (L1-resident per thread) or cg "
-        "(L2 only, blocks "
-        "rotated); all SMs busy, every element touched once per pass";
+        "streams of 32/64/128-bit accesses over a working set (grid stride; cs_chunk: a chunk per "
+        "block): read (sum), rmw (+1 "
+        "in place), copy (a -> b -> a), write (stores only); ca (L1-resident per thread), cg "
+        "(L2 only, blocks rotated), cs (cg with streaming st.global.cs stores) or cs_chunk (cs, a "
+        "contiguous chunk per block; cs and cs_chunk have no read); all SMs busy, every element "
+        "touched once per pass (small read and write sets several times)";
     Axis width = choice_axis("load_width", "bits per access: 32 (u32), 64 (v2.u32), 128 (v4.u32)", {"32", "64", "128"});
     width.defaults = {kDefaultLoadWidth};  // keeps the default run short; others by config
     info_.axes = {
@@ -389,8 +413,10 @@ class CudaBandwidthProbe final : public Probe {
         choice_axis("cache_op",
                     "ca: default caching, each thread re-reads its own elements (L1, then L2, "
                     "DRAM); cg: ld/st.global.cg bypassing L1, element -> block assignment "
-                    "rotated (L2, then DRAM)",
-                    {"ca", "cg"}),
+                    "rotated (L2, then DRAM); cs: cg with streaming stores (st.global.cs, "
+                    "evict-first); cs_chunk: cs with a contiguous chunk per block instead of the "
+                    "grid stride; cs and cs_chunk for rmw/copy/write only",
+                    {"ca", "cg", "cs", "cs_chunk"}),
         width,
         numeric_axis("blocks_per_sm", AxisType::Integer,
                      "resident blocks per SM; 0: as many as the occupancy API allows", 0, 32,
@@ -421,6 +447,15 @@ class CudaBandwidthProbe final : public Probe {
   }
 
   const ProbeInfo& info() const override { return info_; }
+
+  // cs and cs_chunk are store streams: the read has no such kernel (a cs read would be the cg
+  // read). Not a gap of a run.
+  bool exists_on(const Params& p, const DeviceInfo&) const override {
+    auto mode = p.find("mode");
+    auto cache = p.find("cache_op");
+    if (mode == p.end() || cache == p.end() || mode->second != "read") return true;
+    return cache->second == "ca" || cache->second == "cg";
+  }
 
   std::string unsupported_reason(const Params& p, const DeviceInfo&) const override {
     try {

@@ -82,7 +82,8 @@ class CudaBandwidthPointsTest : public CudaProbeTest {};
 // operators, and the cg write past L2 below the DRAM's theoretical bandwidth (the ca write there
 // is CudaBandwidthTest's Modes/write, with its lower bound too).
 TEST_F(CudaBandwidthPointsTest, WriteVerifiesAndStaysBelowItsBounds) {
-  for (const char* cache : {"ca", "cg"}) {
+  // 4 MiB: wrapped (4 stores per thread and pass) on a full grid of every reference GPU.
+  for (const char* cache : {"ca", "cg", "cs", "cs_chunk"}) {
     Work work;
     const double s = best_seconds("bandwidth", stream_params("write", cache, "128", 4u << 20), 3, &work);
     EXPECT_DOUBLE_EQ(work.bytes_read, 0) << cache;
@@ -93,27 +94,46 @@ TEST_F(CudaBandwidthPointsTest, WriteVerifiesAndStaysBelowItsBounds) {
   }
   const std::uint64_t dram = dram_working_set();
   if (dram > device().memory_bytes / 2) GTEST_SKIP() << "device memory too small for " << dram;
-  Work work;
-  const double s = best_seconds("bandwidth", stream_params("write", "cg", "128", dram), 3, &work);
-  const double gbs = rates_of(work, s).gbs;
-  std::printf("write cg 128-bit %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n",
-              static_cast<unsigned long long>(dram >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
-  EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << "faster than the DRAM's theoretical bandwidth";
+  for (const char* mode : {"write", "copy"}) {
+    for (const char* cache : {"cg", "cs", "cs_chunk"}) {
+      Work work;
+      const double s = best_seconds("bandwidth", stream_params(mode, cache, "128", dram), 3, &work);
+      const double gbs = rates_of(work, s).gbs;
+      std::printf("%s %s 128-bit %llu MiB: %.1f GB/s of %.1f theoretical (%.1f%%)\n", mode, cache,
+                  static_cast<unsigned long long>(dram >> 20), gbs, dram_peak_gbs(), 100 * gbs / dram_peak_gbs());
+      EXPECT_LE(gbs, dram_peak_gbs() * kTolerance) << mode << " " << cache << ": faster than the DRAM's peak";
+    }
+  }
 }
 
-// rmw, copy and write under cg rotate the block assignment between launches (best_seconds
-// launches three times): every word must still have been updated exactly once per pass (write:
-// hold what the last pass stored). The ragged size (not a multiple of 32 bytes, nor of a block's
-// elements) exercises the tails.
+// rmw, copy and write under cg, cs and cs_chunk rotate the block assignment between launches
+// (best_seconds launches three times): every word must still have been updated exactly once per
+// pass (write: hold what the last pass stored, also where the 1 MiB write wraps). The ragged size
+// (not a multiple of 32 bytes, nor of a block's elements) exercises the tails, 48 MiB the rmw
+// and copy batches with several rows per thread.
 TEST_F(CudaBandwidthPointsTest, WritingModesVerifyUnderRotation) {
-  for (const char* mode : {"rmw", "copy", "write"}) {
-    for (const char* width : {"32", "64", "128"}) {
-      for (std::uint64_t ws : {std::uint64_t{1} << 20, std::uint64_t{1000004}}) {
-        Work work;
-        best_seconds("bandwidth", stream_params(mode, "cg", width, ws), 3, &work);
-        EXPECT_GT(work.bytes_written, 0) << mode << " " << width;
+  for (const char* cache : {"cg", "cs", "cs_chunk"}) {
+    for (const char* mode : {"rmw", "copy", "write"}) {
+      for (const char* width : {"32", "64", "128"}) {
+        for (std::uint64_t ws : {std::uint64_t{1} << 20, std::uint64_t{1000004}, std::uint64_t{48} << 20}) {
+          Work work;
+          best_seconds("bandwidth", stream_params(mode, cache, width, ws), 3, &work);
+          EXPECT_GT(work.bytes_written, 0) << mode << " " << cache << " " << width;
+        }
       }
     }
+  }
+}
+
+// cs and cs_chunk are store streams: the read has no such kernel, and says so.
+TEST_F(CudaBandwidthPointsTest, ReadHasNoStreamingStoreKernel) {
+  const Probe* probe = Registry::instance().probe("cuda", "bandwidth");
+  ASSERT_NE(probe, nullptr);
+  for (const char* cache : {"cs", "cs_chunk"}) {
+    const Params p = stream_params("read", cache, "128", 1u << 20);
+    EXPECT_FALSE(probe->exists_on(p, device())) << cache;
+    EXPECT_NE(probe->unsupported_reason(p, device()).find("store"), std::string::npos) << cache;
+    EXPECT_TRUE(probe->exists_on(stream_params("copy", cache, "128", 1u << 20), device())) << cache;
   }
 }
 
