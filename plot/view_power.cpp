@@ -226,7 +226,7 @@ bool build_power_view(const ViewInput& in, PlotScript* out, std::string* why) {
         power_lines.push_back({f.name + ", measured: " + compact_number(f.power_w) + " W", f.power_w,
                                "lw 1.5 dt 4 lc rgb '" + series_colour(curves.size() + i) + "'"});
     }
-  const double cap = extra_number(m.device, "power_limit_w");
+  const double cap = extra_number(m.device, kExtraPowerLimitW);
   if (finite_positive(cap))
     power_lines.push_back({"power limit: " + compact_number(cap) + " W", cap, "lw 2.5 lc rgb '#B2182B'"});
   for (const Level& l : power_lines) watts.take(l.watts);

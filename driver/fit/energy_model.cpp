@@ -196,6 +196,12 @@ EnergyModelSolution solve_energy_model(const std::vector<EnergyPoint>& points,
       sum_dpsi2 += dpsi * dpsi;
     }
     const double m = sum_dpsi / static_cast<double>(n);
+    // Most points far out on the bisquare's falling flank: no sound interval comes from them.
+    if (!(m > 0.1)) {
+      out.not_fitted = "the points scatter too widely about any fit for intervals (robust relative scale " +
+                       fmt("%.3g", scale) + ")";
+      return out;
+    }
     const double var_dpsi = sum_dpsi2 / static_cast<double>(n) - m * m;
     const double k = 1 + static_cast<double>(p) / static_cast<double>(n) * var_dpsi / (m * m);
     const double factor = k * k * sum_psi2 / static_cast<double>(n - p) / (m * m) * scale * scale;
@@ -261,9 +267,20 @@ std::string level_of(const Sample& s, const std::vector<MemoryLevel>& memory) {
       return l.level;
   }
   if (level_probe) return "";
-  for (const MemoryLevel& l : memory)
-    if (l.source == "empirical" && s.working_set_bytes >= l.working_set_lo && s.working_set_bytes <= l.working_set_hi)
-      return l.level;
+  const MemoryLevel* farthest = nullptr;
+  const MemoryLevel* before_farthest = nullptr;
+  for (const MemoryLevel& l : memory) {
+    if (l.source != "empirical") continue;
+    if (s.working_set_bytes >= l.working_set_lo && s.working_set_bytes <= l.working_set_hi) return l.level;
+    before_farthest = farthest;
+    farthest = &l;
+  }
+  // Another probe's data sized past twice the nearer level's capacity (a FLOP probe's "4x L2") is
+  // served from memory even below the memory plateau's first sampled size: a streaming kernel's
+  // reuse distance is its working set, and LRU evicts each line before it comes back.
+  if (farthest != nullptr && before_farthest != nullptr && before_farthest->capacity_bytes > 0 &&
+      s.working_set_bytes >= 2 * before_farthest->capacity_bytes)
+    return farthest->level;
   return "";
 }
 

@@ -10,6 +10,7 @@
 
 #include "driver/model/document.hpp"
 #include "driver/model/interval.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe {

@@ -598,6 +598,21 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
       positive(f.power_w, key + ".power_w");
       if (f.pj_per_flop < 0 || f.pj_per_byte < 0) problems.push_back(path + ": " + key + ": negative energy");
     }
+  if (m.energy_model) {
+    const EnergyModelSection& e = *m.energy_model;
+    auto inside = [&](const std::string& key, double value, double lo, double hi) {
+      if (!(lo <= value && value <= hi)) problems.push_back(path + ": " + key + ": value outside its ci95");
+    };
+    inside("energy_model.constant_power_w", e.constant_power_w, e.constant_power_ci95_lo, e.constant_power_ci95_hi);
+    for (std::size_t i = 0; i < e.pj_per_flop.size(); ++i)
+      inside("energy_model.pj_per_flop[" + std::to_string(i) + "] (" + e.pj_per_flop[i].name + ")",
+             e.pj_per_flop[i].value, e.pj_per_flop[i].ci95_lo, e.pj_per_flop[i].ci95_hi);
+    for (std::size_t i = 0; i < e.pj_per_byte.size(); ++i)
+      inside("energy_model.pj_per_byte[" + std::to_string(i) + "] (" + e.pj_per_byte[i].name + ")",
+             e.pj_per_byte[i].value, e.pj_per_byte[i].ci95_lo, e.pj_per_byte[i].ci95_hi);
+    if (e.within_5pct < 0 || e.within_5pct > e.launches)
+      problems.push_back(path + ": energy_model.residuals.within_5pct: not between 0 and the launches");
+  }
   // An interrupted run may have measured too little to fit anything; it says so (complete: false).
   if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");

@@ -179,6 +179,14 @@ TEST(EnergyModel, FittedFromLaunchesIntoTheMachineFile) {
   EXPECT_EQ(back.energy_model->checks.size(), 3u);
   EXPECT_EQ(back.energy_model->balance.size(), 2u);
   EXPECT_EQ(machine_to_yaml(back), yaml);
+  const std::vector<std::string> problems = validate_machine_text(yaml, "m.yaml");
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  // A coefficient outside its own interval is a file someone edited by hand.
+  Machine edited = m;
+  edited.energy_model->pj_per_byte[0].value = edited.energy_model->pj_per_byte[0].ci95_hi * 2;
+  const std::vector<std::string> bad = validate_machine_text(machine_to_yaml(edited), "m.yaml");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0], "m.yaml: energy_model.pj_per_byte[0] (L1): value outside its ci95");
 
   std::ostringstream summary;
   print_summary(summary, m, "dir");

@@ -93,6 +93,7 @@ inline Sweep sweep_with_energy(const Truth& truth, double sigma) {
     l.params = {{"mode", "read"}};
     l.working_set_lo = lo;
     l.working_set_hi = lo * 10;
+    l.capacity_bytes = lo * 20;  // the knee between this plateau and the next
     lo *= 100;
     m.memory.push_back(l);
   }
@@ -127,7 +128,8 @@ inline Sweep sweep_with_energy(const Truth& truth, double sigma) {
       } else {
         s.probe = p.flops.begin()->first == "FP64.FMA" ? "flops" : "tensor";
         s.params = {{"intensity", std::to_string(point)}};
-        s.working_set_bytes = 5e8;  // inside HBM's plateau
+        // Past twice L2's capacity (2e7), below HBM's first plateau size (1e8): served from HBM.
+        s.working_set_bytes = 5e7;
         s.flops = p.flops.begin()->second / launches;
         s.bytes = p.bytes.at("HBM") / launches;
       }

@@ -63,7 +63,7 @@ Sweep fitted_sweep() {
   const Truth truth;
   Sweep sw = sweep_with_energy(truth, 0.01);
   sw.machine.device.extra[kIdlePowerKey] = "70";
-  sw.machine.device.extra["power_limit_w"] = "1500";
+  sw.machine.device.extra[kExtraPowerLimitW] = "1500";
   fit_energy(sw.samples, sw.machine);
   fit_energy_model(sw.samples, type_of, sw.machine);
   return sw;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "kernels/cuda/backend/gpu_arch.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/nvml_telemetry.hpp"
@@ -164,6 +165,8 @@ class CudaBackend final : public Backend {
     info.extra["telemetry"] = telemetry_->unavailable_reason().empty()
                                   ? "NVML: SM clock, board power and throttle reasons during every launch"
                                   : "none: " + telemetry_->unavailable_reason();
+    if (const std::optional<double> limit = telemetry_->enforced_power_limit_w())
+      info.extra[kExtraPowerLimitW] = fmt(*limit, 1);
     info.clock_measured_mhz = measure_clock_mhz();
     add_theoretical_peaks(info, arch, cc);
     // Each probe adds the peaks only it knows (FP16/BF16/INT32, tensor shapes, ...).

@@ -23,7 +23,8 @@ struct NvmlTelemetry::Api {
   Return (*clock_info)(Device, int, unsigned int*) = nullptr;
   Return (*power_usage)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
-  Return (*total_energy)(Device, unsigned long long*) = nullptr;  // millijoules; optional (Volta+)
+  Return (*total_energy)(Device, unsigned long long*) = nullptr;    // millijoules; optional (Volta+)
+  Return (*enforced_power_limit)(Device, unsigned int*) = nullptr;  // milliwatts; optional
   // nvmlProcessInfo_v1_t, what the unversioned nvmlDeviceGetComputeRunningProcesses fills.
   struct ProcessInfo {
     unsigned int pid;
@@ -83,6 +84,8 @@ NvmlTelemetry::NvmlTelemetry(const std::string& pci_bus_id) {
   has_processes_ = resolve(api->library, "nvmlDeviceGetComputeRunningProcesses", api->compute_processes);
   api_ = api;
   device_ = device;
+  // Optional: the power view draws the limit where it is known.
+  resolve(api->library, "nvmlDeviceGetEnforcedPowerLimit", api->enforced_power_limit);
   // Optional: the other readings work without it.
   if (!resolve(api->library, "nvmlDeviceGetTotalEnergyConsumption", api->total_energy))
     energy_why_not_ = "NVML has no nvmlDeviceGetTotalEnergyConsumption (driver too old)";
@@ -120,6 +123,13 @@ std::optional<double> NvmlTelemetry::energy_joules() {
   unsigned long long millijoules = 0;
   if (api_->total_energy(device_, &millijoules) != 0) return std::nullopt;
   return static_cast<double>(millijoules) * 1e-3;
+}
+
+std::optional<double> NvmlTelemetry::enforced_power_limit_w() const {
+  if (api_ == nullptr || api_->enforced_power_limit == nullptr) return std::nullopt;
+  unsigned int milliwatts = 0;
+  if (api_->enforced_power_limit(device_, &milliwatts) != 0 || milliwatts == 0) return std::nullopt;
+  return milliwatts / 1000.0;
 }
 
 LaunchTelemetry NvmlTelemetry::end_launch() {

@@ -41,6 +41,9 @@ class NvmlTelemetry {
   // or the device lacks it; energy_unavailable_reason() then says why.
   std::optional<double> energy_joules();
   const std::string& energy_unavailable_reason() const { return energy_why_not_; }
+  // The power limit the board enforces now (nvmlDeviceGetEnforcedPowerLimit: the lowest of the
+  // limits the driver, the administrator and the board set), watts; nullopt where unknown.
+  std::optional<double> enforced_power_limit_w() const;
   // Other processes with a compute context on the device now, "pid name" (the name from /proc
   // where this process can see it). NVML names processes by the host's pids: inside a container
   // this process's own pid differs, so when it is not in the list one entry is taken for it.
