@@ -22,6 +22,7 @@ const View kViews[] = {
     {"shared", plot_detail::build_shared_view},
     {"flops", plot_detail::build_flops_view},
     {"scaling", plot_detail::build_scaling_view},
+    {"power", plot_detail::build_power_view},
 };
 
 void check_format(const std::string& format) {

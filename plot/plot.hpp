@@ -27,7 +27,7 @@ struct PlotOptions {
 };
 
 // Every view, in the order they are drawn: bandwidth, hierarchical, instruction, shared, flops,
-// scaling.
+// scaling, power.
 const std::vector<std::string>& plot_view_names();
 // "a,b" -> {"a", "b"}, checked against plot_view_names(); throws InputError naming the known ones.
 std::vector<std::string> parse_plot_kinds(const std::string& list);
@@ -202,6 +202,7 @@ bool build_instruction_view(const ViewInput& in, PlotScript* out, std::string* w
 bool build_shared_view(const ViewInput& in, PlotScript* out, std::string* why);
 bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why);
 bool build_scaling_view(const ViewInput& in, PlotScript* out, std::string* why);
+bool build_power_view(const ViewInput& in, PlotScript* out, std::string* why);
 
 // ---- the roofline chart the hierarchical, instruction and shared views share ----------------
 // Log-log: diagonal roofs y = rate * x (labelled along themselves), horizontal ceilings

@@ -100,7 +100,7 @@ Subcommand add_plot_command(CLI::App& app) {
                        "did not write is never replaced)");
   plot_cmd->add_option("--format", o->format, "png | svg | pdf")->capture_default_str();
   plot_cmd->add_option("--kind", o->kinds,
-                       "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling "
+                       "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling, power "
                        "(default: every view the machine file has data for)");
   plot_cmd
       ->add_option("--fma-ratio", o->fma_ratio,

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "driver/fit/feed_fitting.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "driver/fit/fit.hpp"
 
 namespace roofprobe::fitting {

@@ -5,6 +5,7 @@
 #include "driver/fit/fit.hpp"
 
 #include "driver/fit/energy.hpp"
+#include "driver/fit/energy_model.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/median.hpp"
 
@@ -469,17 +470,20 @@ void reject_above_theory(Machine& machine) {
   }
 }
 
+// The feeds of the backend that measured a probe's samples: a CPU and a CUDA probe of one name
+// fit differently (their series axes and levels differ). The run's own record first.
+const std::vector<FeedSpec>* feeds_of(const FeedTable* feeds, const std::string& backend, const std::string& probe) {
+  if (feeds != nullptr)
+    if (auto it = feeds->find({backend, probe}); it != feeds->end()) return &it->second;
+  if (const Probe* p = Registry::instance().probe(backend, probe)) return &p->info().feeds;
+  return nullptr;
+}
+
 }  // namespace
 
 void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
   for (const ProbeSamples& group : group_by_probe(samples)) {
-    // The feeds of the backend that measured the samples: a CPU and a CUDA probe of one name
-    // fit differently (their series axes and levels differ). The run's own record first.
-    const std::vector<FeedSpec>* specs = nullptr;
-    if (feeds != nullptr)
-      if (auto it = feeds->find({group.backend, group.probe}); it != feeds->end()) specs = &it->second;
-    if (specs == nullptr)
-      if (const Probe* probe = Registry::instance().probe(group.backend, group.probe)) specs = &probe->info().feeds;
+    const std::vector<FeedSpec>* specs = feeds_of(feeds, group.backend, group.probe);
     if (specs == nullptr) {
       machine.missing.push_back("probe '" + group.probe + "' (" + group.backend +
                                 "): not known to this build (backend '" + group.backend +
@@ -537,6 +541,19 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
   order_memory_levels(machine);
   reject_above_theory(machine);
   fit_energy(samples, machine);
+  // A launch's FLOPs are of the type its compute-ceiling feed names its series.
+  fit_energy_model(
+      samples,
+      [&](const Sample& s) -> std::string {
+        if (const std::vector<FeedSpec>* specs = feeds_of(feeds, s.backend, s.probe))
+          for (const FeedSpec& spec : *specs)
+            if (spec.kind == FeedKind::ComputeCeiling) {
+              const std::string key = series_key(s.params, spec.series_axes);
+              return render_name(spec.name_pattern, s.params, key.empty() ? s.probe : s.probe + "[" + key + "]");
+            }
+        return "";
+      },
+      machine);
 }
 
 }  // namespace roofprobe

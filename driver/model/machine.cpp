@@ -220,6 +220,60 @@ void add_optional_sections(Value& root, const Machine& m) {
                            .set("min_point_seconds", Value::number(e.min_point_seconds))
                            .set("ceilings", std::move(ceilings)));
   }
+  if (m.energy_model) {
+    const EnergyModelSection& e = *m.energy_model;
+    auto coefficients = [](const std::vector<EnergyCoefficient>& list) {
+      Value out = Value::array();
+      for (const EnergyCoefficient& c : list)
+        out.push(Value::object()
+                     .set("name", Value::string(c.name))
+                     .set("value", Value::number(c.value))
+                     .set("ci95", pair_value(c.ci95_lo, c.ci95_hi))
+                     .set("points", Value::integer(c.points))
+                     .flow());
+      return out;
+    };
+    Value balance = Value::array();
+    for (const EnergyBalance& b : e.balance)
+      balance.push(Value::object()
+                       .set("flops", Value::string(b.flops))
+                       .set("level", Value::string(b.level))
+                       .set("time_flop_per_byte", Value::number(b.time_flop_per_byte))
+                       .set("energy_flop_per_byte", Value::number(b.energy_flop_per_byte))
+                       .set("energy_with_constant_power_flop_per_byte",
+                            Value::number(b.energy_with_constant_power_flop_per_byte))
+                       .set("gap", Value::number(b.gap))
+                       .flow());
+    Value checks = Value::array();
+    for (const EnergyCheck& c : e.checks)
+      checks.push(Value::object()
+                      .set("check", Value::string(c.check))
+                      .set("holds", Value::boolean(c.holds))
+                      .set("detail", Value::string(c.detail))
+                      .flow());
+    Value section =
+        Value::object()
+            .set("schema", Value::string(e.schema))
+            .set("model", Value::string("E = sum_type W_type eps_type + sum_level Q_level eps_level + pi0 T"))
+            .set("fit", Value::string(e.fit))
+            .set("points", Value::integer(e.points))
+            .set("launches", Value::integer(e.launches))
+            .set("constant_power_w", Value::number(e.constant_power_w))
+            .set("constant_power_ci95", pair_value(e.constant_power_ci95_lo, e.constant_power_ci95_hi))
+            .set("pj_per_flop", coefficients(e.pj_per_flop))
+            .set("pj_per_byte", coefficients(e.pj_per_byte))
+            .set("residuals", Value::object()
+                                  .set("median_abs", Value::number(e.residual_median_abs))
+                                  .set("worst", Value::number(e.residual_worst))
+                                  .set("worst_launch", Value::string(e.worst_launch))
+                                  .set("within_5pct", Value::integer(e.within_5pct))
+                                  .set("of", Value::integer(e.launches)))
+            .set("reproduces_within_5pct", Value::boolean(e.reproduces_within_5pct()))
+            .set("balance", std::move(balance))
+            .set("checks", std::move(checks));
+    if (!e.left_out.empty()) section.set("left_out", Value::string(e.left_out));
+    root.set("energy_model", std::move(section));
+  }
 }
 
 }  // namespace

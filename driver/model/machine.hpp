@@ -10,6 +10,7 @@
 
 #include "driver/model/document.hpp"
 #include "driver/model/interval.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "kernels/contract/probe.hpp"
 
 namespace roofprobe {
@@ -156,6 +157,64 @@ struct EnergySection {
   std::vector<EnergyFigure> ceilings;
 };
 
+inline constexpr const char* kEnergyModelSchema = "roofprobe.energy_model/1";
+
+// One fitted coefficient of the energy model: the energy of one FLOP of a type or of one byte
+// served from a level, beyond what the constant power already pays for.
+struct EnergyCoefficient {
+  std::string name;    // a FLOP type (a compute ceiling's name, "FP64.FMA") or a memory level ("DRAM")
+  double value = 0;    // pJ/FLOP or pJ/B
+  double ci95_lo = 0;  // 95% interval; the lower end may be below 0 (the data allow no energy)
+  double ci95_hi = 0;
+  int points = 0;  // points whose work has this term
+};
+
+// Choi et al.'s balances of one FLOP type against one memory level, in FLOP/B: the intensity at
+// which the time (time_flop_per_byte = GFLOP/s / GB/s of the ceilings) or the energy (the
+// level's pJ/B / the type's pJ/FLOP) of the FLOPs equals that of the bytes. With the constant
+// power charged to each FLOP and byte at its ceiling's rate, the energy balance becomes
+// energy_with_constant_power; gap = that / time balance (above 1: a kernel must be more intense
+// to be energy-efficient than to be fast).
+struct EnergyBalance {
+  std::string flops;  // FLOP type
+  std::string level;  // memory level
+  double time_flop_per_byte = 0;
+  double energy_flop_per_byte = 0;
+  double energy_with_constant_power_flop_per_byte = 0;
+  double gap = 0;
+};
+
+// A physical expectation about the fitted coefficients, reported rather than imposed.
+struct EnergyCheck {
+  std::string check;  // what is expected
+  bool holds = false;
+  std::string detail;  // the figures it rests on
+};
+
+// The machine file's `energy_model:` section (schema roofprobe.energy_model/1): the energy model
+// E = sum_type W_type eps_type + sum_level Q_level eps_level + pi0 T (Choi, Bedard, Fowler, Vuduc,
+// IPDPS 2013), fitted over the launches with energy (driver/fit/energy_model.hpp).
+struct EnergyModelSection {
+  std::string schema = kEnergyModelSchema;
+  std::string fit;  // how it was fitted (loss, weighting, what a point is)
+  int points = 0;   // points (groups of launches sharing one counter reading) fitted
+  int launches = 0;
+  double constant_power_w = 0;  // pi0
+  double constant_power_ci95_lo = 0, constant_power_ci95_hi = 0;
+  std::vector<EnergyCoefficient> pj_per_flop;  // per FLOP type
+  std::vector<EnergyCoefficient> pj_per_byte;  // per memory level, nearest first
+  // Each launch's relative residual (model - measured) / measured energy.
+  double residual_median_abs = 0;
+  double residual_worst = 0;  // the largest in magnitude, with its sign
+  std::string worst_launch;   // "probe bandwidth, point 12, sample 3"
+  int within_5pct = 0;        // launches the model reproduces within 5%
+  std::vector<EnergyBalance> balance;
+  std::vector<EnergyCheck> checks;
+  std::string left_out;  // launches with energy the model does not use, and why (empty: none)
+  // Every launch within 5%: the model reproduces the measured energy.
+  bool reproduces_within_5pct() const { return launches > 0 && within_5pct == launches; }
+};
+
 struct Machine {
   std::string schema = kMachineSchema;
   bool complete = true;
@@ -173,7 +232,8 @@ struct Machine {
   std::vector<Wall> shared_walls;               // walls.shared
   std::vector<ScalingPoint> scaling;
   std::vector<ClockReading> clocks;
-  std::optional<EnergySection> energy;  // absent: no energy counter was read (missing: says why)
+  std::optional<EnergySection> energy;             // absent: no energy counter was read (missing: says why)
+  std::optional<EnergyModelSection> energy_model;  // absent: not fitted (missing: says why)
 };
 
 // The `units:` block every machine file carries (decimal prefixes).

@@ -107,6 +107,15 @@ class Reader {
     return i;
   }
 
+  // [lo, hi] with lo <= hi, either sign (an energy coefficient's interval may reach below 0).
+  void signed_interval(const YAML::Node& n, const std::string& key, double& lo, double& hi) const {
+    if (!n) return;
+    if (!n.IsSequence() || n.size() != 2) fail(n, key, "expected [lo, hi]");
+    lo = number(n[0], key + "[0]");
+    hi = number(n[1], key + "[1]");
+    if (lo > hi) fail(n, key, "expected lo <= hi");
+  }
+
   bool opt_flag(const YAML::Node& map, const std::string& key, const std::string& where) const {
     need_map(map, where);
     YAML::Node n = map[key];
@@ -242,6 +251,70 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       }
     }
     m.energy = e;
+  }
+  if (YAML::Node model = root["energy_model"]) {
+    if (!model.IsMap()) r.fail(model, "energy_model", "expected a mapping");
+    EnergyModelSection e;
+    e.schema = r.text(r.need(model, "schema", "energy_model."), "energy_model.schema");
+    if (e.schema != kEnergyModelSchema)
+      r.fail(model["schema"], "energy_model.schema", std::string("expected ") + kEnergyModelSchema);
+    e.fit = r.opt_text(model, "fit", "energy_model.");
+    e.points = r.opt_integer(model, "points", "energy_model.");
+    e.launches = r.opt_integer(model, "launches", "energy_model.");
+    e.constant_power_w = r.number(r.need(model, "constant_power_w", "energy_model."), "energy_model.constant_power_w");
+    r.signed_interval(model["constant_power_ci95"], "energy_model.constant_power_ci95", e.constant_power_ci95_lo,
+                      e.constant_power_ci95_hi);
+    auto coefficients = [&](const char* key, std::vector<EnergyCoefficient>& out) {
+      const YAML::Node list = model[key];
+      if (!list) return;
+      const std::string base = std::string("energy_model.") + key;
+      if (!list.IsSequence()) r.fail(list, base, "expected a list");
+      for (const auto& n : list) {
+        const std::string where = base + "[" + std::to_string(out.size()) + "].";
+        if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+        EnergyCoefficient c;
+        c.name = r.text(r.need(n, "name", where), where + "name");
+        c.value = r.number(r.need(n, "value", where), where + "value");
+        r.signed_interval(n["ci95"], where + "ci95", c.ci95_lo, c.ci95_hi);
+        c.points = r.opt_integer(n, "points", where);
+        out.push_back(c);
+      }
+    };
+    coefficients("pj_per_flop", e.pj_per_flop);
+    coefficients("pj_per_byte", e.pj_per_byte);
+    if (YAML::Node res = model["residuals"]) {
+      e.residual_median_abs = r.opt_number(res, "median_abs", "energy_model.residuals.");
+      e.residual_worst = r.opt_number(res, "worst", "energy_model.residuals.");
+      e.worst_launch = r.opt_text(res, "worst_launch", "energy_model.residuals.");
+      e.within_5pct = r.opt_integer(res, "within_5pct", "energy_model.residuals.");
+    }
+    if (YAML::Node list = model["balance"]) {
+      if (!list.IsSequence()) r.fail(list, "energy_model.balance", "expected a list");
+      for (const auto& n : list) {
+        const std::string where = "energy_model.balance[" + std::to_string(e.balance.size()) + "].";
+        EnergyBalance b;
+        b.flops = r.text(r.need(n, "flops", where), where + "flops");
+        b.level = r.text(r.need(n, "level", where), where + "level");
+        b.time_flop_per_byte = r.opt_number(n, "time_flop_per_byte", where);
+        b.energy_flop_per_byte = r.opt_number(n, "energy_flop_per_byte", where);
+        b.energy_with_constant_power_flop_per_byte = r.opt_number(n, "energy_with_constant_power_flop_per_byte", where);
+        b.gap = r.opt_number(n, "gap", where);
+        e.balance.push_back(b);
+      }
+    }
+    if (YAML::Node list = model["checks"]) {
+      if (!list.IsSequence()) r.fail(list, "energy_model.checks", "expected a list");
+      for (const auto& n : list) {
+        const std::string where = "energy_model.checks[" + std::to_string(e.checks.size()) + "].";
+        EnergyCheck c;
+        c.check = r.text(r.need(n, "check", where), where + "check");
+        c.holds = r.opt_flag(n, "holds", where);
+        c.detail = r.opt_text(n, "detail", where);
+        e.checks.push_back(c);
+      }
+    }
+    e.left_out = r.opt_text(model, "left_out", "energy_model.");
+    m.energy_model = e;
   }
 }
 
@@ -526,6 +599,21 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
       positive(f.power_w, key + ".power_w");
       if (f.pj_per_flop < 0 || f.pj_per_byte < 0) problems.push_back(path + ": " + key + ": negative energy");
     }
+  if (m.energy_model) {
+    const EnergyModelSection& e = *m.energy_model;
+    auto inside = [&](const std::string& key, double value, double lo, double hi) {
+      if (!(lo <= value && value <= hi)) problems.push_back(path + ": " + key + ": value outside its ci95");
+    };
+    inside("energy_model.constant_power_w", e.constant_power_w, e.constant_power_ci95_lo, e.constant_power_ci95_hi);
+    for (std::size_t i = 0; i < e.pj_per_flop.size(); ++i)
+      inside("energy_model.pj_per_flop[" + std::to_string(i) + "] (" + e.pj_per_flop[i].name + ")",
+             e.pj_per_flop[i].value, e.pj_per_flop[i].ci95_lo, e.pj_per_flop[i].ci95_hi);
+    for (std::size_t i = 0; i < e.pj_per_byte.size(); ++i)
+      inside("energy_model.pj_per_byte[" + std::to_string(i) + "] (" + e.pj_per_byte[i].name + ")",
+             e.pj_per_byte[i].value, e.pj_per_byte[i].ci95_lo, e.pj_per_byte[i].ci95_hi);
+    if (e.within_5pct < 0 || e.within_5pct > e.launches)
+      problems.push_back(path + ": energy_model.residuals.within_5pct: not between 0 and the launches");
+  }
   // An interrupted run may have measured too little to fit anything; it says so (complete: false).
   if (m.complete && m.memory.empty() && m.compute.empty())
     problems.push_back(path + ": no memory levels and no compute ceilings");

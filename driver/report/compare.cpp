@@ -85,6 +85,12 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
   RowSet tensor("tensor instructions", "GIPS", n);
   RowSet instructions("instructions", "GIPS", n);
   RowSet walls("walls", "warp instr/txn", n);
+  // What each ceiling costs where a file has energy figures (its `energy:` section):
+  // GFLOP/s per watt is GFLOP per joule, 1000 / pJ per FLOP.
+  RowSet efficiency("energy efficiency", "GFLOP/s/W", n);
+  RowSet per_byte("energy per byte", "pJ/B", n);
+  RowSet power("power", "W", n);
+  RowSet model("energy model", "", n);
   std::vector<std::string> memory_names;  // the last level's names over the files, in order
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -129,6 +135,20 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
       instructions.set("warp GIPS", i, m.warp_gips->measured_gips, m.warp_gips->source);
       instructions.set("warp GIPS (theoretical)", i, m.warp_gips->theoretical_gips, "theoretical");
     }
+    if (m.energy)
+      for (const EnergyFigure& f : m.energy->ceilings) {
+        if (f.pj_per_flop > 0) efficiency.set(f.name, i, 1e3 / f.pj_per_flop, "empirical");
+        if (f.pj_per_byte > 0) per_byte.set(row_of(f.name), i, f.pj_per_byte, "empirical");
+        power.set(f.pj_per_byte > 0 ? row_of(f.name) : f.name, i, f.power_w, "empirical");
+      }
+    if (m.energy && m.energy->idle_power_w > 0) power.set("idle", i, m.energy->idle_power_w, "empirical");
+    if (m.energy_model) {
+      // Model rows carry their unit in the name (pJ/FLOP, pJ/B and W in one section).
+      const EnergyModelSection& e = *m.energy_model;
+      model.set("constant power [W]", i, e.constant_power_w, "empirical");
+      for (const EnergyCoefficient& c : e.pj_per_flop) model.set(c.name + " [pJ/FLOP]", i, c.value, "empirical");
+      for (const EnergyCoefficient& c : e.pj_per_byte) model.set(row_of(c.name) + " [pJ/B]", i, c.value, "empirical");
+    }
     for (const Wall& w : m.global_walls)
       walls.set(wall_name(w, false), i, w.measured_intensity > 0 ? w.measured_intensity : w.instruction_intensity,
                 w.measured_intensity > 0 ? "empirical" : "theoretical");
@@ -136,12 +156,14 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
       walls.set(wall_name(w, true), i, w.measured_intensity > 0 ? w.measured_intensity : w.instruction_intensity,
                 w.measured_intensity > 0 ? "empirical" : "theoretical");
   }
-  for (const RowSet* set : {&device, &memory, &compute, &tensor, &instructions, &walls}) set->append_to(table.rows);
+  for (const RowSet* set :
+       {&device, &memory, &compute, &tensor, &instructions, &walls, &efficiency, &per_byte, &power, &model})
+    set->append_to(table.rows);
   // "device memory" says what the files call it: "device memory (HBM/GDDR)".
   std::string names;
   for (const std::string& n2 : memory_names) names += (names.empty() ? "" : "/") + n2;
   for (CompareRow& r : table.rows)
-    if (r.section == "memory bandwidth" && r.name.rfind(kDeviceMemory, 0) == 0 && !names.empty())
+    if (r.section != "device" && r.name.rfind(kDeviceMemory, 0) == 0 && !names.empty())
       r.name.insert(std::string(kDeviceMemory).size(), " (" + names + ")");
   return table;
 }

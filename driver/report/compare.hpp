@@ -44,6 +44,9 @@ void check_compare_format(const std::string& format);
 //  instructions: warp GIPS (measured) and warp GIPS (theoretical)
 //  walls: "global <pattern> (<word> B)" and "shared <pattern>": the measured instruction
 //    intensity, else the theoretical one (source theoretical)
+//  energy efficiency (GFLOP/s/W), energy per byte (pJ/B), power (W, with idle): from each file's
+//    energy: section per ceiling; energy model: constant power and the fitted pJ/FLOP and pJ/B
+//    (energy_model:). Files without energy show them missing.
 CompareTable build_compare_table(const std::vector<std::string>& files, const std::vector<Machine>& machines);
 
 // Value of file i relative to file 0; nothing when either is missing or file 0's is not > 0.

@@ -127,6 +127,28 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
           << (f.pj_per_flop > 0 ? fmt("%.2f pJ/FLOP", f.pj_per_flop) : fmt("%.1f pJ/B", f.pj_per_byte)) << "\n";
     out << "\n";
   }
+  if (m.energy_model) {
+    const EnergyModelSection& e = *m.energy_model;
+    out << "  energy model (" << e.points << " points, " << e.launches << " launches): constant power "
+        << fmt("%.1f W", e.constant_power_w) << " [" << fmt("%.1f", e.constant_power_ci95_lo) << ", "
+        << fmt("%.1f", e.constant_power_ci95_hi) << "]\n";
+    auto coefficient = [&](const EnergyCoefficient& c, const char* unit) {
+      out << "  " << pad(c.name, 18) << pad(fmt("%.3g ", c.value) + unit, 14) << "[" << fmt("%.3g", c.ci95_lo) << ", "
+          << fmt("%.3g", c.ci95_hi) << "]\n";
+    };
+    for (const auto& c : e.pj_per_flop) coefficient(c, "pJ/FLOP");
+    for (const auto& c : e.pj_per_byte) coefficient(c, "pJ/B");
+    out << "  reproduces " << e.within_5pct << " of " << e.launches << " launches within 5% (worst "
+        << fmt("%+.1f%%", 100 * e.residual_worst) << ": " << e.worst_launch << ")\n";
+    for (const auto& b : e.balance)
+      out << "  balance " << b.flops << " / " << b.level << ": time " << fmt("%.3g", b.time_flop_per_byte)
+          << ", energy " << fmt("%.3g", b.energy_flop_per_byte) << " ("
+          << fmt("%.3g", b.energy_with_constant_power_flop_per_byte) << " with constant power) FLOP/B, gap "
+          << fmt("%.3g", b.gap) << "\n";
+    for (const auto& c : e.checks)
+      out << "  check: " << c.check << ": " << (c.holds ? "yes" : "no") << " (" << c.detail << ")\n";
+    out << "\n";
+  }
   if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
       std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
     out << "  (noisy): measured on samples flagged noisy only (a busy machine); see the spread\n";

@@ -166,10 +166,6 @@ struct DeviceInfo {
   std::map<std::string, std::string> theoretical_basis;
 };
 
-// device.extra key of the power limit the device enforced when described, watts (GPUs with NVML):
-// what a ceiling throttled by the power cap was capped at.
-inline constexpr const char* kExtraPowerLimitW = "power_limit_w";
-
 // Records why the ceiling `ceiling` ("FP64.FMA") has no theoretical peak on this device:
 // device.extra "theoretical_unknown.<ceiling>", which the fitter lists under missing: beside the
 // measured ceiling as "<ceiling>: no theoretical peak: <why>" (so a table's "unknown: " goes).

@@ -86,6 +86,59 @@ TEST(Compare, TwoGpusSideBySideWithRatiosToTheFirst) {
   EXPECT_EQ(sections, (std::vector<std::string>{"device", "memory bandwidth", "compute"}));
 }
 
+const CompareRow* find_row(const CompareTable& t, const std::string& section, const std::string& name) {
+  for (const CompareRow& r : t.rows)
+    if (r.section == section && r.name == name) return &r;
+  return nullptr;
+}
+
+// Energy figures built here for the comparison (synthetic, not a measurement).
+EnergySection energy_of(double fp64_pj_per_flop, double hbm_pj_per_byte, double idle_w) {
+  EnergySection e;
+  e.counter = "synthetic";
+  e.idle_power_w = idle_w;
+  e.ceilings = {{"FP64.FMA", 300, fp64_pj_per_flop, 0, 1, 5}, {"HBM", 250, 0, hbm_pj_per_byte, 1, 5}};
+  return e;
+}
+
+TEST(Compare, EnergyEfficiencyAndEnergyPerByteSideBySide) {
+  Machine a = gpu("GPU A", 80, 800, 7000, 7800);
+  Machine b = gpu("GPU B", 108, 1600, 9000, 9700);
+  Machine c = gpu("GPU C", 108, 1600, 9000, 9700);  // no energy counter
+  a.energy = energy_of(40, 300, 50);
+  b.energy = energy_of(25, 150, 60);
+  EnergyModelSection model;
+  model.constant_power_w = 90;
+  model.pj_per_flop = {{"FP64.FMA", 12, 11, 13, 20}};
+  model.pj_per_byte = {{"HBM", 60, 55, 65, 20}};
+  b.energy_model = model;
+  const CompareTable t = build_compare_table({"a.yaml", "b.yaml", "c.yaml"}, {a, b, c});
+
+  const CompareRow* eff = find_row(t, "energy efficiency", "FP64.FMA");
+  ASSERT_NE(eff, nullptr);
+  EXPECT_EQ(eff->unit, "GFLOP/s/W");
+  EXPECT_DOUBLE_EQ(eff->cells[0].value, 1000.0 / 40);  // 40 pJ/FLOP: 25 GFLOP per joule
+  EXPECT_DOUBLE_EQ(eff->cells[1].value, 1000.0 / 25);
+  EXPECT_FALSE(eff->cells[2].present);
+  EXPECT_DOUBLE_EQ(*compare_ratio(*eff, 1), 40.0 / 25);
+  const CompareRow* hbm = find_row(t, "energy per byte", "device memory (HBM)");
+  ASSERT_NE(hbm, nullptr);
+  EXPECT_EQ(hbm->unit, "pJ/B");
+  EXPECT_DOUBLE_EQ(hbm->cells[1].value, 150);
+  const CompareRow* idle = find_row(t, "power", "idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_DOUBLE_EQ(idle->cells[0].value, 50);
+  const CompareRow* pi0 = find_row(t, "energy model", "constant power [W]");
+  ASSERT_NE(pi0, nullptr);
+  EXPECT_FALSE(pi0->cells[0].present);
+  EXPECT_DOUBLE_EQ(pi0->cells[1].value, 90);
+  ASSERT_NE(find_row(t, "energy model", "device memory (HBM) [pJ/B]"), nullptr);
+
+  const std::string text = format_compare_table(t, "text");
+  EXPECT_NE(text.find("FP64.FMA [GFLOP/s/W]"), std::string::npos) << text;
+  EXPECT_NE(text.find("device memory (HBM) [pJ/B]"), std::string::npos) << text;
+}
+
 TEST(Compare, MissingCeilingIsShownAsMissing) {
   Machine a = gpu("GPU A", 80, 800, 7000, 7800);
   Machine b = gpu("GPU B", 108, 1600, 9000, 9700);

@@ -7,6 +7,7 @@
 
 #include "driver/fit/fit.hpp"
 #include "driver/model/machine.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 
 namespace roofprobe {

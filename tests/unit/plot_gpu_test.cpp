@@ -74,6 +74,16 @@ Machine v100_machine() {
   return m;
 }
 
+// The same with energy figures, built here (not a measurement), for the power view.
+Machine v100_machine_with_energy() {
+  Machine m = v100_machine();
+  EnergySection e;
+  e.counter = "synthetic";
+  e.ceilings = {{"FP64.FMA", 250, 30, 0, 1, 5}, {"HBM", 200, 0, 240, 1, 5}};
+  m.energy = e;
+  return m;
+}
+
 PlotOptions options_with(double fma_ratio = -1, std::vector<KernelPoint> points = {}) {
   PlotOptions o;
   o.out_dir = "unused";
@@ -158,8 +168,8 @@ TEST(PlotText, GipsGtxnAndIntensityText) {
 }
 
 TEST(PlotKinds, ParsesAndChecksViewNames) {
-  EXPECT_EQ(plot_view_names(),
-            (std::vector<std::string>{"bandwidth", "hierarchical", "instruction", "shared", "flops", "scaling"}));
+  EXPECT_EQ(plot_view_names(), (std::vector<std::string>{"bandwidth", "hierarchical", "instruction", "shared", "flops",
+                                                         "scaling", "power"}));
   EXPECT_EQ(parse_plot_kinds("instruction, shared,instruction"), (std::vector<std::string>{"instruction", "shared"}));
   try {
     parse_plot_kinds("hierarchical,roofline");
@@ -193,7 +203,7 @@ TEST(PlotKinds, OnlyTheRequestedViewsAreBuiltAndReported) {
 
 TEST(PlotKinds, EveryViewOfAFullGpuMachineFileIsBuilt) {
   std::vector<std::string> skipped;
-  const auto scripts = build_with(v100_machine(), options_with(), flop_samples(), &skipped);
+  const auto scripts = build_with(v100_machine_with_energy(), options_with(), flop_samples(), &skipped);
   EXPECT_TRUE(skipped.empty()) << skipped.front();
   for (const std::string& name : plot_view_names()) EXPECT_TRUE(has_view(scripts, name)) << name;
 }
@@ -674,7 +684,7 @@ TEST(PlotRender, RendersEveryViewOfAGpuMachineFile) {
   TempDir dir;
   PlotOptions o = options_with(0.5, kernel_points());
   o.out_dir = dir.path().string();
-  const PlotReport report = render_plots(v100_machine(), flop_samples(), o);
+  const PlotReport report = render_plots(v100_machine_with_energy(), flop_samples(), o);
   EXPECT_TRUE(report.skipped.empty());
   ASSERT_EQ(report.written.size(), plot_view_names().size());
   for (const std::string& name : plot_view_names()) {

@@ -327,11 +327,14 @@ TEST(PlotRender, RendersPngsWithGnuplot) {
   const PlotReport report = render_plots(cpu_machine(), bandwidth_samples(), options);
   // A CPU machine file without a sweep of FLOP samples: the GPU and sweep views are skipped,
   // each with its reason.
-  ASSERT_EQ(report.skipped.size(), 4u);
+  ASSERT_EQ(report.skipped.size(), 5u);
   EXPECT_EQ(report.skipped[0], "instruction: no instructions.warp_gips (GPU probe 'issue' not run)");
   EXPECT_EQ(report.skipped[1].rfind("shared: ", 0), 0u);
   EXPECT_EQ(report.skipped[2].rfind("flops: no FLOP samples", 0), 0u);
   EXPECT_EQ(report.skipped[3].rfind("scaling: no scaling section", 0), 0u);
+  EXPECT_EQ(report.skipped[4],
+            "power: the machine file has no energy figures (no energy: or energy_model: section; "
+            "see its missing: lines)");
   ASSERT_EQ(report.written.size(), 2u);
   for (const char* name : {"bandwidth.png", "hierarchical.png"}) {
     const fs::path png = dir.path() / "plots" / name;

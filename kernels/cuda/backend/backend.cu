@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "kernels/cuda/backend/gpu_arch.hpp"
+#include "kernels/contract/device_power.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/backend/nvml_telemetry.hpp"
