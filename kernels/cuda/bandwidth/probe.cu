@@ -71,8 +71,8 @@ void launch_stream(int blocks, int threads, std::uint32_t* a, std::uint32_t* b, 
                    int reps, unsigned rotation, std::uint32_t* sums) {
   using V = StreamVector<Bits>;
   // pass_shift 0: every pass over the same elements (kernel.cuh says why it is a parameter).
-  stream_kernel<Mode, Bits, Cache><<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses,
-                                                        reps, rotation, 0u, sums);
+  stream_kernel<Mode, Bits, Cache>
+      <<<blocks, threads>>>(reinterpret_cast<V*>(a), reinterpret_cast<V*>(b), n, accesses, reps, rotation, 0u, sums);
 }
 
 template <StreamMode Mode, int Bits, StreamCache Cache>
