@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -339,6 +340,39 @@ Start descend(const Data& d, const Layout& lay, Start start, double& score) {
   return start;
 }
 
+// Starts that split one knee of the fit with a level fewer into two, around a level between
+// them. A level squeezed between two soft knees (a partitioned L2's far half, one octave long; an
+// L3 just above a large L2) is drawn by the fewer-level fit as one wide knee from the level before
+// it to the level after it; one grid knee added beside that wide knee does not find it (the
+// screening prefers a knee that splits a noisy plateau), two narrower knees either side of the
+// wide knee's centre do.
+std::vector<Start> split_starts(const Data& d, int levels, const Candidate* previous) {
+  std::vector<Start> starts;
+  if (previous == nullptr || previous->lay.levels + 1 != levels || levels < 3) return starts;
+  const Layout& lay = previous->lay;
+  for (int k = 0; k + 1 < lay.levels; ++k) {
+    const double centre = previous->p[lay.c(k)];
+    const double width = std::exp(previous->p[lay.s(k)]);
+    for (double half : {0.25, 0.45, 0.7}) {
+      Start s;
+      for (int i = 0; i + 1 < lay.levels; ++i) {
+        const double w = std::exp(previous->p[lay.s(i)]);
+        if (i != k) {
+          s.knees.push_back(previous->p[lay.c(i)]), s.widths.push_back(w);
+          continue;
+        }
+        const double narrower = std::clamp(std::min(width, half) * 0.6, 0.08, 0.3);
+        s.knees.push_back(centre - half), s.widths.push_back(narrower);
+        s.knees.push_back(centre + half), s.widths.push_back(narrower);
+      }
+      const bool inside = s.knees.front() > d.lw_min - 0.5 && s.knees.back() < d.lw_max + 0.5 &&
+                          std::is_sorted(s.knees.begin(), s.knees.end());
+      if (inside) starts.push_back(std::move(s));
+    }
+  }
+  return starts;
+}
+
 Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, const std::vector<double>& hints) {
   std::vector<std::pair<double, Start>> screened;
   for (Start& s : starts_for(d, lay.levels, previous, hints)) {
@@ -359,6 +393,17 @@ Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, 
     if (!all.empty() && all.back().knees.size() + 1 == static_cast<std::size_t>(lay.levels))
       refined.push_back(all.back());
   }
+  // The split starts are refined by their own ranking: the grid's best starts are the ones
+  // the screening prefers, which is not where a squeezed level is found.
+  std::vector<std::pair<double, Start>> splits;
+  for (Start& s : split_starts(d, lay.levels, previous)) {
+    std::vector<double> p;
+    const double sse = linear_start(d, lay, s.knees, s.widths, p);
+    splits.emplace_back(sse, std::move(s));
+  }
+  std::sort(splits.begin(), splits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t k = 0; k < splits.size() && k < static_cast<std::size_t>(kRefinedStarts); ++k)
+    refined.push_back(splits[k].second);
   Candidate best;
   best.lay = lay;
   for (const Start& s : refined) {
@@ -546,6 +591,12 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       Candidate c = best_fit(d, lay, seed, options.capacity_hints);
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
+      if (std::getenv("FITDBG")) {  // DEBUG-REMOVE
+        std::fprintf(stderr, "L=%d ramp=%d shared=%d bic=%.1f plateaus=%d |", levels, ramp, shared_width, c.bic, levels_are_plateaus(d, c));
+        for (int i = 0; i < levels; ++i) std::fprintf(stderr, " B%.0f", std::exp(c.p[lay.b(i)]));
+        for (int i = 0; i + 1 < levels; ++i) std::fprintf(stderr, " C%.3g/s%.2f", std::exp(c.p[lay.c(i)]), std::exp(c.p[lay.s(i)]));
+        std::fprintf(stderr, "\n");
+      }
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
       if (least != nullptr && c.bic < least->bic) *least = c;
       // Per count, the best fit whose levels are plateaus: a variant (a launch ramp, widths of
@@ -732,6 +783,38 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
   return u;
 }
 
+// Moves out of fit.levels the inner levels whose rate the data do not locate (LevelModelFit::
+// unlocated). The first and the last level are never moved: each extends to an end of the sweep,
+// where the curve is at its rate. The span between the neighbours is the interval: levels fall
+// with size, so a level between two others is slower than the one and faster than the other,
+// whatever the knees' shapes.
+std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit) {
+  std::vector<UnresolvedLevel> out;
+  const int chosen_levels = static_cast<int>(fit.levels.size());
+  std::vector<FittedLevel> kept;
+  for (int i = 0; i < chosen_levels; ++i) {
+    const FittedLevel& level = fit.levels[i];
+    const bool inner = i > 0 && i + 1 < chosen_levels;
+    const bool located = level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan;
+    if (!inner || located) {
+      kept.push_back(level);
+      continue;
+    }
+    UnresolvedLevel u;
+    u.rate = level.rate;
+    u.rate_ci95 = {fit.levels[i + 1].rate, fit.levels[i - 1].rate};
+    u.x_lo = fit.levels[i - 1].capacity > 0 ? fit.levels[i - 1].capacity : d.sizes.front().x;
+    u.x_hi = level.capacity > 0 ? level.capacity : d.sizes.back().x_last;
+    u.levels = chosen_levels;
+    u.unlocated = true;
+    out.push_back(u);
+  }
+  // The level before a removed one keeps its own knee: the rates either side are measured, and
+  // the published spans stay where the fit put them.
+  fit.levels = std::move(kept);
+  return out;
+}
+
 }  // namespace
 
 LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
@@ -760,6 +843,7 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     return none;
   }
   LevelModelFit fit = describe(d, chosen);
+  fit.unlocated = take_unlocated_levels(d, fit);
   fit.unresolved = unsupported_level(d, chosen, least);
   if (!fit.unresolved) fit.unresolved = unresolved_level(d, chosen, best_by_levels);
   return fit;

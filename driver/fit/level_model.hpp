@@ -79,6 +79,10 @@ struct UnresolvedLevel {
   // prefers the fit with it (delta_bic < 0), but the curve is at its rate at only this many
   // sampled sizes, too few for a plateau (LevelSupport in level_model.cpp).
   int supporting_sizes = -1;
+  // True for a level the chosen fit has but whose rate the data do not locate (LevelModelFit::
+  // unlocated): its interval is then the span between the levels either side, which the data do
+  // bound, and delta_bic and supporting_sizes say nothing.
+  bool unlocated = false;
 };
 
 struct LevelModelFit {
@@ -90,7 +94,18 @@ struct LevelModelFit {
   std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
   bool rejected = false;  // no model described the curve: `model` says why
   std::optional<UnresolvedLevel> unresolved;
+  // Levels of the chosen fit left out of `levels`: between two levels, with a 95% interval of
+  // their rate wider than a factor kMaxLocatedRateSpan (or none). Such a level lies inside a knee
+  // and never shows its own rate: its fitted figure is a blend of the knee's shape and the
+  // levels beside it (a partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is
+  // named as a level that is there, between the rates either side, not published as measured.
+  std::vector<UnresolvedLevel> unlocated;
 };
+
+// A level's rate is located when its 95% interval spans at most this factor (about +-10%): a
+// plateau sampled at a few sizes with 1-3% noise is known far better; wider, the rate moves
+// with the knees' shapes the fit cannot tell apart.
+inline constexpr double kMaxLocatedRateSpan = 1.2;
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no
 // levels when there are fewer than 3 distinct sizes.
