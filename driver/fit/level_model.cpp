@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -509,6 +508,7 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
+      if (plateau[k]) ++level.plateau_sizes;
       if (!has_plateau || plateau[k])
         level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
@@ -591,12 +591,6 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       Candidate c = best_fit(d, lay, seed, options.capacity_hints);
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
-      if (std::getenv("FITDBG")) {  // DEBUG-REMOVE
-        std::fprintf(stderr, "L=%d ramp=%d shared=%d bic=%.1f plateaus=%d |", levels, ramp, shared_width, c.bic, levels_are_plateaus(d, c));
-        for (int i = 0; i < levels; ++i) std::fprintf(stderr, " B%.0f", std::exp(c.p[lay.b(i)]));
-        for (int i = 0; i + 1 < levels; ++i) std::fprintf(stderr, " C%.3g/s%.2f", std::exp(c.p[lay.c(i)]), std::exp(c.p[lay.s(i)]));
-        std::fprintf(stderr, "\n");
-      }
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
       if (least != nullptr && c.bic < least->bic) *least = c;
       // Per count, the best fit whose levels are plateaus: a variant (a launch ramp, widths of
@@ -738,19 +732,34 @@ std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& 
   const double delta_bic = it->second.bic - chosen.bic;
   if (!(delta_bic >= 0 && delta_bic < kStrongEvidenceBic)) return std::nullopt;
   const Candidate& more = it->second;
+  const int k = extra_level(more, chosen);
   // Its levels must be told apart from each other (disjoint 95% intervals): two rates within each
   // other's noise are one level the fit split (a launch ramp's bend, a soft knee), not a level
-  // the chosen fit missed.
+  // the chosen fit missed. The extra level itself is exempt when it lies between two levels of
+  // the chosen fit: a level squeezed into the knee between them is not located by the data (its
+  // interval is wide and may reach a neighbour's), but it is bounded by them, and that span is
+  // its interval. A first or last extra level has no such bound: it must be told apart.
+  const bool between = k > 0 && k + 1 < more.lay.levels;
   const std::vector<Interval> ci = intervals(d, more);
+  bool apart = true;
   for (int i = 0; i + 1 < more.lay.levels; ++i) {
     const Interval& faster = ci[more.lay.b(i)];
     const Interval& slower = ci[more.lay.b(i + 1)];
-    if (!faster.known() || !slower.known() || !(faster.lo > slower.hi)) return std::nullopt;
+    const bool told = faster.known() && slower.known() && faster.lo > slower.hi;
+    if (told) continue;
+    if (!between || (i != k && i + 1 != k)) return std::nullopt;
+    apart = false;
   }
-  const int k = extra_level(more, chosen);
   UnresolvedLevel u;
   u.rate = std::exp(more.p[more.lay.b(k)]);
-  u.rate_ci95 = located(ci[more.lay.b(k)], u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  const Interval& own = ci[more.lay.b(k)];
+  const bool own_located = own.known() && own.hi <= own.lo * kMaxLocatedRateSpan;
+  if (between && (!apart || !own_located)) {
+    // Levels fall with size: the chosen fit's rates either side bound it.
+    u.rate_ci95 = {std::exp(chosen.p[chosen.lay.b(k)]), std::exp(chosen.p[chosen.lay.b(k - 1)])};
+  } else {
+    u.rate_ci95 = located(own, u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  }
   u.x_lo = k > 0 ? std::exp(more.p[more.lay.c(k - 1)]) : d.sizes.front().x;
   u.x_hi = k + 1 < more.lay.levels ? std::exp(more.p[more.lay.c(k)]) : d.sizes.back().x_last;
   u.delta_bic = more.bic - chosen.bic;
@@ -791,18 +800,28 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
 std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit) {
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());
-  std::vector<FittedLevel> kept;
+  std::vector<bool> located(chosen_levels);
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
     const bool inner = i > 0 && i + 1 < chosen_levels;
-    const bool located = level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan;
-    if (!inner || located) {
+    located[i] = !inner || (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan &&
+                            level.plateau_sizes > 0);
+  }
+  std::vector<FittedLevel> kept;
+  for (int i = 0; i < chosen_levels; ++i) {
+    const FittedLevel& level = fit.levels[i];
+    if (located[i]) {
       kept.push_back(level);
       continue;
     }
+    // The bounds are the nearest located levels: a neighbour that is itself unlocated bounds
+    // nothing.
+    int faster = i - 1, slower = i + 1;
+    while (!located[faster]) --faster;
+    while (!located[slower]) ++slower;
     UnresolvedLevel u;
     u.rate = level.rate;
-    u.rate_ci95 = {fit.levels[i + 1].rate, fit.levels[i - 1].rate};
+    u.rate_ci95 = {fit.levels[slower].rate, fit.levels[faster].rate};
     u.x_lo = fit.levels[i - 1].capacity > 0 ? fit.levels[i - 1].capacity : d.sizes.front().x;
     u.x_hi = level.capacity > 0 ? level.capacity : d.sizes.back().x_last;
     u.levels = chosen_levels;
