@@ -508,7 +508,6 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
-      if (plateau[k]) ++level.plateau_sizes;
       if (!has_plateau || plateau[k])
         level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
@@ -718,6 +717,23 @@ int extra_level(const Candidate& more, const Candidate& chosen) {
   return extra;
 }
 
+// How much wider than the chosen fit's sharpest other knee a knee must be to be evidence of a
+// level inside it: one cache's misses rise over a width its replacement sets, alike at every
+// level of one sweep; a knee that also passes through a level squeezed inside it is wider.
+constexpr double kSqueezedKneeWidening = 1.5;
+
+// Whether knee `knee` of the chosen fit (between its levels knee and knee + 1) is wider than its
+// other knees by kSqueezedKneeWidening: the data's evidence that a level may hide in it. A fit
+// with one knee, or one width shared by every knee, has nothing to compare.
+bool knee_wider_than_the_others(const Candidate& chosen, int knee) {
+  const Layout& lay = chosen.lay;
+  if (lay.shared_width || lay.levels < 3) return false;
+  double sharpest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i + 1 < lay.levels; ++i)
+    if (i != knee) sharpest = std::min(sharpest, chosen.p[lay.s(i)]);
+  return chosen.p[lay.s(knee)] - sharpest >= std::log(kSqueezedKneeWidening);
+}
+
 // A level the data cannot rule out (kStrongEvidenceBic). On realistic synthetic sweeps a level
 // that lasts one octave between soft knees (an H100's L2 between its 33 MB of L1 and HBM, a
 // Grace's L3 right above its L2) is often that close: the chosen fit leaves it out, and the user
@@ -736,25 +752,27 @@ std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& 
   // Its levels must be told apart from each other (disjoint 95% intervals): two rates within each
   // other's noise are one level the fit split (a launch ramp's bend, a soft knee), not a level
   // the chosen fit missed. The extra level itself is exempt when it lies between two levels of
-  // the chosen fit: a level squeezed into the knee between them is not located by the data (its
-  // interval is wide and may reach a neighbour's), but it is bounded by them, and that span is
-  // its interval. A first or last extra level has no such bound: it must be told apart.
-  const bool between = k > 0 && k + 1 < more.lay.levels;
+  // the chosen fit and the data do not locate its rate (kMaxLocatedRateSpan): a level squeezed
+  // into the knee between them has a wide interval that may reach a neighbour's, but it is
+  // bounded by them, and that span is its interval. A located rate within a neighbour's interval
+  // is that neighbour split in two; a first or last extra level has no bound either side.
   const std::vector<Interval> ci = intervals(d, more);
-  bool apart = true;
+  const Interval& own = ci[more.lay.b(k)];
+  const bool own_located = own.known() && own.hi <= own.lo * kMaxLocatedRateSpan;
+  const bool bounded =
+      k > 0 && k + 1 < more.lay.levels && !own_located && knee_wider_than_the_others(chosen, k - 1);
   for (int i = 0; i + 1 < more.lay.levels; ++i) {
     const Interval& faster = ci[more.lay.b(i)];
     const Interval& slower = ci[more.lay.b(i + 1)];
     const bool told = faster.known() && slower.known() && faster.lo > slower.hi;
-    if (told) continue;
-    if (!between || (i != k && i + 1 != k)) return std::nullopt;
-    apart = false;
+    if (!told && !(bounded && (i == k || i + 1 == k))) return std::nullopt;
   }
   UnresolvedLevel u;
   u.rate = std::exp(more.p[more.lay.b(k)]);
-  const Interval& own = ci[more.lay.b(k)];
-  const bool own_located = own.known() && own.hi <= own.lo * kMaxLocatedRateSpan;
-  if (between && (!apart || !own_located)) {
+  // A level between two of the chosen fit's: its own interval is conditional on knee shapes the
+  // criterion did not choose (a squeezed L3 at 1400 came out as 1100 - 1250), and the rates
+  // either side bound it whatever they are.
+  if (k > 0 && k + 1 < more.lay.levels) {
     // Levels fall with size: the chosen fit's rates either side bound it.
     u.rate_ci95 = {std::exp(chosen.p[chosen.lay.b(k)]), std::exp(chosen.p[chosen.lay.b(k - 1)])};
   } else {
@@ -804,8 +822,7 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
     const bool inner = i > 0 && i + 1 < chosen_levels;
-    located[i] = !inner || (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan &&
-                            level.plateau_sizes > 0);
+    located[i] = !inner || (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan);
   }
   std::vector<FittedLevel> kept;
   for (int i = 0; i < chosen_levels; ++i) {

@@ -38,7 +38,6 @@ struct FittedLevel {
   Interval capacity_ci95;
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
-  int plateau_sizes = 0;        // ... of which the curve is at the level's own rate (on its plateau)
   std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] where the
                                 // fitted curve is its own rate within the noise (all of them when
                                 // none), kPlateauAboveSigmas in level_model.cpp
@@ -103,10 +102,11 @@ struct LevelModelFit {
   std::vector<UnresolvedLevel> unlocated;
 };
 
-// A level's rate is located when its 95% interval spans at most this factor (about +-10%): a
-// plateau sampled at a few sizes with 1-3% noise is known far better; wider, the rate moves
-// with the knees' shapes the fit cannot tell apart.
-inline constexpr double kMaxLocatedRateSpan = 1.2;
+// A level's rate is located when its 95% interval spans at most this factor, +-5%: the accuracy
+// a published level claims. A plateau sampled at a few sizes with 1-3% noise is known far better
+// (and a short level between soft knees that never reaches its rate, an L3 of 1.3 octaves at 1%
+// noise, still to +-2%); wider, the rate moves with knee shapes the fit cannot tell apart.
+inline constexpr double kMaxLocatedRateSpan = 1.1;
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no
 // levels when there are fewer than 3 distinct sizes.
