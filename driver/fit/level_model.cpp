@@ -508,6 +508,7 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
+      if (plateau[k]) ++level.plateau_sizes;
       if (!has_plateau || plateau[k])
         level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
@@ -822,7 +823,9 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
     const bool inner = i > 0 && i + 1 < chosen_levels;
-    located[i] = !inner || (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan);
+    // A plateau locates a level however noisy its samples (a loaded VM's L2 and L3).
+    located[i] = !inner || d.one_sample_per_size || level.plateau_sizes > 0 ||
+                 (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan);
   }
   std::vector<FittedLevel> kept;
   for (int i = 0; i < chosen_levels; ++i) {

@@ -38,6 +38,7 @@ struct FittedLevel {
   Interval capacity_ci95;
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
+  int plateau_sizes = 0;        // ... of which the curve is at the level's own rate (its plateau)
   std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] where the
                                 // fitted curve is its own rate within the noise (all of them when
                                 // none), kPlateauAboveSigmas in level_model.cpp
@@ -94,8 +95,10 @@ struct LevelModelFit {
   std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
   bool rejected = false;  // no model described the curve: `model` says why
   std::optional<UnresolvedLevel> unresolved;
-  // Levels of the chosen fit left out of `levels`: between two levels, with a 95% interval of
-  // their rate wider than a factor kMaxLocatedRateSpan (or none). Such a level lies inside a knee
+  // Levels of the chosen fit left out of `levels`: between two levels, with no sampled size on
+  // their plateau and a 95% interval of their rate wider than a factor kMaxLocatedRateSpan (or
+  // none). Only for sweeps with repetitions: with one sample per size the plateau rules already
+  // refuse a level without plateau sizes (LevelSupport in level_model.cpp). Such a level lies inside a knee
   // and never shows its own rate: its fitted figure is a blend of the knee's shape and the
   // levels beside it (a partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is
   // named as a level that is there, between the rates either side, not published as measured.
