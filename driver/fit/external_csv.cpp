@@ -243,7 +243,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   if (!o.level_names.empty()) model_options.max_levels = static_cast<int>(o.level_names.size());
   std::string model;
   std::optional<UnresolvedLevel> unresolved;
-  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved);
+  std::vector<UnresolvedLevel> unlocated;
+  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved, &unlocated);
   if (plateaus.empty())
     throw InputError(path + ": " +
                      (model.empty() ? std::string("need at least 3 distinct working-set sizes to fit levels") : model));
@@ -291,8 +292,11 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     level.probe = "external";
     machine.memory.push_back(std::move(level));
   }
+  for (const UnresolvedLevel& u : unlocated)
+    machine.missing.push_back(unresolved_level_note(u, static_cast<int>(plateaus.size() + unlocated.size()), path));
   if (unresolved)
-    machine.missing.push_back(unresolved_level_note(*unresolved, static_cast<int>(plateaus.size()), path));
+    machine.missing.push_back(
+        unresolved_level_note(*unresolved, static_cast<int>(plateaus.size() + unlocated.size()), path));
   for (std::string& n : notes) machine.missing.push_back(path + ": " + n);
 }
 

@@ -42,10 +42,12 @@ Stats compute_stats(std::vector<double> values) {
 // ---- memory levels ---------------------------------------------------------------------------
 
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options,
-                                   std::string* model, std::optional<UnresolvedLevel>* unresolved) {
+                                   std::string* model, std::optional<UnresolvedLevel>* unresolved,
+                                   std::vector<UnresolvedLevel>* unlocated) {
   const LevelModelFit fit = fit_level_model(points, options);
   if (model != nullptr) *model = fit.model;
   if (unresolved != nullptr) *unresolved = fit.unresolved;
+  if (unlocated != nullptr) *unlocated = fit.unlocated;
   std::vector<Plateau> plateaus;
   for (const FittedLevel& level : fit.levels) {
     Plateau p;
@@ -63,11 +65,24 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
 }
 
 std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_levels, const std::string& curve) {
+  // Four significant digits, never an exponent: a reader (or a script) takes "1.635e+04" apart.
+  const auto figure = [](double v) {
+    char text[64];
+    std::snprintf(text, sizeof text, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", std::fabs(v) >= 1e4 ? std::round(v / 10) * 10 : v);
+    return std::string(text);
+  };
   char rate[160];
   if (level.rate_ci95.known())
-    std::snprintf(rate, sizeof rate, "%.4g (95%% CI %.4g - %.4g)", level.rate, level.rate_ci95.lo, level.rate_ci95.hi);
+    std::snprintf(rate, sizeof rate, "%s (95%% CI %s - %s)", figure(level.rate).c_str(),
+                  figure(level.rate_ci95.lo).c_str(), figure(level.rate_ci95.hi).c_str());
   else
-    std::snprintf(rate, sizeof rate, "%.4g", level.rate);
+    std::snprintf(rate, sizeof rate, "%s", figure(level.rate).c_str());
+  if (level.unlocated)
+    return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
+           ": not resolved; the fit with " + std::to_string(level.levels) + " levels has one there, near " +
+           std::string(rate) +
+           ", but the data do not locate its rate (it never shows a plateau of its own, only a knee): "
+           "it lies between the rates of the levels either side";
   if (level.supporting_sizes >= 0)
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; a fit with " + std::to_string(level.levels) + " levels puts one near " + rate +
@@ -199,6 +214,7 @@ struct SeriesLevels {
   std::vector<std::string> names;
   bool first_level_only = false;              // FeedSpec::SeriesReach: publishes its first level and memory only
   std::optional<UnresolvedLevel> unresolved;  // a level its curve cannot rule out
+  std::vector<UnresolvedLevel> unlocated;     // levels of its fit whose rates the data do not locate
   int fitted_levels = 0;                      // levels of its fit, before naming drops any
 };
 
@@ -207,8 +223,8 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
                                               const DeviceInfo& device, std::string* why_not) {
   SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
   std::string model;
-  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model, &s.unresolved);
-  s.fitted_levels = static_cast<int>(plateaus.size());
+  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model, &s.unresolved, &s.unlocated);
+  s.fitted_levels = static_cast<int>(plateaus.size() + s.unlocated.size());
   if (plateaus.empty()) {
     if (why_not != nullptr) *why_not = model.empty() ? "fewer than 3 working-set sizes" : model;
     return std::nullopt;
@@ -363,11 +379,12 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   for (const std::string& name : order)
     machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
   if (!fitted.empty()) name_unresolved_caches(group, machine);
-  for (const SeriesLevels& s : fitted)
-    if (s.unresolved)
-      machine.missing.push_back(unresolved_level_note(
-          *s.unresolved, s.fitted_levels,
-          "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")"));
+  for (const SeriesLevels& s : fitted) {
+    const std::string curve = "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")";
+    for (const UnresolvedLevel& u : s.unlocated)
+      machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
+    if (s.unresolved) machine.missing.push_back(unresolved_level_note(*s.unresolved, s.fitted_levels, curve));
+  }
   if (!fitted.empty())
     machine.provenance["level_model"] =
         "per access kernel: harmonic blend of levels with logistic knees (and a launch ramp where the "

@@ -339,6 +339,39 @@ Start descend(const Data& d, const Layout& lay, Start start, double& score) {
   return start;
 }
 
+// Starts that split one knee of the fit with a level fewer into two, around a level between
+// them. A level squeezed between two soft knees (a partitioned L2's far half, one octave long; an
+// L3 just above a large L2) is drawn by the fewer-level fit as one wide knee from the level before
+// it to the level after it; one grid knee added beside that wide knee does not find it (the
+// screening prefers a knee that splits a noisy plateau), two narrower knees either side of the
+// wide knee's centre do.
+std::vector<Start> split_starts(const Data& d, int levels, const Candidate* previous) {
+  std::vector<Start> starts;
+  if (previous == nullptr || previous->lay.levels + 1 != levels || levels < 3) return starts;
+  const Layout& lay = previous->lay;
+  for (int k = 0; k + 1 < lay.levels; ++k) {
+    const double centre = previous->p[lay.c(k)];
+    const double width = std::exp(previous->p[lay.s(k)]);
+    for (double half : {0.25, 0.45, 0.7}) {
+      Start s;
+      for (int i = 0; i + 1 < lay.levels; ++i) {
+        const double w = std::exp(previous->p[lay.s(i)]);
+        if (i != k) {
+          s.knees.push_back(previous->p[lay.c(i)]), s.widths.push_back(w);
+          continue;
+        }
+        const double narrower = std::clamp(std::min(width, half) * 0.6, 0.08, 0.3);
+        s.knees.push_back(centre - half), s.widths.push_back(narrower);
+        s.knees.push_back(centre + half), s.widths.push_back(narrower);
+      }
+      const bool inside = s.knees.front() > d.lw_min - 0.5 && s.knees.back() < d.lw_max + 0.5 &&
+                          std::is_sorted(s.knees.begin(), s.knees.end());
+      if (inside) starts.push_back(std::move(s));
+    }
+  }
+  return starts;
+}
+
 Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, const std::vector<double>& hints) {
   std::vector<std::pair<double, Start>> screened;
   for (Start& s : starts_for(d, lay.levels, previous, hints)) {
@@ -359,6 +392,17 @@ Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, 
     if (!all.empty() && all.back().knees.size() + 1 == static_cast<std::size_t>(lay.levels))
       refined.push_back(all.back());
   }
+  // The split starts are refined by their own ranking: the grid's best starts are the ones
+  // the screening prefers, which is not where a squeezed level is found.
+  std::vector<std::pair<double, Start>> splits;
+  for (Start& s : split_starts(d, lay.levels, previous)) {
+    std::vector<double> p;
+    const double sse = linear_start(d, lay, s.knees, s.widths, p);
+    splits.emplace_back(sse, std::move(s));
+  }
+  std::sort(splits.begin(), splits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t k = 0; k < splits.size() && k < static_cast<std::size_t>(kRefinedStarts); ++k)
+    refined.push_back(splits[k].second);
   Candidate best;
   best.lay = lay;
   for (const Start& s : refined) {
@@ -464,6 +508,7 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
+      if (plateau[k]) ++level.plateau_sizes;
       if (!has_plateau || plateau[k])
         level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
@@ -673,6 +718,23 @@ int extra_level(const Candidate& more, const Candidate& chosen) {
   return extra;
 }
 
+// How much wider than the chosen fit's sharpest other knee a knee must be to be evidence of a
+// level inside it: one cache's misses rise over a width its replacement sets, alike at every
+// level of one sweep; a knee that also passes through a level squeezed inside it is wider.
+constexpr double kSqueezedKneeWidening = 1.5;
+
+// Whether knee `knee` of the chosen fit (between its levels knee and knee + 1) is wider than its
+// other knees by kSqueezedKneeWidening: the data's evidence that a level may hide in it. A fit
+// with one knee, or one width shared by every knee, has nothing to compare.
+bool knee_wider_than_the_others(const Candidate& chosen, int knee) {
+  const Layout& lay = chosen.lay;
+  if (lay.shared_width || lay.levels < 3) return false;
+  double sharpest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i + 1 < lay.levels; ++i)
+    if (i != knee) sharpest = std::min(sharpest, chosen.p[lay.s(i)]);
+  return chosen.p[lay.s(knee)] - sharpest >= std::log(kSqueezedKneeWidening);
+}
+
 // A level the data cannot rule out (kStrongEvidenceBic). On realistic synthetic sweeps a level
 // that lasts one octave between soft knees (an H100's L2 between its 33 MB of L1 and HBM, a
 // Grace's L3 right above its L2) is often that close: the chosen fit leaves it out, and the user
@@ -687,19 +749,36 @@ std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& 
   const double delta_bic = it->second.bic - chosen.bic;
   if (!(delta_bic >= 0 && delta_bic < kStrongEvidenceBic)) return std::nullopt;
   const Candidate& more = it->second;
+  const int k = extra_level(more, chosen);
   // Its levels must be told apart from each other (disjoint 95% intervals): two rates within each
   // other's noise are one level the fit split (a launch ramp's bend, a soft knee), not a level
-  // the chosen fit missed.
+  // the chosen fit missed. The extra level itself is exempt when it lies between two levels of
+  // the chosen fit and the data do not locate its rate (kMaxLocatedRateSpan): a level squeezed
+  // into the knee between them has a wide interval that may reach a neighbour's, but it is
+  // bounded by them, and that span is its interval. A located rate within a neighbour's interval
+  // is that neighbour split in two; a first or last extra level has no bound either side.
   const std::vector<Interval> ci = intervals(d, more);
+  const Interval& own = ci[more.lay.b(k)];
+  const bool own_located = own.known() && own.hi <= own.lo * kMaxLocatedRateSpan;
+  const bool bounded =
+      k > 0 && k + 1 < more.lay.levels && !own_located && knee_wider_than_the_others(chosen, k - 1);
   for (int i = 0; i + 1 < more.lay.levels; ++i) {
     const Interval& faster = ci[more.lay.b(i)];
     const Interval& slower = ci[more.lay.b(i + 1)];
-    if (!faster.known() || !slower.known() || !(faster.lo > slower.hi)) return std::nullopt;
+    const bool told = faster.known() && slower.known() && faster.lo > slower.hi;
+    if (!told && !(bounded && (i == k || i + 1 == k))) return std::nullopt;
   }
-  const int k = extra_level(more, chosen);
   UnresolvedLevel u;
   u.rate = std::exp(more.p[more.lay.b(k)]);
-  u.rate_ci95 = located(ci[more.lay.b(k)], u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  // A level between two of the chosen fit's: its own interval is conditional on knee shapes the
+  // criterion did not choose (a squeezed L3 at 1400 came out as 1100 - 1250), and the rates
+  // either side bound it whatever they are.
+  if (k > 0 && k + 1 < more.lay.levels) {
+    // Levels fall with size: the chosen fit's rates either side bound it.
+    u.rate_ci95 = {std::exp(chosen.p[chosen.lay.b(k)]), std::exp(chosen.p[chosen.lay.b(k - 1)])};
+  } else {
+    u.rate_ci95 = located(own, u.rate / kLocatedSpan, u.rate * kLocatedSpan);
+  }
   u.x_lo = k > 0 ? std::exp(more.p[more.lay.c(k - 1)]) : d.sizes.front().x;
   u.x_hi = k + 1 < more.lay.levels ? std::exp(more.p[more.lay.c(k)]) : d.sizes.back().x_last;
   u.delta_bic = more.bic - chosen.bic;
@@ -732,6 +811,49 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
   return u;
 }
 
+// Moves out of fit.levels the inner levels whose rate the data do not locate (LevelModelFit::
+// unlocated). The first and the last level are never moved: each extends to an end of the sweep,
+// where the curve is at its rate. The span between the neighbours is the interval: levels fall
+// with size, so a level between two others is slower than the one and faster than the other,
+// whatever the knees' shapes.
+std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit) {
+  std::vector<UnresolvedLevel> out;
+  const int chosen_levels = static_cast<int>(fit.levels.size());
+  std::vector<bool> located(chosen_levels);
+  for (int i = 0; i < chosen_levels; ++i) {
+    const FittedLevel& level = fit.levels[i];
+    const bool inner = i > 0 && i + 1 < chosen_levels;
+    // A plateau locates a level however noisy its samples (a loaded VM's L2 and L3).
+    located[i] = !inner || d.one_sample_per_size || level.plateau_sizes > 0 ||
+                 (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan);
+  }
+  std::vector<FittedLevel> kept;
+  for (int i = 0; i < chosen_levels; ++i) {
+    const FittedLevel& level = fit.levels[i];
+    if (located[i]) {
+      kept.push_back(level);
+      continue;
+    }
+    // The bounds are the nearest located levels: a neighbour that is itself unlocated bounds
+    // nothing.
+    int faster = i - 1, slower = i + 1;
+    while (!located[faster]) --faster;
+    while (!located[slower]) ++slower;
+    UnresolvedLevel u;
+    u.rate = level.rate;
+    u.rate_ci95 = {fit.levels[slower].rate, fit.levels[faster].rate};
+    u.x_lo = fit.levels[i - 1].capacity > 0 ? fit.levels[i - 1].capacity : d.sizes.front().x;
+    u.x_hi = level.capacity > 0 ? level.capacity : d.sizes.back().x_last;
+    u.levels = chosen_levels;
+    u.unlocated = true;
+    out.push_back(u);
+  }
+  // The level before a removed one keeps its own knee: the rates either side are measured, and
+  // the published spans stay where the fit put them.
+  fit.levels = std::move(kept);
+  return out;
+}
+
 }  // namespace
 
 LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
@@ -760,6 +882,7 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     return none;
   }
   LevelModelFit fit = describe(d, chosen);
+  fit.unlocated = take_unlocated_levels(d, fit);
   fit.unresolved = unsupported_level(d, chosen, least);
   if (!fit.unresolved) fit.unresolved = unresolved_level(d, chosen, best_by_levels);
   return fit;

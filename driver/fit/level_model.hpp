@@ -38,6 +38,7 @@ struct FittedLevel {
   Interval capacity_ci95;
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
+  int plateau_sizes = 0;        // ... of which the curve is at the level's own rate (its plateau)
   std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] where the
                                 // fitted curve is its own rate within the noise (all of them when
                                 // none), kPlateauAboveSigmas in level_model.cpp
@@ -79,6 +80,10 @@ struct UnresolvedLevel {
   // prefers the fit with it (delta_bic < 0), but the curve is at its rate at only this many
   // sampled sizes, too few for a plateau (LevelSupport in level_model.cpp).
   int supporting_sizes = -1;
+  // True for a level the chosen fit has but whose rate the data do not locate (LevelModelFit::
+  // unlocated): its interval is then the span between the levels either side, which the data do
+  // bound, and delta_bic and supporting_sizes say nothing.
+  bool unlocated = false;
 };
 
 struct LevelModelFit {
@@ -90,7 +95,21 @@ struct LevelModelFit {
   std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
   bool rejected = false;  // no model described the curve: `model` says why
   std::optional<UnresolvedLevel> unresolved;
+  // Levels of the chosen fit left out of `levels`: between two levels, with no sampled size on
+  // their plateau and a 95% interval of their rate wider than a factor kMaxLocatedRateSpan (or
+  // none). Only for sweeps with repetitions: with one sample per size the plateau rules already
+  // refuse a level without plateau sizes (LevelSupport in level_model.cpp). Such a level lies inside a knee
+  // and never shows its own rate: its fitted figure is a blend of the knee's shape and the
+  // levels beside it (a partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is
+  // named as a level that is there, between the rates either side, not published as measured.
+  std::vector<UnresolvedLevel> unlocated;
 };
+
+// A level's rate is located when its 95% interval spans at most this factor, +-5%: the accuracy
+// a published level claims. A plateau sampled at a few sizes with 1-3% noise is known far better
+// (and a short level between soft knees that never reaches its rate, an L3 of 1.3 octaves at 1%
+// noise, still to +-2%); wider, the rate moves with knee shapes the fit cannot tell apart.
+inline constexpr double kMaxLocatedRateSpan = 1.1;
 
 // Fits the model to a curve. Points that are not positive and finite are ignored. Returns no
 // levels when there are fewer than 3 distinct sizes.
