@@ -68,7 +68,8 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
   // Four significant digits, never an exponent: a reader (or a script) takes "1.635e+04" apart.
   const auto figure = [](double v) {
     char text[64];
-    std::snprintf(text, sizeof text, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", std::fabs(v) >= 1e4 ? std::round(v / 10) * 10 : v);
+    std::snprintf(text, sizeof text, std::fabs(v) >= 1000 ? "%.0f" : "%.4g",
+                  std::fabs(v) >= 1e4 ? std::round(v / 10) * 10 : v);
     return std::string(text);
   };
   char rate[160];
@@ -380,7 +381,8 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
   if (!fitted.empty()) name_unresolved_caches(group, machine);
   for (const SeriesLevels& s : fitted) {
-    const std::string curve = "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")";
+    const std::string curve =
+        "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")";
     for (const UnresolvedLevel& u : s.unlocated)
       machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
     if (s.unresolved) machine.missing.push_back(unresolved_level_note(*s.unresolved, s.fitted_levels, curve));

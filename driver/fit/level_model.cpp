@@ -760,8 +760,7 @@ std::optional<UnresolvedLevel> unresolved_level(const Data& d, const Candidate& 
   const std::vector<Interval> ci = intervals(d, more);
   const Interval& own = ci[more.lay.b(k)];
   const bool own_located = own.known() && own.hi <= own.lo * kMaxLocatedRateSpan;
-  const bool bounded =
-      k > 0 && k + 1 < more.lay.levels && !own_located && knee_wider_than_the_others(chosen, k - 1);
+  const bool bounded = k > 0 && k + 1 < more.lay.levels && !own_located && knee_wider_than_the_others(chosen, k - 1);
   for (int i = 0; i + 1 < more.lay.levels; ++i) {
     const Interval& faster = ci[more.lay.b(i)];
     const Interval& slower = ci[more.lay.b(i + 1)];

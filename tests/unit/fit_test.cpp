@@ -378,8 +378,9 @@ TEST(FindPlateaus, ALevelInsideAKneeIsNamedNotPublishedAsABlend) {
     named += static_cast<int>(notes.size());
     for (std::size_t j = 0; j < truth.size(); ++j) {
       if (published[j]) continue;
-      const bool held = std::any_of(notes.begin(), notes.end(),
-                                    [&](const Interval& ci) { return ci.known() && ci.lo <= truth[j] && truth[j] <= ci.hi; });
+      const bool held = std::any_of(notes.begin(), notes.end(), [&](const Interval& ci) {
+        return ci.known() && ci.lo <= truth[j] && truth[j] <= ci.hi;
+      });
       EXPECT_TRUE(held) << "seed " << seed << ": the true level at " << truth[j] << " is neither published nor named";
     }
   }
