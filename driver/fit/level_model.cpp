@@ -882,6 +882,23 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   }
   LevelModelFit fit = describe(d, chosen);
   fit.unlocated = take_unlocated_levels(d, fit);
+  // A level published beside an unlocated one may have no interval of its own: in the fit with
+  // the unlocated level, its rate trades off against that level's (an H200's L2 next to an
+  // unlocated level in its HBM knee had none). Where the best fit without it has the same level
+  // (the same count, and an interval holding this rate), that interval is the level's.
+  if (!fit.unlocated.empty()) {
+    const auto fewer = best_by_levels.find(static_cast<int>(fit.levels.size()));
+    if (fewer != best_by_levels.end() && misfit_reason(d, fewer->second).empty()) {
+      const LevelModelFit plain = describe(d, fewer->second);
+      if (plain.levels.size() == fit.levels.size())
+        for (std::size_t i = 0; i < fit.levels.size(); ++i) {
+          FittedLevel& level = fit.levels[i];
+          const Interval& other = plain.levels[i].rate_ci95;
+          if (!level.rate_ci95.known() && other.known() && other.lo <= level.rate && level.rate <= other.hi)
+            level.rate_ci95 = other;
+        }
+    }
+  }
   fit.unresolved = unsupported_level(d, chosen, least);
   if (!fit.unresolved) fit.unresolved = unresolved_level(d, chosen, best_by_levels);
   return fit;
