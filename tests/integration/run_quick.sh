@@ -10,8 +10,11 @@ cat "$work/summary.txt"
 for f in machine.yaml sweep.csv run.yaml feeds.yaml; do [[ -s $work/run/$f ]] || fail "$f missing"; done
 "$rp" validate "$work/run/machine.yaml"
 
-# The summary names every memory level and both FMA ceilings.
-grep -q '^  L1 ' "$work/summary.txt" || fail "no L1 level in summary"
+# The summary names every memory level and both FMA ceilings. A quick run on a busy 2-core VM may
+# not tell L1 from L2 (each point is short, and another process's time spreads its samples): then
+# L1 must be named under missing: with the reason, never dropped without a word.
+grep -q '^  L1 ' "$work/summary.txt" || grep -q '^  missing: memory level L1 (' "$work/summary.txt" ||
+  fail "no L1 level in summary, and missing: does not name it"
 grep -q '^  DRAM ' "$work/summary.txt" || fail "no DRAM level in summary"
 grep -q '^  FP64.FMA ' "$work/summary.txt" || fail "no FP64.FMA ceiling"
 grep -q '^  FP32.FMA ' "$work/summary.txt" || fail "no FP32.FMA ceiling"
