@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "driver/fit/energy.hpp"
+#include "driver/fit/median.hpp"
+#include "driver/fit/student_t.hpp"
 
 namespace roofprobe {
 
@@ -29,24 +31,6 @@ std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
-  return m;
-}
-
-// Student's t 0.975 quantile for `dof` degrees of freedom: the Cornish-Fisher expansion around
-// the normal quantile (Abramowitz & Stegun 26.7.5), within 0.1% from 5 degrees of freedom on.
-double t975(double dof) {
-  const double z = 1.959963984540054;
-  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-  return z + (z3 + z) / (4 * dof) + (5 * z5 + 16 * z3 + 3 * z) / (96 * dof * dof) +
-         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * dof * dof * dof);
 }
 
 // Weighted least squares: minimizes sum w_i (y_i - a_i b)^2.

@@ -10,6 +10,7 @@
 #include "driver/fit/level_model.hpp"
 #include "driver/fit/curve_sizes.hpp"
 #include "driver/fit/median.hpp"
+#include "driver/fit/student_t.hpp"
 
 #include <ceres/ceres.h>
 #include <glog/logging.h>
@@ -503,12 +504,16 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
     FittedLevel& level = fit.levels[i];
     bool has_plateau = false;
     for (std::size_t k = 0; k < d.sizes.size(); ++k) has_plateau |= owner[k] == i && plateau[k];
+    std::vector<double> plateau_median_z;
     for (std::size_t k = 0; k < d.sizes.size(); ++k) {
       if (owner[k] != i) continue;
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
-      if (plateau[k]) ++level.plateau_sizes;
+      if (plateau[k]) {
+        ++level.plateau_sizes;
+        plateau_median_z.push_back(d.sizes[k].median_z);
+      }
       if (!has_plateau || plateau[k])
         level.samples.insert(level.samples.end(), d.sizes[k].y.begin(), d.sizes[k].y.end());
     }
@@ -526,6 +531,21 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
     // (curve_sizes::noise_sigma), so over n plateau sizes the rate is known to 1.96 sigma / sqrt(n).
     if (!level.rate_ci95.known() && d.one_sample_per_size && level.samples.size() >= 2) {
       const double half = 1.96 * d.sigma / std::sqrt(static_cast<double>(level.samples.size()));
+      level.rate_ci95 = {level.rate * std::exp(-half), level.rate * std::exp(half)};
+    }
+    // With repetitions the covariance is singular for the same reasons (a noisy VM's sweep, every
+    // point flagged noisy, left a Zen 4's four levels without one). The plateau still measures
+    // the rate: each plateau size's median is one reading of it, and the sizes scatter about it
+    // by more than the repetitions do (the clock and the neighbours move between sizes), so the
+    // scatter between sizes, never less than the repetitions' noise, sets the interval, with
+    // Student's t for the few sizes a plateau has.
+    if (!level.rate_ci95.known() && !d.one_sample_per_size && plateau_median_z.size() >= 2) {
+      const double n = static_cast<double>(plateau_median_z.size());
+      const double z = std::log(level.rate);
+      double sum_sq = 0;
+      for (const double m : plateau_median_z) sum_sq += (m - z) * (m - z);
+      const double scatter = std::max(d.sigma, std::sqrt(sum_sq / (n - 1)));
+      const double half = t975(n - 1) * scatter / std::sqrt(n);
       level.rate_ci95 = {level.rate * std::exp(-half), level.rate * std::exp(half)};
     }
   }

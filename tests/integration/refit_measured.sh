@@ -36,17 +36,21 @@ awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
        if (g > best * 1.05) {print name ": " g " GB/s above its best sample " best; bad = 1}
      }
      END {exit bad}' "$work/machine.yaml" || fail "$run: a level above every sample it rests on"
-# On GPUs every level the bandwidth probe's fit publishes has a 95% interval of its rate (a level
-# beside an unlocated one once lost it: the H200's L2 next to a knee the fit could not place).
-# The single-point levels (shared, system) and the CPU runs' noisy fits are not held to it yet.
-if grep -q '^  kind: gpu' "$work/machine.yaml"; then
-  awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
-       function check() {if (p == "bandwidth" && !ci) {print name ": no gbs_ci95"; bad = 1}}
-       m && /^  - level:/ {check(); name = $3; p = ""; ci = 0}
-       m && /^    probe:/ {p = $2}
-       m && /^    gbs_ci95:/ {ci = 1}
-       END {check(); exit bad}' "$work/machine.yaml" || fail "$run: a published level without an interval"
-fi
+# Every level the bandwidth probe's fit publishes has a 95% interval of its rate (a level beside an
+# unlocated one once lost it: the H200's L2 next to a knee the fit could not place; a noisy VM's
+# levels lost theirs to a singular covariance), and every empirical level has the statistics of the
+# samples it rests on.
+awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
+     function check() {
+       if (p == "bandwidth" && !ci) {print name ": no gbs_ci95"; bad = 1}
+       if (e && n < 1) {print name ": no samples in its stats"; bad = 1}
+     }
+     m && /^  - level:/ {check(); name = $3; p = ""; ci = 0; e = 0; n = 0}
+     m && /^    source: empirical/ {e = 1}
+     m && /^    probe:/ {p = $2}
+     m && /^    gbs_ci95:/ {ci = 1}
+     m && /^    stats:/ && match($0, /samples: [0-9]+/) {n = substr($0, RSTART + 9, RLENGTH - 9) + 0}
+     END {check(); exit bad}' "$work/machine.yaml" || fail "$run: a published level without an interval or statistics"
 # A published capacity interval holds its capacity and spans less than three decades (an unlocated
 # knee has none: an H200's L1 knee once came out as [3e-6, 1e20] bytes).
 awk '/^memory:/ {m = 1; next} /^[^ ]/ {m = 0}
