@@ -8,21 +8,20 @@
 
 namespace roofprobe {
 
-namespace {
-
-std::string extra(const DeviceInfo& d, const std::string& key) {
+std::string device_extra(const DeviceInfo& d, const std::string& key) {
   auto it = d.extra.find(key);
   return it == d.extra.end() ? std::string() : it->second;
 }
 
-// Every key of `fixed` has the same value in `params`.
-bool matches(const Params& fixed, const Params& params) {
+bool params_include(const Params& fixed, const Params& params) {
   for (const auto& [k, v] : fixed) {
     auto it = params.find(k);
     if (it == params.end() || it->second != v) return false;
   }
   return true;
 }
+
+namespace {
 
 struct PointTotals {
   double energy_j = 0, seconds = 0, flops = 0, bytes = 0;
@@ -61,7 +60,7 @@ PointTotals qualifying_totals(const std::vector<Sample>& samples, double min_sec
 }  // namespace
 
 void fit_energy(const std::vector<Sample>& samples, Machine& machine) {
-  const std::string counter = extra(machine.device, "energy_counter");
+  const std::string counter = device_extra(machine.device, "energy_counter");
   if (counter.empty()) return;  // a run from before energy was read: nothing to say
   if (counter.rfind("none: ", 0) == 0) {
     machine.missing.push_back("energy ceilings: " + counter.substr(6));
@@ -69,8 +68,8 @@ void fit_energy(const std::vector<Sample>& samples, Machine& machine) {
   }
   EnergySection e;
   e.counter = counter;
-  e.update_seconds = std::atof(extra(machine.device, "energy_update_seconds").c_str());
-  e.idle_power_w = std::atof(extra(machine.device, "idle_power_w").c_str());
+  e.update_seconds = std::atof(device_extra(machine.device, "energy_update_seconds").c_str());
+  e.idle_power_w = std::atof(device_extra(machine.device, "idle_power_w").c_str());
   e.min_point_seconds = kEnergyIntervalsPerPoint * e.update_seconds;
 
   for (const ComputeCeiling& c : machine.compute) {
@@ -84,7 +83,7 @@ void fit_energy(const std::vector<Sample>& samples, Machine& machine) {
   for (const MemoryLevel& l : machine.memory) {
     if (l.source != "empirical") continue;
     const PointTotals t = qualifying_totals(samples, e.min_point_seconds, [&](const Sample& s) {
-      return s.probe == l.probe && s.bytes > 0 && matches(l.params, s.params) &&
+      return s.probe == l.probe && s.bytes > 0 && params_include(l.params, s.params) &&
              s.working_set_bytes >= l.working_set_lo && s.working_set_bytes <= l.working_set_hi;
     });
     if (t.samples == 0 || t.seconds <= 0 || t.bytes <= 0) continue;

@@ -3,6 +3,7 @@
 // average power, the energy per FLOP and the energy per byte.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "driver/model/machine.hpp"
@@ -14,6 +15,13 @@ namespace roofprobe {
 // counter's update intervals: the counter is read once before and once after the point, so each
 // end may be off by up to one interval, and 40 intervals bound that error by 2 / 40 = 5%.
 inline constexpr double kEnergyIntervalsPerPoint = 40;
+
+// The value the device recorded under device.extra[key]; empty when it recorded none.
+std::string device_extra(const DeviceInfo& d, const std::string& key);
+
+// Every key of `fixed` has the same value in `params`: a ceiling's fixed parameters pick the
+// samples behind it.
+bool params_include(const Params& fixed, const Params& params);
 
 // Sets machine.energy from the samples when device.extra says a counter was read (its update
 // interval measured, driver/run/energy_counter.hpp) and at least one ceiling's samples qualify;

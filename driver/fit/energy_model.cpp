@@ -224,19 +224,6 @@ double model_energy_j(const EnergyModelSection& model, const std::map<std::strin
 
 namespace {
 
-std::string extra(const DeviceInfo& d, const std::string& key) {
-  auto it = d.extra.find(key);
-  return it == d.extra.end() ? std::string() : it->second;
-}
-
-bool matches(const Params& fixed, const Params& params) {
-  for (const auto& [k, v] : fixed) {
-    auto it = params.find(k);
-    if (it == params.end() || it->second != v) return false;
-  }
-  return true;
-}
-
 // The memory level a sample's bytes are served from: for a level's own probe, the level of the
 // sample's series whose plateau holds its working set; for another probe, the nearest level
 // whose plateau holds it. Empty: between plateaus (a mixture of levels), or a series of a level
@@ -246,7 +233,7 @@ std::string level_of(const Sample& s, const std::vector<MemoryLevel>& memory) {
   for (const MemoryLevel& l : memory) {
     if (l.source != "empirical" || l.probe != s.probe) continue;
     level_probe = true;
-    if (matches(l.params, s.params) && s.working_set_bytes >= l.working_set_lo &&
+    if (params_include(l.params, s.params) && s.working_set_bytes >= l.working_set_lo &&
         s.working_set_bytes <= l.working_set_hi)
       return l.level;
   }
@@ -361,10 +348,10 @@ void add_balances(EnergyModelSection& m, const Machine& machine) {
 }  // namespace
 
 void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop_type, Machine& machine) {
-  const std::string counter = extra(machine.device, "energy_counter");
+  const std::string counter = device_extra(machine.device, "energy_counter");
   if (counter.empty() || counter.rfind("none: ", 0) == 0) return;  // fit_energy said why
   const double min_seconds =
-      kEnergyIntervalsPerPoint * std::atof(extra(machine.device, "energy_update_seconds").c_str());
+      kEnergyIntervalsPerPoint * std::atof(device_extra(machine.device, "energy_update_seconds").c_str());
 
   std::map<std::pair<std::string, int>, PointLaunches> groups;
   int disturbed = 0, with_energy = 0;
