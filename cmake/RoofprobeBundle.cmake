@@ -3,12 +3,13 @@
 # unpacked:
 #
 #   <name>/bin/       roofprobe, roofprobe-bench, roofprobe_gpu_tests, roofprobe-acceptance,
-#                     peers-gpu, peers-cpu
+#                     peers-gpu, peers-cpu, gpu-checks
 #   <name>/lib/       every other shared library they load (yaml-cpp, hwloc, libgomp, libudev, ...)
 #   <name>/share/roofprobe/reference/   results/reference/*.yaml (the acceptance compares with them)
 #   <name>/share/roofprobe/configs/     configs/*.yaml
 #   <name>/share/roofprobe/acceptance/  cublas_gemm.cu (built by the acceptance where nvcc is)
-#   <name>/share/roofprobe/bench/       peer_tables.py, peers_torch.py, compare_likwid.py (for peers-*)
+#   <name>/share/roofprobe/bench/       peer_tables.py, peers_torch.py, compare_likwid.py (for peers-*),
+#                                       ncu_known_work.py (for gpu-checks)
 #   <name>/BUNDLE.txt what was built, how, and what the host must provide
 #
 # Included by the top-level CMakeLists.txt when ROOFPROBE_BUNDLE is ON (the `bundle` preset).
@@ -50,10 +51,12 @@ function(roofprobe_bundle_target)
   install(FILES ${PROJECT_SOURCE_DIR}/driver/acceptance/cublas_gemm.cu DESTINATION share/roofprobe/acceptance
           COMPONENT bundle)
   # The peers side by side (docs/METHODOLOGY.md): the commands in bin/, their Python in share/.
-  install(PROGRAMS ${PROJECT_SOURCE_DIR}/bench/peers-gpu ${PROJECT_SOURCE_DIR}/bench/peers-cpu DESTINATION bin
+  # bench/gpu-checks: what a borrowed GPU is checked with in one call (docs/RUNNING.md).
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/bench/peers-gpu ${PROJECT_SOURCE_DIR}/bench/peers-cpu
+                   ${PROJECT_SOURCE_DIR}/bench/gpu-checks DESTINATION bin
           COMPONENT bundle)
   install(FILES ${PROJECT_SOURCE_DIR}/bench/peer_tables.py ${PROJECT_SOURCE_DIR}/bench/peers_torch.py
-                ${PROJECT_SOURCE_DIR}/bench/compare_likwid.py
+                ${PROJECT_SOURCE_DIR}/bench/compare_likwid.py ${PROJECT_SOURCE_DIR}/bench/ncu_known_work.py
           DESTINATION share/roofprobe/bench COMPONENT bundle)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/results/reference/
           DESTINATION share/roofprobe/reference COMPONENT bundle)

@@ -17,12 +17,13 @@ echo "bundle: $tarball, $(du -k "$tarball" | cut -f1) KiB packed, $(du -sk "$roo
 
 programs=(roofprobe roofprobe-bench)
 [[ $with_cuda == ON ]] && programs+=(roofprobe_gpu_tests)
-for f in "${programs[@]/#/bin/}" bin/roofprobe-acceptance bin/peers-gpu bin/peers-cpu BUNDLE.txt \
+for f in "${programs[@]/#/bin/}" bin/roofprobe-acceptance bin/peers-gpu bin/peers-cpu bin/gpu-checks BUNDLE.txt \
          share/roofprobe/reference/h100-sxm.yaml share/roofprobe/configs/default.yaml \
-         share/roofprobe/bench/peer_tables.py share/roofprobe/bench/peers_torch.py; do
+         share/roofprobe/bench/peer_tables.py share/roofprobe/bench/peers_torch.py \
+         share/roofprobe/bench/ncu_known_work.py; do
   [[ -s $root/$f ]] || fail "$f missing from the bundle"
 done
-for p in "${programs[@]}" roofprobe-acceptance peers-gpu peers-cpu; do [[ -x $root/bin/$p ]] || fail "bin/$p not executable"; done
+for p in "${programs[@]}" roofprobe-acceptance peers-gpu peers-cpu gpu-checks; do [[ -x $root/bin/$p ]] || fail "bin/$p not executable"; done
 ls "$root"/lib/*.so* > /dev/null 2>&1 || fail "lib/ holds no library"
 cat "$root/BUNDLE.txt"
 grep -q '^host must provide: glibc >= 2\.[0-9]*' "$root/BUNDLE.txt" || fail "BUNDLE.txt does not say which glibc it needs"
