@@ -151,21 +151,19 @@ class CudaBackend final : public Backend {
     info.vendor = "NVIDIA";
     info.name = prop.name;
     info.extra[kExtraDeviceIndex] = std::to_string(device);
+    // The GPU's UUID as nvidia-smi prints it: its device lock's name (driver/run/device_lock.hpp),
+    // the same for every process whatever CUDA_VISIBLE_DEVICES renumbers.
     info.extra["uuid"] = uuid_text(prop);
     return info;
   }
 
+  // Who the device is (identify), then what it has: the context, caches, memory, clocks, peaks.
   DeviceInfo describe(int /*threads: CPU only*/) override {
+    DeviceInfo info = identify();
     const int device = selected_device();
     RP_CUDA_CHECK(cudaSetDevice(device));
     cudaDeviceProp prop{};
     RP_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-
-    DeviceInfo info;
-    info.backend = "cuda";
-    info.kind = "gpu";
-    info.vendor = "NVIDIA";
-    info.name = prop.name;
     info.compute_units = prop.multiProcessorCount;
     info.compute_unit_name = "multiprocessors";
     info.memory_bytes = prop.totalGlobalMem;
@@ -339,10 +337,6 @@ class CudaBackend final : public Backend {
     int driver = 0, runtime = 0;
     RP_CUDA_CHECK(cudaDriverGetVersion(&driver));
     RP_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-    info.extra[kExtraDeviceIndex] = std::to_string(device);
-    // The GPU's UUID as nvidia-smi prints it: its device lock's name (driver/run/device_lock.hpp),
-    // the same for every process whatever CUDA_VISIBLE_DEVICES renumbers.
-    info.extra["uuid"] = uuid_text(prop);
     info.extra["compute_capability"] = cc;
     info.extra["architecture"] = arch.family[0] != '\0' ? arch.family : "unknown";
     info.extra["warp_size"] = std::to_string(prop.warpSize);
