@@ -49,6 +49,9 @@ RunConfig choose_config(const RunOptions& o) {
 
 std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& config) {
   std::vector<std::string> names;
+  // A power limit is one device's: the run sets it only where the user named the backend.
+  if (!o.power_caps.empty() && o.backend == "all")
+    throw InputError("--power-caps: name the backend whose power limit the run sets (--backend cuda)");
   if (o.backend != "all" && o.backend != "cpu" && o.backend != "cuda")
     throw InputError("--backend: '" + o.backend + "' is not one of cpu, cuda, all");
   for (const auto& b : config.backends) {
@@ -261,15 +264,17 @@ void refuse_files_in_the_way(const std::string& dir, const ResumeState* resume) 
 
 // The plan's FMA, tensor and device-memory points again under each of --power-caps, after the
 // run's own plan; their samples join the run's (each with its cap), their gaps its missing:.
-void measure_under_caps(const RunOptions& o, Backend& backend, PowerLimitControl& control, double limit_before,
-                        const DeviceInfo& device, const Plan& plan, const MeasurementSettings& settings,
-                        SweepWriter& sweep, const SweepHooks& run_hooks, SweepOutcome& outcome,
-                        std::vector<Sample>& all, Machine& machine) {
+// Returns the signal that stopped them, or 0. A stop here is no gap of the run's own plan: it is
+// named under missing: without a --resume hint (a resumed run does not set caps).
+int measure_under_caps(const RunOptions& o, Backend& backend, PowerLimitControl& control, double limit_before,
+                       const DeviceInfo& device, const Plan& plan, const MeasurementSettings& settings,
+                       SweepWriter& sweep, const SweepHooks& run_hooks, SweepOutcome& outcome, std::vector<Sample>& all,
+                       Machine& machine) {
   const Plan cap_plan = power_cap_plan(plan, device);
   if (cap_plan.points.empty()) {
     machine.missing.push_back(
         "--power-caps: the plan has no FMA, tensor or device-memory point to measure under a cap");
-    return;
+    return 0;
   }
   Progress progress(static_cast<int>(cap_plan.points.size() * o.power_caps.size()), !o.quiet);
   SweepHooks hooks = run_hooks;
@@ -285,8 +290,13 @@ void measure_under_caps(const RunOptions& o, Backend& backend, PowerLimitControl
   machine.missing.insert(machine.missing.end(), capped.missing.begin(), capped.missing.end());
   outcome.failures += capped.failures;
   outcome.foreign_points += capped.foreign_points;
-  outcome.stopped_by = capped.stopped_by;
-  outcome.not_measured.insert(outcome.not_measured.end(), capped.not_measured.begin(), capped.not_measured.end());
+  if (capped.stopped_by != 0) {
+    std::cerr << "note: stopped by " << signal_name(capped.stopped_by) << " under the power caps; the limit is "
+              << "restored; a new run measures the caps left (--resume does not)\n";
+    for (const std::string& label : capped.not_measured)
+      machine.missing.push_back(label + ": not measured (interrupted by " + signal_name(capped.stopped_by) + ")");
+  }
+  return capped.stopped_by;
 }
 
 int run_session(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
@@ -396,14 +406,17 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
-  if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost)
-    measure_under_caps(o, backend, *power_control, limit_before_caps, device, plan, config.measurement, sweep, hooks,
-                       outcome, all, machine);
+  int caps_stopped_by = 0;
+  if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost) {
+    progress.finish();
+    caps_stopped_by = measure_under_caps(o, backend, *power_control, limit_before_caps, device, plan,
+                                         config.measurement, sweep, hooks, outcome, all, machine);
+  }
   const int failures = outcome.failures;
-  const int stopped_by = outcome.stopped_by;
+  const int stopped_by = outcome.stopped_by != 0 ? outcome.stopped_by : caps_stopped_by;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
-  if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
+  if (outcome.stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
 
   fit_samples(all, machine);
   machine.complete = failures == 0 && stopped_by == 0 && outcome.foreign_points == 0 &&

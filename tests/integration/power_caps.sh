@@ -26,6 +26,7 @@ refused() {  # refused NAME PATTERN -- ARGS...: one error line matching PATTERN,
 }
 
 refused cpu_has_no_limit "the cpu backend cannot set a power limit" -- "$rp" run --quick --backend cpu --power-caps 300
+refused backend_not_named "name the backend whose power limit the run sets" -- "$rp" run --quick --power-caps 300
 refused negative "must be positive and finite" -- "$rp" run --quick --backend cpu --power-caps 300,-400
 refused not_watts "'300W' is not a number of watts" -- "$rp" run --quick --backend cpu --power-caps 300W
 refused twice "300 W is listed twice" -- "$rp" run --quick --backend cpu --power-caps 300,400,300
