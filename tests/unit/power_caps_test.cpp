@@ -331,7 +331,7 @@ TEST(PowerCapsDeathTest, ASecondSignalEndsTheRunOnlyAfterTheRestore) {
         SweepHooks hooks;
         hooks.stop_requested = [] { return stop_requested(); };
         hooks.report = [&](const std::string& line) {
-          std::fprintf(stderr, "%s\n", line.c_str());
+          std::fprintf(stderr, "%s (driver: %u mW)\n", line.c_str(), driver.limit_mw);
           // The process ends right after the restore: its directory goes first.
           if (line.find("restored") != std::string::npos) std::filesystem::remove_all(dir.path());
         };
@@ -344,7 +344,7 @@ TEST(PowerCapsDeathTest, ASecondSignalEndsTheRunOnlyAfterTheRestore) {
         run_with_caps(backend, {300, 400, 500}, (dir.path() / "sweep.csv").string(), hooks);
         std::exit(0);  // not reached: the held signal ends the process
       },
-      ::testing::KilledBySignal(SIGTERM), "power limit restored to 250 W");
+      ::testing::KilledBySignal(SIGTERM), "power limit restored to 250 W \\(driver: 250000 mW\\)");
 }
 
 TEST(PowerCaps, SweepsWithoutThePowerCapColumnStillRead) {
