@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "driver/model/errors.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
+#include "driver/report/summary.hpp"
 #include "driver/run/signals.hpp"
 #include "driver/session/power_caps.hpp"
 #include "kernels/cuda/backend/nvml_power_limit.hpp"
@@ -265,6 +267,13 @@ TEST(PowerCaps, EachCapIsSetInOrderAndTheLimitRestoredAtTheEnd) {
     EXPECT_GT(cap.ceilings[0].rate, 0);
     EXPECT_GT(cap.ceilings[0].samples, 0);
   }
+
+  // The summary's table: one row per cap and ceiling, beside the rate under the device's own limit.
+  std::ostringstream summary;
+  print_summary(summary, machine, "dir");
+  EXPECT_NE(summary.str().find("under power caps (limit restored to 250 W)"), std::string::npos) << summary.str();
+  for (const char* cap : {"300 W", "400 W", "500 W"})
+    EXPECT_NE(summary.str().find(std::string("\n  ") + cap + "    FP64.FMA"), std::string::npos) << summary.str();
 
   // Written, read back and validated.
   const std::string yaml = machine_to_yaml(machine);
