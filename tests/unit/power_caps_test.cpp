@@ -185,6 +185,21 @@ TEST(PowerCaps, WithoutPermissionTheRunSaysRootIsNeededAndTheLimitStays) {
   EXPECT_EQ(driver.limit_mw, kOriginalMw);
 }
 
+// NVML counts milliwatts: a cap of 300.4 W is 300400 mW, not 300 W; and the command printed for a
+// SIGKILLed run names the GPU by the bus id nvidia-smi takes.
+TEST(PowerCaps, WattsBecomeMilliwattsAndTheRestoreCommandNamesTheGpu) {
+  FakeDriver driver;
+  cuda::NvmlPowerLimit<FakeNvml> limit(FakeNvml{&driver});
+  limit.set_w(300.4);
+  EXPECT_EQ(driver.sets, (std::vector<unsigned>{300400}));
+  EXPECT_DOUBLE_EQ(limit.current_w(), 300.4);
+  const PowerLimitRange range = limit.constraints();
+  EXPECT_DOUBLE_EQ(range.min_w, 100);
+  EXPECT_DOUBLE_EQ(range.max_w, 700);
+  EXPECT_EQ(limit.restore_command(250), "nvidia-smi -i 00000000:01:00.0 -pl 250");
+  EXPECT_THROW(limit.set_w(800), PowerLimitError);  // the driver's refusal is not swallowed
+}
+
 TEST(PowerCaps, OnlyTheFmaTensorAndDeviceMemoryPointsAreMeasuredAgain) {
   Plan plan = flops_plan();
   const Probe* bandwidth = Registry::instance().probe("cpu", "bandwidth");
