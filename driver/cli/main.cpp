@@ -12,6 +12,7 @@
 #include "driver/model/errors.hpp"
 #include "driver/fleet/fleet.hpp"
 #include "driver/report/points.hpp"
+#include "driver/session/power_caps.hpp"
 #include "driver/version.hpp"
 
 namespace {
@@ -60,7 +61,16 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
                    "Under mpirun/srun: seconds a rank waits for another rank's turn before ending the job")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  return {run_cmd, {"--out", "--config", "--resume"}, [o] { return roofprobe::run_command(*o); }};
+  auto power_caps = std::make_shared<std::string>();
+  CLI::Option* caps_option =
+      run_cmd->add_option("--power-caps", *power_caps,
+                          "W1,W2,...: after the run, measure the FMA, tensor and device-memory ceilings again under "
+                          "each GPU power limit (watts; sets a machine-wide setting, needs root; the limit is "
+                          "restored at the end: docs/ENERGY.md)");
+  return {run_cmd, {"--out", "--config", "--resume"}, [o, power_caps, caps_option] {
+            if (caps_option->count() > 0) o->power_caps = roofprobe::parse_power_caps(*power_caps);
+            return roofprobe::run_command(*o);
+          }};
 }
 
 Subcommand add_fit_command(CLI::App& app) {

@@ -61,6 +61,10 @@ double median_clock_of(const std::vector<const Sample*>& samples, const Params& 
 // A sample of the point with these parameters (its work counts are the point's).
 const Sample* first_sample_of(const std::vector<const Sample*>& samples, const Params& params);
 
+// What bound a ceiling ("power cap 700 W", "temperature", "clock"), from the "+"-joined throttle
+// reasons its samples recorded; empty where the device reports none.
+std::string limit_of(const std::string& throttled, const DeviceInfo& dev);
+
 // The rate figures every memory level carries, from its plateau and the device.
 MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric, const DeviceInfo& device);
 

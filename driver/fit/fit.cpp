@@ -498,9 +498,8 @@ const std::vector<FeedSpec>* feeds_of(const FeedTable* feeds, const std::string&
   return nullptr;
 }
 
-}  // namespace
-
-void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
+// The fit of the samples measured under the device's own power limit.
+void fit_own_limit(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
   for (const ProbeSamples& group : group_by_probe(samples)) {
     const std::vector<FeedSpec>* specs = feeds_of(feeds, group.backend, group.probe);
     if (specs == nullptr) {
@@ -573,6 +572,104 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
         return "";
       },
       machine);
+}
+
+// The samples of the device memory level `level` measured: its probe's, in its plateau's sizes,
+// of its headline series.
+std::vector<const Sample*> samples_of_level(const std::vector<Sample>& samples, const MemoryLevel& level) {
+  std::vector<const Sample*> out;
+  for (const Sample& s : samples) {
+    if (s.probe != level.probe || s.working_set_bytes < level.working_set_lo ||
+        s.working_set_bytes > level.working_set_hi)
+      continue;
+    bool same_series = true;
+    for (const auto& [axis, value] : level.params) {
+      const auto it = s.params.find(axis);
+      same_series = same_series && (axis == "working_set_bytes" || (it != s.params.end() && it->second == value));
+    }
+    if (same_series) out.push_back(&s);
+  }
+  return out;
+}
+
+// The ceilings measured under one cap: its samples fitted as a run of their own on the device
+// with the cap for its limit, so each ceiling's clock and limited_by are those it ran under. A
+// run re-measures its FMA and tensor ceilings and the device memory under a cap
+// (driver/session/power_caps.hpp): the compute ceilings and the memory level named after the
+// device's memory are kept, the levels its large sizes alone cannot place are not.
+PowerCapResult fit_one_cap(double cap_w, const std::vector<Sample>& samples, const Machine& machine,
+                           const FeedTable* feeds) {
+  Machine capped;
+  capped.device = machine.device;
+  char watts[32];
+  std::snprintf(watts, sizeof watts, "%.0f", cap_w);
+  capped.device.extra[kExtraPowerLimitW] = watts;
+  fit_own_limit(samples, capped, feeds);
+  PowerCapResult result;
+  result.cap_w = cap_w;
+  for (const ComputeCeiling& c : capped.compute) {
+    PowerCapCeiling f;
+    f.name = c.name;
+    f.kind = "compute";
+    f.rate = c.gflops;
+    f.spread = c.stats.spread;
+    f.clock_mhz = c.clock_mhz;
+    f.limited_by = c.limited_by;
+    f.samples = c.stats.samples;
+    result.ceilings.push_back(f);
+  }
+  for (const MemoryLevel& l : capped.memory) {
+    if (l.level != machine.device.memory_name) continue;
+    PowerCapCeiling f;
+    f.name = l.level;
+    f.kind = "memory";
+    f.rate = l.gbs;
+    f.ci95 = l.gbs_ci95;
+    f.spread = l.stats.spread;
+    f.samples = l.stats.samples;
+    const std::vector<const Sample*> own = samples_of_level(samples, l);
+    std::vector<double> clocks;
+    std::string throttled;
+    for (const Sample* s : own) {
+      if (s->clock_mhz > 0) clocks.push_back(s->clock_mhz);
+      for (std::size_t start = 0; start < s->throttle.size();) {
+        const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
+        const std::string reason = s->throttle.substr(start, plus - start);
+        if (!reason.empty() && ("+" + throttled + "+").find("+" + reason + "+") == std::string::npos)
+          throttled += (throttled.empty() ? "" : "+") + reason;
+        start = plus + 1;
+      }
+    }
+    f.clock_mhz = clocks.empty() ? 0 : median_of(clocks);
+    f.limited_by = limit_of(throttled, capped.device);
+    result.ceilings.push_back(f);
+  }
+  return result;
+}
+
+}  // namespace
+
+void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
+  // Samples measured under a power cap the run set are kept apart: the machine's ceilings are the
+  // device's under its own limit, and each cap's are fitted on their own.
+  std::vector<Sample> own;
+  std::vector<double> caps;  // in the order the run measured them
+  std::map<double, std::vector<Sample>> capped;
+  for (const Sample& s : samples) {
+    if (s.power_cap_w <= 0) {
+      own.push_back(s);
+      continue;
+    }
+    if (capped.find(s.power_cap_w) == capped.end()) caps.push_back(s.power_cap_w);
+    capped[s.power_cap_w].push_back(s);
+  }
+  fit_own_limit(capped.empty() ? samples : own, machine, feeds);
+  if (caps.empty()) return;
+  PowerCapsSection section;
+  if (const auto it = machine.device.extra.find(kExtraPowerLimitSetW); it != machine.device.extra.end())
+    section.restored_w = std::atof(it->second.c_str());
+  for (const double cap : caps) section.caps.push_back(fit_one_cap(cap, capped[cap], machine, feeds));
+  machine.power_caps = section;
 }
 
 }  // namespace roofprobe

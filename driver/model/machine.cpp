@@ -296,6 +296,28 @@ doc::Value machine_document(const Machine& m) {
   for (const auto& c : m.compute) compute.push(compute_value(c));
   root.set("compute", std::move(compute));
   add_optional_sections(root, m);
+  if (m.power_caps) {
+    Value caps = Value::array();
+    for (const PowerCapResult& cap : m.power_caps->caps) {
+      Value ceilings = Value::array();
+      for (const PowerCapCeiling& c : cap.ceilings) {
+        Value v = Value::object()
+                      .set("name", Value::string(c.name))
+                      .set("kind", Value::string(c.kind))
+                      .set("rate", Value::number(c.rate));
+        if (c.ci95.known()) v.set("ci95", pair_value(c.ci95.lo, c.ci95.hi));
+        v.set("spread", Value::number(c.spread)).set("clock_mhz", Value::number(c.clock_mhz));
+        if (!c.limited_by.empty()) v.set("limited_by", Value::string(c.limited_by));
+        v.set("samples", Value::integer(c.samples));
+        ceilings.push(v.flow());
+      }
+      caps.push(Value::object().set("cap_w", Value::number(cap.cap_w)).set("ceilings", std::move(ceilings)));
+    }
+    root.set("power_caps", Value::object()
+                               .set("schema", Value::string(m.power_caps->schema))
+                               .set("restored_w", Value::number(m.power_caps->restored_w))
+                               .set("caps", std::move(caps)));
+  }
   return root;
 }
 

@@ -215,6 +215,35 @@ struct EnergyModelSection {
   bool reproduces_within_5pct() const { return launches > 0 && within_5pct == launches; }
 };
 
+inline constexpr const char* kPowerCapsSchema = "roofprobe.power_caps/1";
+
+// One ceiling measured again under a power cap (roofprobe run --power-caps).
+struct PowerCapCeiling {
+  std::string name;  // a compute ceiling ("FP64.FMA", "TENSOR.FP16.FP32") or the device memory ("HBM")
+  std::string kind;  // "compute" (rate in GFLOP/s) | "memory" (rate in GB/s)
+  double rate = 0;
+  Interval ci95;         // memory: the level model's 95% interval; compute and unknown: 0, 0
+  double spread = 0;     // (max - min) / median of the samples behind the rate
+  double clock_mhz = 0;  // the clock its samples ran at (0: not measured)
+  std::string limited_by;
+  int samples = 0;
+};
+
+// The ceilings measured under one cap, in the run's order of caps.
+struct PowerCapResult {
+  double cap_w = 0;
+  std::vector<PowerCapCeiling> ceilings;
+};
+
+// The machine file's `power_caps:` section (schema roofprobe.power_caps/1): the ceilings a run
+// measured again under each power limit it set; the rest of the file is what the device measured
+// under its own limit (device.extra.power_limit_w).
+struct PowerCapsSection {
+  std::string schema = kPowerCapsSchema;
+  double restored_w = 0;  // the limit the device had before the run, set again after it
+  std::vector<PowerCapResult> caps;
+};
+
 struct Machine {
   std::string schema = kMachineSchema;
   bool complete = true;
@@ -234,6 +263,7 @@ struct Machine {
   std::vector<ClockReading> clocks;
   std::optional<EnergySection> energy;             // absent: no energy counter was read (missing: says why)
   std::optional<EnergyModelSection> energy_model;  // absent: not fitted (missing: says why)
+  std::optional<PowerCapsSection> power_caps;      // absent: the run set no power cap
 };
 
 // The `units:` block every machine file carries (decimal prefixes).

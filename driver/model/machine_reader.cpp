@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -316,6 +317,42 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
     e.left_out = r.opt_text(model, "left_out", "energy_model.");
     m.energy_model = e;
   }
+  if (YAML::Node caps = root["power_caps"]) {
+    if (!caps.IsMap()) r.fail(caps, "power_caps", "expected a mapping");
+    PowerCapsSection section;
+    section.schema = r.text(r.need(caps, "schema", "power_caps."), "power_caps.schema");
+    if (section.schema != kPowerCapsSchema)
+      r.fail(caps["schema"], "power_caps.schema", std::string("expected ") + kPowerCapsSchema);
+    section.restored_w = r.opt_number(caps, "restored_w", "power_caps.");
+    YAML::Node list = r.need(caps, "caps", "power_caps.");
+    if (!list.IsSequence()) r.fail(list, "power_caps.caps", "expected a list");
+    for (const auto& n : list) {
+      const std::string where = "power_caps.caps[" + std::to_string(section.caps.size()) + "].";
+      if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+      PowerCapResult cap;
+      cap.cap_w = r.number(r.need(n, "cap_w", where), where + "cap_w");
+      if (YAML::Node ceilings = n["ceilings"]) {
+        if (!ceilings.IsSequence()) r.fail(ceilings, where + "ceilings", "expected a list");
+        for (const auto& c : ceilings) {
+          const std::string at = where + "ceilings[" + std::to_string(cap.ceilings.size()) + "].";
+          if (!c.IsMap()) r.fail(c, at, "expected a mapping");
+          PowerCapCeiling f;
+          f.name = r.text(r.need(c, "name", at), at + "name");
+          f.kind = r.text(r.need(c, "kind", at), at + "kind");
+          if (f.kind != "compute" && f.kind != "memory") r.fail(c["kind"], at + "kind", "expected compute or memory");
+          f.rate = r.number(r.need(c, "rate", at), at + "rate");
+          f.ci95 = r.interval(c["ci95"], at + "ci95");
+          f.spread = r.opt_number(c, "spread", at);
+          f.clock_mhz = r.opt_number(c, "clock_mhz", at);
+          f.limited_by = r.opt_text(c, "limited_by", at);
+          f.samples = r.opt_integer(c, "samples", at);
+          cap.ceilings.push_back(f);
+        }
+      }
+      section.caps.push_back(cap);
+    }
+    m.power_caps = section;
+  }
 }
 
 // The file's bytes, at most kMaxMachineFileBytes of them: yaml-cpp needs about a second per
@@ -613,6 +650,22 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
              e.pj_per_byte[i].value, e.pj_per_byte[i].ci95_lo, e.pj_per_byte[i].ci95_hi);
     if (e.within_5pct < 0 || e.within_5pct > e.launches)
       problems.push_back(path + ": energy_model.residuals.within_5pct: not between 0 and the launches");
+  }
+  if (m.power_caps) {
+    std::set<double> seen;
+    for (std::size_t i = 0; i < m.power_caps->caps.size(); ++i) {
+      const PowerCapResult& cap = m.power_caps->caps[i];
+      const std::string key = "power_caps.caps[" + std::to_string(i) + "]";
+      positive(cap.cap_w, key + ".cap_w");
+      if (!seen.insert(cap.cap_w).second) problems.push_back(path + ": " + key + ".cap_w: a cap listed twice");
+      for (std::size_t j = 0; j < cap.ceilings.size(); ++j) {
+        const PowerCapCeiling& c = cap.ceilings[j];
+        const std::string at = key + ".ceilings[" + std::to_string(j) + "] (" + c.name + ")";
+        positive(c.rate, at + ".rate");
+        if (c.spread < 0 || c.clock_mhz < 0 || c.samples < 0)
+          problems.push_back(path + ": " + at + ": negative spread, clock or samples");
+      }
+    }
   }
   // An interrupted run may have measured too little to fit anything; it says so (complete: false).
   if (m.complete && m.memory.empty() && m.compute.empty())

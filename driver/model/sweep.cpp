@@ -42,7 +42,8 @@ const char* const kColumns[] = {"rank",
                                 "flags",
                                 "power_w",
                                 "throttle",
-                                "energy_j"};
+                                "energy_j",
+                                "power_cap_w"};
 enum Col {
   kRank,
   kBackend,
@@ -68,12 +69,14 @@ enum Col {
   kPowerW,
   kThrottle,
   kEnergyJ,
+  kPowerCapW,
   kColumnCount
 };
-// Older sweeps end at flags (before power_w and throttle) or at throttle (before energy_j): read
-// alike, the later columns left at 0 / empty.
+// Older sweeps end at flags (before power_w and throttle), at throttle (before energy_j) or at
+// energy_j (before power_cap_w): read alike, the later columns left at 0 / empty.
 constexpr int kColumnsBeforeTelemetry = kPowerW;
 constexpr int kColumnsBeforeEnergy = kEnergyJ;
+constexpr int kColumnsBeforePowerCap = kPowerCapW;
 static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
 std::string number(double v) {
@@ -141,7 +144,7 @@ std::string sweep_csv_row(const Sample& s) {
       << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
       << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
       << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
-      << s.throttle << ',' << number(s.energy_j);
+      << s.throttle << ',' << number(s.energy_j) << ',' << number(s.power_cap_w);
   return out.str();
 }
 
@@ -202,7 +205,9 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
   int columns = kColumnCount;
   if (line != sweep_csv_header()) {
-    if (line == header_of(kColumnsBeforeEnergy))
+    if (line == header_of(kColumnsBeforePowerCap))
+      columns = kColumnsBeforePowerCap;
+    else if (line == header_of(kColumnsBeforeEnergy))
       columns = kColumnsBeforeEnergy;
     else if (line == header_of(kColumnsBeforeTelemetry))
       columns = kColumnsBeforeTelemetry;
@@ -262,6 +267,10 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       if (columns > kEnergyJ) {
         s.energy_j = num(fields[kEnergyJ]);
         if (s.energy_j < 0) throw std::invalid_argument("negative energy_j " + fields[kEnergyJ]);
+      }
+      if (columns > kPowerCapW) {
+        s.power_cap_w = num(fields[kPowerCapW]);
+        if (s.power_cap_w < 0) throw std::invalid_argument("negative power_cap_w " + fields[kPowerCapW]);
       }
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());

@@ -49,6 +49,9 @@ struct Sample {
   // launches (the group's energy x seconds / the group's seconds), joules; 0: not measured.
   // Whether the group was long enough for the counter is decided by the fit (driver/fit/energy.hpp).
   double energy_j = 0;
+  // The power limit the point ran under when `roofprobe run --power-caps` set one, watts; 0: the
+  // limit the device had (the run's own ceilings). The fit keeps the two apart.
+  double power_cap_w = 0;
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
   double metric(const std::string& name) const;

@@ -149,6 +149,26 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
       out << "  check: " << c.check << ": " << (c.holds ? "yes" : "no") << " (" << c.detail << ")\n";
     out << "\n";
   }
+  if (m.power_caps && !m.power_caps->caps.empty()) {
+    // Each ceiling under each cap beside its rate under the device's own limit.
+    out << "  under power caps (limit restored to " << fmt("%g", m.power_caps->restored_w) << " W)\n";
+    out << "  " << pad("cap", 9) << pad("ceiling", 18) << pad("rate", 16) << pad("of own", 9) << pad("clock MHz", 11)
+        << "limited by\n";
+    for (const PowerCapResult& cap : m.power_caps->caps)
+      for (const PowerCapCeiling& c : cap.ceilings) {
+        double own = 0;
+        for (const ComputeCeiling& cc : m.compute)
+          if (c.kind == "compute" && cc.name == c.name) own = cc.gflops;
+        for (const MemoryLevel& l : m.memory)
+          if (c.kind == "memory" && l.level == c.name) own = l.gbs;
+        out << "  " << pad(fmt("%g W", cap.cap_w), 9) << pad(c.name, 18)
+            << pad(fmt("%.1f ", c.rate) + (c.kind == "memory" ? "GB/s" : "GFLOP/s"), 16)
+            << pad(own > 0 ? fmt("%.1f%%", 100 * c.rate / own) : "-", 9)
+            << pad(c.clock_mhz > 0 ? fmt("%.0f", c.clock_mhz) : "-", 11) << (c.limited_by.empty() ? "-" : c.limited_by)
+            << "\n";
+      }
+    out << "\n";
+  }
   if (std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.noisy; }) ||
       std::any_of(m.compute.begin(), m.compute.end(), [](const ComputeCeiling& c) { return c.noisy; }))
     out << "  (noisy): measured on samples flagged noisy only (a busy machine); see the spread\n";

@@ -6,9 +6,16 @@ namespace roofprobe {
 
 namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
+volatile std::sig_atomic_t g_hold_second = 0;
+volatile std::sig_atomic_t g_held_signal = 0;
 
 extern "C" void on_stop_signal(int signal) {
-  // A second signal while stopping means "now": restore the default and re-raise.
+  // A second signal while stopping means "now": restore the default and re-raise (once the run
+  // has undone what it must, while held).
+  if (g_stop_signal != 0 && g_hold_second != 0) {
+    g_held_signal = signal;
+    return;
+  }
   if (g_stop_signal != 0) {
     std::signal(signal, SIG_DFL);
     std::raise(signal);
@@ -28,6 +35,15 @@ void install_stop_handlers() {
 }
 
 int stop_requested() { return static_cast<int>(g_stop_signal); }
+
+void hold_second_signal(bool hold) {
+  g_hold_second = hold ? 1 : 0;
+  if (!hold && g_held_signal != 0) {
+    const int signal = static_cast<int>(g_held_signal);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+}
 
 const char* signal_name(int signal) {
   switch (signal) {

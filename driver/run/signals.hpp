@@ -9,4 +9,10 @@ void install_stop_handlers();
 int stop_requested();
 const char* signal_name(int signal);
 
+// A second signal normally ends the run at once. While something must be undone before the
+// process ends (a power limit the run set: driver/session/power_caps.hpp), hold_second_signal(true)
+// makes it wait: the run stops within a second anyway, and hold_second_signal(false), once that
+// is undone, ends the process with the held signal.
+void hold_second_signal(bool hold);
+
 }  // namespace roofprobe

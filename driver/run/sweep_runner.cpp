@@ -102,6 +102,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
         continue;
       }
       samples = samples_of(m, backend.name(), probe, point.params, point.index, rank, device.clock_measured_mhz);
+      for (Sample& s : samples) s.power_cap_w = hooks.power_cap_w;
       if (!foreign.empty()) {
         // Kept (the run's record is whole) but never taken for the device's own rate.
         for (Sample& s : samples) s.flags += (s.flags.empty() ? "" : "|") + std::string(kForeignLoadFlag);

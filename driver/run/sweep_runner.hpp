@@ -37,6 +37,9 @@ struct SweepHooks {
   std::function<int()> stop_requested = [] { return 0; };
   std::function<void(int done, const std::string& label)> progress = [](int, const std::string&) {};
   std::function<void(const std::string& line)> report;  // one message line per event (stderr)
+  // The power limit the points run under when the run set one (--power-caps), watts, written into
+  // each sample; 0: the device's own limit.
+  double power_cap_w = 0;
 };
 
 // Why a point measured between the two readings `before` and `after`, `seconds` apart, was not

@@ -29,6 +29,7 @@
 #include "driver/run/run_identity.hpp"
 #include "driver/run/signals.hpp"
 #include "driver/run/sweep_runner.hpp"
+#include "driver/session/power_caps.hpp"
 #include "driver/version.hpp"
 #include "plot/plot.hpp"
 
@@ -48,6 +49,9 @@ RunConfig choose_config(const RunOptions& o) {
 
 std::vector<std::string> chosen_backends(const RunOptions& o, const RunConfig& config) {
   std::vector<std::string> names;
+  // A power limit is one device's: the run sets it only where the user named the backend.
+  if (!o.power_caps.empty() && o.backend == "all")
+    throw InputError("--power-caps: name the backend whose power limit the run sets (--backend cuda)");
   if (o.backend != "all" && o.backend != "cpu" && o.backend != "cuda")
     throw InputError("--backend: '" + o.backend + "' is not one of cpu, cuda, all");
   for (const auto& b : config.backends) {
@@ -258,6 +262,43 @@ void refuse_files_in_the_way(const std::string& dir, const ResumeState* resume) 
   }
 }
 
+// The plan's FMA, tensor and device-memory points again under each of --power-caps, after the
+// run's own plan; their samples join the run's (each with its cap), their gaps its missing:.
+// Returns the signal that stopped them, or 0. A stop here is no gap of the run's own plan: it is
+// named under missing: without a --resume hint (a resumed run does not set caps).
+int measure_under_caps(const RunOptions& o, Backend& backend, PowerLimitControl& control, double limit_before,
+                       const DeviceInfo& device, const Plan& plan, const MeasurementSettings& settings,
+                       SweepWriter& sweep, const SweepHooks& run_hooks, SweepOutcome& outcome, std::vector<Sample>& all,
+                       Machine& machine) {
+  const Plan cap_plan = power_cap_plan(plan, device);
+  if (cap_plan.points.empty()) {
+    machine.missing.push_back(
+        "--power-caps: the plan has no FMA, tensor or device-memory point to measure under a cap");
+    return 0;
+  }
+  Progress progress(static_cast<int>(cap_plan.points.size() * o.power_caps.size()), !o.quiet);
+  SweepHooks hooks = run_hooks;
+  hooks.progress = [&](int done_points, const std::string& label) { progress.update(done_points, label); };
+  hooks.report = [&](const std::string& line) {
+    progress.finish();
+    std::cerr << line << "\n";
+  };
+  const SweepOutcome capped =
+      run_power_caps(backend, control, limit_before, device, cap_plan, o.power_caps, settings, sweep, hooks);
+  progress.finish();
+  all.insert(all.end(), capped.samples.begin(), capped.samples.end());
+  machine.missing.insert(machine.missing.end(), capped.missing.begin(), capped.missing.end());
+  outcome.failures += capped.failures;
+  outcome.foreign_points += capped.foreign_points;
+  if (capped.stopped_by != 0) {
+    std::cerr << "note: stopped by " << signal_name(capped.stopped_by) << " under the power caps; the limit is "
+              << "restored; a new run measures the caps left (--resume does not)\n";
+    for (const std::string& label : capped.not_measured)
+      machine.missing.push_back(label + ": not measured (interrupted by " + signal_name(capped.stopped_by) + ")");
+  }
+  return capped.stopped_by;
+}
+
 int run_session(const RunOptions& o, const RunConfig& config, const BackendConfig& bc, const std::string& out_dir,
                 const ResumeState* resume) {
   // cuda.device picks the GPU through the variable the CUDA backend reads, unless the
@@ -265,6 +306,15 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (bc.name == "cuda" && bc.device >= 0 && std::getenv("ROOFPROBE_CUDA_DEVICE") == nullptr)
     ::setenv("ROOFPROBE_CUDA_DEVICE", std::to_string(bc.device).c_str(), 0);
   Backend& backend = *Registry::instance().backend(bc.name);
+  // Power caps are refused before anything is written or measured: a backend without a settable
+  // limit, a cap outside the device's range, a user who may not change it.
+  PowerLimitControl* power_control = nullptr;
+  if (!o.power_caps.empty()) {
+    if (resume != nullptr)
+      throw InputError("--power-caps: a resumed run measures the points its run left; start a new run for caps");
+    power_control = &power_limit_control_of(backend);
+    check_power_caps(*power_control, o.power_caps);
+  }
   const int threads = run_thread_count(o, config, bc, backend, resume, out_dir);
   // Who the device is, without touching it: a run that waits for the device must not use it.
   const DeviceInfo identity = backend.identify();
@@ -298,6 +348,18 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (device_lock.waited_seconds() > 0.5)
     std::cerr << "note: " << what << " is free after " << static_cast<long>(device_lock.waited_seconds()) << " s\n";
   DeviceInfo device = backend.describe(threads);
+  // Read under the device lock: the limit the run sets again is the one nobody else's run changed.
+  double limit_before_caps = 0;
+  if (power_control != nullptr) {
+    try {
+      limit_before_caps = power_control->current_w();
+    } catch (const PowerLimitError& e) {
+      throw InputError(std::string("--power-caps: ") + e.what());
+    }
+    char watts[32];
+    std::snprintf(watts, sizeof watts, "%g", limit_before_caps);
+    device.extra[kExtraPowerLimitSetW] = watts;
+  }
   // Before the directory is made: a plan the device cannot hold is refused with nothing written.
   const Plan plan = build_plan(config, bc, device);
   if (!dir_lock) {
@@ -344,11 +406,17 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
+  int caps_stopped_by = 0;
+  if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost) {
+    progress.finish();
+    caps_stopped_by = measure_under_caps(o, backend, *power_control, limit_before_caps, device, plan,
+                                         config.measurement, sweep, hooks, outcome, all, machine);
+  }
   const int failures = outcome.failures;
-  const int stopped_by = outcome.stopped_by;
+  const int stopped_by = outcome.stopped_by != 0 ? outcome.stopped_by : caps_stopped_by;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
-  if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
+  if (outcome.stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
 
   fit_samples(all, machine);
   machine.complete = failures == 0 && stopped_by == 0 && outcome.foreign_points == 0 &&

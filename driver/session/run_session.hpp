@@ -29,6 +29,9 @@ struct RunOptions {
   double outlier_margin = 0.05;
   double mpi_timeout = 3600;
   std::map<std::string, std::string> extra_provenance;  // added to the machine file's provenance
+  // --power-caps: after the plan, measure the FMA, tensor and device-memory points again under
+  // each of these power limits, watts (driver/session/power_caps.hpp); empty: never touch the limit.
+  std::vector<double> power_caps;
 };
 
 // The config file of the options, or the embedded default (quick.yaml with --quick); --quick with

@@ -9,4 +9,9 @@ namespace roofprobe {
 // and a ceiling throttled by the power cap names it (limited_by: power cap 700 W).
 inline constexpr const char* kExtraPowerLimitW = "power_limit_w";
 
+// The limit the user or administrator had set (NVML's management limit, W) when a run with
+// --power-caps began: the limit it sets again when it ends (the machine file's
+// power_caps.restored_w).
+inline constexpr const char* kExtraPowerLimitSetW = "power_limit_set_w";
+
 }  // namespace roofprobe

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/contract/power_limit.hpp"
+
 namespace roofprobe {
 
 // One point's parameters, axis name -> canonical text ("fp64", "1048576"). Text keeps the plan,
@@ -329,6 +331,12 @@ class Backend {
   virtual int max_threads() const { return 0; }
   // Other processes' use of the device now (see ForeignUse); unknown by default.
   virtual ForeignUse foreign_use() { return {}; }
+  // The device's power-limit control (roofprobe run --power-caps; kernels/contract/power_limit.hpp),
+  // or nullptr with `why_not` saying why there is none.
+  virtual PowerLimitControl* power_limit_control(std::string& why_not) {
+    why_not = "the " + name() + " backend cannot set a power limit";
+    return nullptr;
+  }
 };
 
 // ---- device faults ----------------------------------------------------------------------------

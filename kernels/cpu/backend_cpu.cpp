@@ -214,6 +214,11 @@ class CpuBackend final : public Backend {
   // Other processes' time on the cores the threads are pinned to (every core when the user's
   // OpenMP binding placed them).
   ForeignUse foreign_use() override { return read_foreign_use(run_cpus_, threads_); }
+  // RAPL has package power limits too, but roofprobe drives only NVML's: a CPU run names why.
+  PowerLimitControl* power_limit_control(std::string& why_not) override {
+    why_not = "the cpu backend cannot set a power limit (only the cuda backend sets one, through NVML)";
+    return nullptr;
+  }
 
  private:
   // Opened on first use: the registry constructs every backend at start-up, and most commands

@@ -265,6 +265,12 @@ class CudaBackend final : public Backend {
   // After a sticky error the context is gone: destroy it (cudaDeviceReset) and prove the device
   // works again with an allocation and a short kernel. Buffers of the faulted point were freed
   // before this is called; any other live allocation of this process is invalid afterwards.
+  PowerLimitControl* power_limit_control(std::string& why_not) override {
+    if (!telemetry_) open_telemetry(selected_device());
+    if (!power_limit_) power_limit_ = telemetry_->power_limit_control(why_not);
+    return power_limit_.get();
+  }
+
   bool recover() override {
     try {
       const int device = selected_device();
@@ -284,10 +290,12 @@ class CudaBackend final : public Backend {
   void open_telemetry(int device) {
     char bus_id[32] = {};
     RP_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+    power_limit_.reset();
     telemetry_ = std::make_unique<NvmlTelemetry>(bus_id);
   }
 
   std::unique_ptr<NvmlTelemetry> telemetry_;
+  std::unique_ptr<PowerLimitControl> power_limit_;  // holds pointers into telemetry_'s library
   LaunchTelemetry last_telemetry_;
 
   // L1: the unified L1/shared array per SM from the per-architecture table (the runtime reports

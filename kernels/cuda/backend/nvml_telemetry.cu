@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/backend/nvml_power_limit.hpp"
 #include "kernels/cuda/backend/nvml_process_list.hpp"
 #include "kernels/cuda/backend/throttle.hpp"
 
@@ -34,6 +35,10 @@ struct NvmlTelemetry::Api {
     unsigned long long used_gpu_memory;
   };
   Return (*compute_processes)(Device, unsigned int*, ProcessInfo*) = nullptr;  // optional
+  // The settable power limit (milliwatts); optional, resolved only by roofprobe run --power-caps.
+  Return (*limit_constraints)(Device, unsigned int*, unsigned int*) = nullptr;
+  Return (*management_limit)(Device, unsigned int*) = nullptr;
+  Return (*set_management_limit)(Device, unsigned int) = nullptr;
 };
 
 namespace {
@@ -46,7 +51,7 @@ bool resolve(void* library, const char* name, F& out) {
 
 }  // namespace
 
-NvmlTelemetry::NvmlTelemetry(const std::string& pci_bus_id) {
+NvmlTelemetry::NvmlTelemetry(const std::string& pci_bus_id) : pci_bus_id_(pci_bus_id) {
   auto* api = new Api;
   api->library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (api->library == nullptr) {
@@ -171,6 +176,41 @@ std::vector<std::string> NvmlTelemetry::other_compute_processes() const {
     out.push_back(std::to_string(infos[i].pid) + " " + (name.empty() ? std::string("(name not visible)") : name));
   }
   return out;
+}
+
+namespace {
+
+// NvmlPowerLimit's API object over the loaded library: one device's three power-limit calls.
+struct LoadedNvmlPowerLimit {
+  int (*constraints_call)(void*, unsigned*, unsigned*);
+  int (*limit_call)(void*, unsigned*);
+  int (*set_limit_call)(void*, unsigned);
+  const char* (*error_call)(int);
+  void* device;
+  std::string bus_id;
+  int constraints(unsigned* min_mw, unsigned* max_mw) { return constraints_call(device, min_mw, max_mw); }
+  int limit(unsigned* mw) { return limit_call(device, mw); }
+  int set_limit(unsigned mw) { return set_limit_call(device, mw); }
+  std::string error_text(int code) const { return error_call(code); }
+  std::string device_id() const { return bus_id; }
+};
+
+}  // namespace
+
+std::unique_ptr<PowerLimitControl> NvmlTelemetry::power_limit_control(std::string& why_not) const {
+  if (api_ == nullptr) {
+    why_not = "NVML unavailable: " + why_not_;
+    return nullptr;
+  }
+  if (!resolve(api_->library, "nvmlDeviceGetPowerManagementLimitConstraints", api_->limit_constraints) ||
+      !resolve(api_->library, "nvmlDeviceGetPowerManagementLimit", api_->management_limit) ||
+      !resolve(api_->library, "nvmlDeviceSetPowerManagementLimit", api_->set_management_limit)) {
+    why_not = "NVML lacks the power-limit functions (driver too old?)";
+    return nullptr;
+  }
+  return std::make_unique<NvmlPowerLimit<LoadedNvmlPowerLimit>>(
+      LoadedNvmlPowerLimit{api_->limit_constraints, api_->management_limit, api_->set_management_limit,
+                           api_->error_string, device_, pci_bus_id_});
 }
 
 }  // namespace roofprobe::cuda

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,11 +51,15 @@ class NvmlTelemetry {
   // Empty when none, or when NVML cannot say.
   std::vector<std::string> other_compute_processes() const;
   bool knows_processes() const { return api_ != nullptr && has_processes_; }
+  // The board's settable power limit (nvml_power_limit.hpp), or nullptr with `why_not` saying
+  // why there is none (no NVML, a driver without the entry points).
+  std::unique_ptr<PowerLimitControl> power_limit_control(std::string& why_not) const;
 
  private:
   struct Api;
   Api* api_ = nullptr;
   void* device_ = nullptr;  // nvmlDevice_t
+  std::string pci_bus_id_;
   std::string why_not_;
   std::string energy_why_not_;
   bool has_processes_ = false;
