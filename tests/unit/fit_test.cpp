@@ -389,14 +389,14 @@ TEST(FindPlateaus, ALevelInsideAKneeIsNamedNotPublishedAsABlend) {
   EXPECT_GE(named, 1);
 }
 
-// An L3 that lasts an octave right above a large aggregate L2, sampled at two sizes per octave: one
-// soft knee from the L2 to DRAM draws its few sizes as well as two knees around the L3 do, and the
-// criterion leaves the L3 out. The knee must then be named as one where a level may hide
+// An L3 that lasts an octave right above a large aggregate L2 (a Grace-like socket), sampled at two
+// sizes per octave: one soft knee from the L2 to DRAM draws its few sizes as well as two knees
+// around the L3 do, and the criterion leaves the L3 out. The knee must then be named as one where a level may hide
 // (LevelModelFit::in_knees), with the published rates either side as its interval; a published
 // level is always a true one.
 TEST(FindPlateaus, ALevelSqueezedIntoAKneeIsNamedWhereItMayHide) {
-  const SweepShape squeezed{{{2.6 * MiB, 9000}, {64 * MiB, 3800}, {128 * MiB, 900}, {0, 260}}, 0.15, 0};
-  const std::vector<double> truth = {9000, 3800, 900, 260};
+  const SweepShape squeezed{{{4.5 * MiB, 11000}, {64 * MiB, 4200}, {128 * MiB, 1500}, {0, 450}}, 0.2, 0};
+  const std::vector<double> truth = {11000, 4200, 1500, 450};
   int in_knees = 0;
   for (unsigned seed = 1; seed <= 6; ++seed) {
     Rng rng(seed);
@@ -636,10 +636,14 @@ TEST(FitBandwidthCsv, AnUnresolvedLevelIsNamedUnderMissing) {
   Machine m;
   fit_bandwidth_csv(f.path(), m);
   ASSERT_EQ(m.memory.size(), fit.levels.size());
-  // The unresolved level, then that the names go by order (no capacities were given).
-  ASSERT_EQ(m.missing.size(), 2u);
-  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()), f.path()));
-  EXPECT_NE(m.missing[1].find("named by their order"), std::string::npos) << m.missing[1];
+  // The unresolved level, the knees where a level may hide, then that the names go by order (no
+  // capacities were given).
+  ASSERT_EQ(m.missing.size(), 2u + fit.in_knees.size());
+  const int levels = static_cast<int>(fit.levels.size());
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, levels, f.path()));
+  for (std::size_t i = 0; i < fit.in_knees.size(); ++i)
+    EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, f.path()));
+  EXPECT_NE(m.missing.back().find("named by their order"), std::string::npos) << m.missing.back();
 }
 
 TEST(FitBandwidthCsv, DefaultMemoryNameIsDram) {
