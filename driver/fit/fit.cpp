@@ -399,8 +399,11 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     for (const UnresolvedLevel& u : s.unlocated)
       machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
     if (s.unresolved) machine.missing.push_back(unresolved_level_note(*s.unresolved, s.fitted_levels, curve));
-    for (const UnresolvedLevel& u : s.in_knees)
-      machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
+    // A series that reaches only its first level (a GPU's ca read) leaves the levels past it to
+    // the kernels that reach them: a level hiding in its knee is theirs to measure.
+    if (!s.first_level_only)
+      for (const UnresolvedLevel& u : s.in_knees)
+        machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
   }
   if (!fitted.empty())
     machine.provenance["level_model"] =

@@ -438,6 +438,36 @@ TEST(FindPlateaus, ALevelSqueezedIntoAKneeIsNamedWhereItMayHide) {
   EXPECT_GE(in_knees, 1);
 }
 
+// A curve built by tests/fit/make_synthetic_curves.py (tests/unit/fixtures/synthetic/README.md)
+// whose middle level, 8962 GB/s, lies inside the soft knee from 15381 to 4771: the criterion
+// publishes the two others, and the knee must be named as one where the middle level may hide.
+TEST(FindPlateaus, ASyntheticCurvesSqueezedLevelIsNamed) {
+  std::FILE* f =
+      std::fopen((std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/synthetic/gpu3-s5052.csv").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::vector<CurvePoint> points;
+  char line[128];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    CurvePoint p;
+    if (std::sscanf(line, "%lf,%lf", &p.x, &p.y) == 2) points.push_back(p);
+  }
+  std::fclose(f);
+  ASSERT_GT(points.size(), 50u);
+  const LevelModelFit fit = fit_level_model(points);
+  const std::vector<double> truth = {15380.7, 8961.7, 4770.9};
+  for (const FittedLevel& level : fit.levels)
+    EXPECT_TRUE(
+        std::any_of(truth.begin(), truth.end(), [&](double t) { return std::fabs(level.rate / t - 1) <= 0.05; }))
+        << "a published level at " << level.rate << " is no true level";
+  if (fit.levels.size() == truth.size()) return;
+  std::vector<UnresolvedLevel> notes = fit.in_knees;
+  notes.insert(notes.end(), fit.unlocated.begin(), fit.unlocated.end());
+  if (fit.unresolved) notes.push_back(*fit.unresolved);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const UnresolvedLevel& u) {
+    return u.rate_ci95.known() && u.rate_ci95.lo <= 8961.7 && 8961.7 <= u.rate_ci95.hi;
+  })) << "the level at 8962 is neither published nor named";
+}
+
 // Levels fall with size: an unlocated level's interval is the span between the nearest located
 // levels either side, never one bounded by another unlocated level.
 TEST(FindPlateaus, AnUnlocatedLevelLiesBetweenTheLocatedLevelsBesideIt) {
