@@ -243,8 +243,9 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   if (!o.level_names.empty()) model_options.max_levels = static_cast<int>(o.level_names.size());
   std::string model;
   std::optional<UnresolvedLevel> unresolved;
-  std::vector<UnresolvedLevel> unlocated;
-  const std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved, &unlocated);
+  std::vector<UnresolvedLevel> unlocated, in_knees;
+  const std::vector<Plateau> plateaus =
+      find_plateaus(points, model_options, &model, &unresolved, &unlocated, &in_knees);
   if (plateaus.empty())
     throw InputError(path + ": " +
                      (model.empty() ? std::string("need at least 3 distinct working-set sizes to fit levels") : model));
@@ -297,6 +298,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   if (unresolved)
     machine.missing.push_back(
         unresolved_level_note(*unresolved, static_cast<int>(plateaus.size() + unlocated.size()), path));
+  for (const UnresolvedLevel& u : in_knees)
+    machine.missing.push_back(unresolved_level_note(u, static_cast<int>(plateaus.size() + unlocated.size()), path));
   for (std::string& n : notes) machine.missing.push_back(path + ": " + n);
 }
 

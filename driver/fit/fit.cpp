@@ -43,11 +43,12 @@ Stats compute_stats(std::vector<double> values) {
 
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options,
                                    std::string* model, std::optional<UnresolvedLevel>* unresolved,
-                                   std::vector<UnresolvedLevel>* unlocated) {
+                                   std::vector<UnresolvedLevel>* unlocated, std::vector<UnresolvedLevel>* in_knees) {
   const LevelModelFit fit = fit_level_model(points, options);
   if (model != nullptr) *model = fit.model;
   if (unresolved != nullptr) *unresolved = fit.unresolved;
   if (unlocated != nullptr) *unlocated = fit.unlocated;
+  if (in_knees != nullptr) *in_knees = fit.in_knees;
   std::vector<Plateau> plateaus;
   for (const FittedLevel& level : fit.levels) {
     Plateau p;
@@ -78,6 +79,16 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
                   figure(level.rate_ci95.lo).c_str(), figure(level.rate_ci95.hi).c_str());
   else
     std::snprintf(rate, sizeof rate, "%s", figure(level.rate).c_str());
+  if (level.in_knee) {
+    char evidence[160];
+    std::snprintf(evidence, sizeof evidence, "%.2f (%.2f would reject it at 95%%)", level.chi_square,
+                  kHiddenLevelChiSquare);
+    return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
+           ": may hide in the knee there; a fit with " + std::to_string(level.levels) +
+           " levels, one lasting an octave or more near " + rate +
+           ", is not rejected by the data (likelihood-ratio statistic " + evidence +
+           "): its rate lies between the rates of the levels either side";
+  }
   if (level.unlocated)
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; the fit with " + std::to_string(level.levels) + " levels has one there, near " +
@@ -216,6 +227,7 @@ struct SeriesLevels {
   bool first_level_only = false;              // FeedSpec::SeriesReach: publishes its first level and memory only
   std::optional<UnresolvedLevel> unresolved;  // a level its curve cannot rule out
   std::vector<UnresolvedLevel> unlocated;     // levels of its fit whose rates the data do not locate
+  std::vector<UnresolvedLevel> in_knees;      // knees of its fit where a level may hide
   int fitted_levels = 0;                      // levels of its fit, before naming drops any
 };
 
@@ -224,7 +236,8 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
                                               const DeviceInfo& device, std::string* why_not) {
   SeriesLevels s{key, samples, series_curve(samples, spec), {}, {}};
   std::string model;
-  std::vector<Plateau> plateaus = find_plateaus(s.curve.points, options, &model, &s.unresolved, &s.unlocated);
+  std::vector<Plateau> plateaus =
+      find_plateaus(s.curve.points, options, &model, &s.unresolved, &s.unlocated, &s.in_knees);
   s.fitted_levels = static_cast<int>(plateaus.size() + s.unlocated.size());
   if (plateaus.empty()) {
     if (why_not != nullptr) *why_not = model.empty() ? "fewer than 3 working-set sizes" : model;
@@ -386,6 +399,11 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     for (const UnresolvedLevel& u : s.unlocated)
       machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
     if (s.unresolved) machine.missing.push_back(unresolved_level_note(*s.unresolved, s.fitted_levels, curve));
+    // A series that reaches only its first level (a GPU's ca read) leaves the levels past it to
+    // the kernels that reach them: a level hiding in its knee is theirs to measure.
+    if (!s.first_level_only)
+      for (const UnresolvedLevel& u : s.in_knees)
+        machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
   }
   if (!fitted.empty())
     machine.provenance["level_model"] =

@@ -29,10 +29,12 @@ struct Plateau {
 // The levels of a rate-vs-size curve by the level model (level_model.hpp): nearest (fastest)
 // first. `model`, when given, receives the model's one-line description; `unresolved`, a level
 // the data cannot rule out (LevelModelFit::unresolved); `unlocated`, the levels of the fit whose
-// rates the data do not locate, left out of the plateaus (LevelModelFit::unlocated).
+// rates the data do not locate, left out of the plateaus (LevelModelFit::unlocated); `in_knees`,
+// knees where a level may hide (LevelModelFit::in_knees).
 std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const LevelModelOptions& options = {},
                                    std::string* model = nullptr, std::optional<UnresolvedLevel>* unresolved = nullptr,
-                                   std::vector<UnresolvedLevel>* unlocated = nullptr);
+                                   std::vector<UnresolvedLevel>* unlocated = nullptr,
+                                   std::vector<UnresolvedLevel>* in_knees = nullptr);
 
 // The `missing:` line for a level the fit could not resolve; `chosen_levels`: the levels of the fit
 // the criterion chose; `curve` names the curve ("probe 'bandwidth' (cpu, mode=read)", a CSV's path).

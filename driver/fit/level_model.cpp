@@ -183,10 +183,21 @@ void clamp_start(const Data& d, const Layout& lay, std::vector<double>& p) {
   if (lay.ramp) p[lay.a()] = std::clamp(p[lay.a()], -d.z_max + d.lw_min - 39.9, -d.z_min + d.lw_max + 4.9);
 }
 
-Candidate refine(const Data& d, const Layout& lay, std::vector<double> p) {
+// A parameter's bounds narrower than the search's (set_bounds): index, lower, upper.
+struct Bound {
+  int index = 0;
+  double lo = 0, hi = 0;
+};
+
+Candidate refine(const Data& d, const Layout& lay, std::vector<double> p, const std::vector<Bound>& bounds = {}) {
   clamp_start(d, lay, p);
+  for (const Bound& b : bounds) p[b.index] = std::clamp(p[b.index], b.lo, b.hi);
   ceres::Problem problem;
   build_problem(problem, d, lay, p.data());
+  for (const Bound& b : bounds) {
+    problem.SetParameterLowerBound(p.data(), b.index, b.lo);
+    problem.SetParameterUpperBound(p.data(), b.index, b.hi);
+  }
   ceres::Solver::Options options;
   options.linear_solver_type = ceres::DENSE_QR;
   options.max_num_iterations = 200;
@@ -835,10 +846,10 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
 // where the curve is at its rate. The span between the neighbours is the interval: levels fall
 // with size, so a level between two others is slower than the one and faster than the other,
 // whatever the knees' shapes.
-std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit) {
+std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit, std::vector<bool>& located) {
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());
-  std::vector<bool> located(chosen_levels);
+  located.assign(chosen_levels, false);
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
     const bool inner = i > 0 && i + 1 < chosen_levels;
@@ -873,6 +884,118 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
   return out;
 }
 
+// A level hiding in a knee lasts an octave at least: a cache holds at least twice the one before
+// it (a partitioned L2's far half is its second half), or it is not worth its latency.
+constexpr double kMinHiddenLevelSpan = 0.6931471805599453;  // ln 2
+
+// Whether level `level` of a fit serves the most accesses at ln size lw: where a level is a level
+// (describe() gives each size to the level that serves it most).
+bool serves_most_at(const Candidate& c, int level, double lw) {
+  double served[16];
+  served_fractions(c.lay, c.p.data(), lw, served);
+  return std::max_element(served, served + c.lay.levels) - served == level;
+}
+
+// The best fit with a level hidden in knee `knee` of `chosen` (between its levels knee and knee +
+// 1): the knee is split in two, at least kMinHiddenLevelSpan apart, around a level that serves the
+// most accesses between them. The two knees are held where they are placed (a profile over a grid
+// of placements): left free, they close up and the level vanishes into one knee again, which is
+// the chosen fit, not the alternative. Everything else is refitted. An infinite cost: no such fit.
+Candidate hidden_level_fit(const Data& d, const Candidate& chosen, int knee) {
+  const Layout& lay = chosen.lay;
+  const Layout alt{lay.levels + 1, lay.ramp, false};
+  Candidate best;
+  best.lay = alt;
+  if (alt.levels > 16 || alt.size() >= static_cast<int>(d.samples.size())) return best;
+  const double centre = chosen.p[lay.c(knee)];
+  // A level told apart from the levels either side: a rate within kMaxLocatedRateSpan of a
+  // neighbour is that neighbour at the accuracy a level is published with, its knee moved (a
+  // long-tailed knee drawn as a shoulder), not a level of its own.
+  const double fastest = chosen.p[lay.b(knee)] - std::log(kMaxLocatedRateSpan);
+  const double slowest = chosen.p[lay.b(knee + 1)] + std::log(kMaxLocatedRateSpan);
+  if (slowest >= fastest) return best;
+  std::vector<std::pair<double, Start>> screened;
+  for (double span : {1.0, 1.5, 2.0})
+    for (double offset = -0.5; offset <= 0.5 + 1e-9; offset += kGridStep / 2)
+      for (double width : {0.1, 0.2, 0.35}) {
+        Start s;
+        for (int i = 0; i + 1 < lay.levels; ++i) {
+          const double w = std::exp(chosen.p[lay.s(i)]);
+          if (i != knee) {
+            s.knees.push_back(chosen.p[lay.c(i)]), s.widths.push_back(w);
+            continue;
+          }
+          const double half = span * kMinHiddenLevelSpan / 2;
+          s.knees.push_back(centre + offset - half), s.widths.push_back(width);
+          s.knees.push_back(centre + offset + half), s.widths.push_back(width);
+        }
+        if (!std::is_sorted(s.knees.begin(), s.knees.end()) ||
+            std::adjacent_find(s.knees.begin(), s.knees.end()) != s.knees.end())
+          continue;
+        Candidate c;
+        c.lay = alt;
+        const double sse = linear_start(d, alt, s.knees, s.widths, c.p);
+        const double mid = centre + offset;
+        const double hidden = c.p[alt.b(knee + 1)];
+        if (std::isfinite(sse) && physical(d, c) && serves_most_at(c, knee + 1, mid) && hidden > slowest &&
+            hidden < fastest)
+          screened.emplace_back(sse, std::move(s));
+      }
+  std::sort(screened.begin(), screened.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t k = 0; k < screened.size() && k < 3; ++k) {
+    const Start& s = screened[k].second;
+    std::vector<double> p;
+    linear_start(d, alt, s.knees, s.widths, p);
+    const double mid = (s.knees[knee] + s.knees[knee + 1]) / 2;
+    const double pinned = 1e-9;
+    Candidate c = refine(d, alt, p,
+                         {{alt.c(knee), s.knees[knee] - pinned, s.knees[knee] + pinned},
+                          {alt.c(knee + 1), s.knees[knee + 1] - pinned, s.knees[knee + 1] + pinned},
+                          {alt.b(knee + 1), slowest, fastest}});
+    if (std::isfinite(c.cost) && physical(d, c) && serves_most_at(c, knee + 1, mid) && c.cost < best.cost)
+      best = std::move(c);
+  }
+  return best;
+}
+
+// The knees between two published levels where the data do not reject a level hidden inside
+// (LevelModelFit::in_knees): the likelihood-ratio statistic of the best such fit against the
+// chosen one, 2 (cost - chosen cost) in units of the fit's noise, is below kHiddenLevelChiSquare.
+// The residuals are scaled by the noise measured from the repetitions; where the chosen fit's own
+// scatter is larger, the statistic is scaled down by it as the intervals are.
+std::vector<UnresolvedLevel> levels_in_knees(const Data& d, const Candidate& chosen, const LevelModelFit& fit,
+                                             const std::vector<bool>& located) {
+  std::vector<UnresolvedLevel> out;
+  // With one sample per size the noise is estimated from neighbouring sizes, which a knee's slope
+  // inflates: the statistic has no calibrated scale there.
+  if (d.one_sample_per_size) return out;
+  const Layout& lay = chosen.lay;
+  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - lay.size());
+  const double scale = std::max(1.0, 2 * chosen.cost / dof);
+  const auto named = [&](double x) {
+    const auto holds = [&](const UnresolvedLevel& u) { return u.x_lo <= x && x <= u.x_hi; };
+    return std::any_of(fit.unlocated.begin(), fit.unlocated.end(), holds) || (fit.unresolved && holds(*fit.unresolved));
+  };
+  for (int k = 0; k + 1 < lay.levels; ++k) {
+    if (!located[k] || !located[k + 1] || named(std::exp(chosen.p[lay.c(k)]))) continue;
+    const Candidate alt = hidden_level_fit(d, chosen, k);
+    if (!std::isfinite(alt.cost)) continue;
+    const double chi_square = 2 * (alt.cost - chosen.cost) / scale;
+    if (chi_square >= kHiddenLevelChiSquare) continue;
+    UnresolvedLevel u;
+    u.rate = std::exp(alt.p[alt.lay.b(k + 1)]);
+    // Levels fall with size: the published rates either side bound it.
+    u.rate_ci95 = {std::exp(chosen.p[lay.b(k + 1)]), std::exp(chosen.p[lay.b(k)])};
+    u.x_lo = std::exp(alt.p[alt.lay.c(k)]);
+    u.x_hi = std::exp(alt.p[alt.lay.c(k + 1)]);
+    u.levels = alt.lay.levels;
+    u.in_knee = true;
+    u.chi_square = chi_square;
+    out.push_back(u);
+  }
+  return out;
+}
+
 }  // namespace
 
 LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const LevelModelOptions& options) {
@@ -901,7 +1024,8 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
     return none;
   }
   LevelModelFit fit = describe(d, chosen);
-  fit.unlocated = take_unlocated_levels(d, fit);
+  std::vector<bool> located;
+  fit.unlocated = take_unlocated_levels(d, fit, located);
   // A level published beside an unlocated one may have no interval of its own: in the fit with
   // the unlocated level, its rate trades off against that level's (an H200's L2 next to an
   // unlocated level in its HBM knee had none). Where the best fit without it has the same level
@@ -921,6 +1045,7 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   }
   fit.unresolved = unsupported_level(d, chosen, least);
   if (!fit.unresolved) fit.unresolved = unresolved_level(d, chosen, best_by_levels);
+  fit.in_knees = levels_in_knees(d, chosen, fit, located);
   return fit;
 }
 

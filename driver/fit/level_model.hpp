@@ -84,7 +84,17 @@ struct UnresolvedLevel {
   // unlocated): its interval is then the span between the levels either side, which the data do
   // bound, and delta_bic and supporting_sizes say nothing.
   bool unlocated = false;
+  // True for a level that may hide inside a knee of the chosen fit (LevelModelFit::in_knees): a
+  // fit with one more level there, lasting an octave or more, is not rejected by the data. Its
+  // interval is the span between the published levels either side; `chi_square` is the
+  // likelihood-ratio statistic of that fit against the chosen one (below kHiddenLevelChiSquare).
+  bool in_knee = false;
+  double chi_square = 0;
 };
+
+// The likelihood-ratio statistic below which the data do not reject a fit against the chosen one:
+// the 95% quantile of the chi-square distribution with one degree of freedom.
+inline constexpr double kHiddenLevelChiSquare = 3.841;
 
 struct LevelModelFit {
   std::vector<FittedLevel> levels;  // nearest (fastest) first
@@ -103,6 +113,12 @@ struct LevelModelFit {
   // levels beside it (a partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is
   // named as a level that is there, between the rates either side, not published as measured.
   std::vector<UnresolvedLevel> unlocated;
+  // Knees between two published levels where a level may hide (UnresolvedLevel::in_knee). A soft
+  // knee between rates far apart, sampled at a few sizes, is drawn as well by one knee as by two
+  // around a level lasting an octave (an L3 just above a large aggregate L2, a partitioned L2's
+  // far half): the sizes do not tell them apart, and the chosen fit, having fewer parameters,
+  // leaves the level out. Knees already named by `unresolved` or `unlocated` are not repeated.
+  std::vector<UnresolvedLevel> in_knees;
 };
 
 // A level's rate is located when its 95% interval spans at most this factor, +-5%: the accuracy

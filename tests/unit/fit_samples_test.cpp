@@ -239,9 +239,13 @@ TEST(FitSamples, ALevelACurveCannotRuleOutIsNamedUnderMissing) {
   m.device.memory_name = "HBM";
   fit_samples(samples, m);
   ASSERT_EQ(m.memory.size(), fit.levels.size());
-  ASSERT_EQ(m.missing.size(), 1u);
-  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()),
-                                                "probe 'fit_test_bw' (fit_test, mode=read)"));
+  // Then the knees of the same curve where a level may hide (LevelModelFit::in_knees).
+  ASSERT_EQ(m.missing.size(), 1u + fit.in_knees.size());
+  const std::string curve = "probe 'fit_test_bw' (fit_test, mode=read)";
+  const int levels = static_cast<int>(fit.levels.size());
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, levels, curve));
+  for (std::size_t i = 0; i < fit.in_knees.size(); ++i)
+    EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, curve));
 }
 
 TEST(FitSamples, ComputeCeilingsPerSeries) {

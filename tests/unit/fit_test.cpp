@@ -389,6 +389,85 @@ TEST(FindPlateaus, ALevelInsideAKneeIsNamedNotPublishedAsABlend) {
   EXPECT_GE(named, 1);
 }
 
+// An L3 that lasts an octave right above a large aggregate L2 (a Grace-like socket), sampled at two
+// sizes per octave: one soft knee from the L2 to DRAM draws its few sizes as well as two knees
+// around the L3 do, and the criterion leaves the L3 out. The knee must then be named as one where a level may hide
+// (LevelModelFit::in_knees), with the published rates either side as its interval; a published
+// level is always a true one.
+TEST(FindPlateaus, ALevelSqueezedIntoAKneeIsNamedWhereItMayHide) {
+  const SweepShape squeezed{{{4.5 * MiB, 11000}, {64 * MiB, 4200}, {128 * MiB, 1500}, {0, 450}}, 0.2, 0};
+  const std::vector<double> truth = {11000, 4200, 1500, 450};
+  int in_knees = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    Rng rng(seed);
+    const LevelModelFit fit = fit_level_model(synth(squeezed, geometric_sizes(32 * KiB, 4 * GiB, 2), 0.015, 3, rng));
+    std::vector<bool> published(truth.size());
+    for (const FittedLevel& level : fit.levels) {
+      std::size_t j = 0;
+      while (j < truth.size() && (published[j] || std::fabs(level.rate / truth[j] - 1) > 0.05)) ++j;
+      ASSERT_LT(j, truth.size()) << "seed " << seed << ": a published level at " << level.rate << " is no true level";
+      published[j] = true;
+    }
+    std::vector<Interval> notes;
+    for (const UnresolvedLevel& u : fit.unlocated) notes.push_back(u.rate_ci95);
+    if (fit.unresolved) notes.push_back(fit.unresolved->rate_ci95);
+    for (const UnresolvedLevel& u : fit.in_knees) {
+      notes.push_back(u.rate_ci95);
+      ++in_knees;
+      EXPECT_TRUE(u.in_knee);
+      EXPECT_LT(u.chi_square, kHiddenLevelChiSquare) << "seed " << seed;
+      // It lasts an octave at least, and its rate lies between the published levels beside it.
+      EXPECT_GE(u.x_hi / u.x_lo, 2 * (1 - 1e-9)) << "seed " << seed;
+      const auto is_published = [&](double rate) {
+        return std::any_of(fit.levels.begin(), fit.levels.end(),
+                           [&](const FittedLevel& l) { return std::fabs(l.rate / rate - 1) < 1e-9; });
+      };
+      EXPECT_TRUE(is_published(u.rate_ci95.lo)) << "seed " << seed << ": " << u.rate_ci95.lo;
+      EXPECT_TRUE(is_published(u.rate_ci95.hi)) << "seed " << seed << ": " << u.rate_ci95.hi;
+      EXPECT_LT(u.rate_ci95.lo, u.rate) << "seed " << seed;
+      EXPECT_LT(u.rate, u.rate_ci95.hi) << "seed " << seed;
+    }
+    for (std::size_t j = 0; j < truth.size(); ++j) {
+      if (published[j]) continue;
+      const bool held = std::any_of(notes.begin(), notes.end(), [&](const Interval& ci) {
+        return ci.known() && ci.lo <= truth[j] && truth[j] <= ci.hi;
+      });
+      EXPECT_TRUE(held) << "seed " << seed << ": the true level at " << truth[j] << " is neither published nor named";
+    }
+  }
+  EXPECT_GE(in_knees, 1);
+}
+
+// A curve built by tests/fit/make_synthetic_curves.py (tests/unit/fixtures/synthetic/README.md)
+// whose middle level, 8962 GB/s, lies inside the soft knee from 15381 to 4771: the criterion
+// publishes the two others, and the knee must be named as one where the middle level may hide.
+TEST(FindPlateaus, ASyntheticCurvesSqueezedLevelIsNamed) {
+  std::FILE* f =
+      std::fopen((std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/synthetic/gpu3-s5052.csv").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::vector<CurvePoint> points;
+  char line[128];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    CurvePoint p;
+    if (std::sscanf(line, "%lf,%lf", &p.x, &p.y) == 2) points.push_back(p);
+  }
+  std::fclose(f);
+  ASSERT_GT(points.size(), 50u);
+  const LevelModelFit fit = fit_level_model(points);
+  const std::vector<double> truth = {15380.7, 8961.7, 4770.9};
+  for (const FittedLevel& level : fit.levels)
+    EXPECT_TRUE(
+        std::any_of(truth.begin(), truth.end(), [&](double t) { return std::fabs(level.rate / t - 1) <= 0.05; }))
+        << "a published level at " << level.rate << " is no true level";
+  if (fit.levels.size() == truth.size()) return;
+  std::vector<UnresolvedLevel> notes = fit.in_knees;
+  notes.insert(notes.end(), fit.unlocated.begin(), fit.unlocated.end());
+  if (fit.unresolved) notes.push_back(*fit.unresolved);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const UnresolvedLevel& u) {
+    return u.rate_ci95.known() && u.rate_ci95.lo <= 8961.7 && 8961.7 <= u.rate_ci95.hi;
+  })) << "the level at 8962 is neither published nor named";
+}
+
 // Levels fall with size: an unlocated level's interval is the span between the nearest located
 // levels either side, never one bounded by another unlocated level.
 TEST(FindPlateaus, AnUnlocatedLevelLiesBetweenTheLocatedLevelsBesideIt) {
@@ -561,6 +640,21 @@ TEST(FitBandwidthCsv, AnUnresolvedLevelIsNamedUnderMissing) {
   u.rate_ci95 = {};
   EXPECT_NE(unresolved_level_note(u, 2, "sweep.csv").find("one near 6200 there"), std::string::npos);
 
+  // A level that may hide in a knee: the likelihood-ratio statistic, not a BIC difference.
+  UnresolvedLevel hidden;
+  hidden.rate = 1416;
+  hidden.rate_ci95 = {449.1, 4210};
+  hidden.x_lo = 66.4 * MiB;
+  hidden.x_hi = 133 * MiB;
+  hidden.levels = 4;
+  hidden.in_knee = true;
+  hidden.chi_square = 1.234;
+  EXPECT_EQ(unresolved_level_note(hidden, 3, "sweep.csv"),
+            "a memory level of sweep.csv between 66.4 MiB and 133 MiB: may hide in the knee there; a fit with 4 "
+            "levels, one lasting an octave or more near 1416 (95% CI 449.1 - 4210), is not rejected by the data "
+            "(likelihood-ratio statistic 1.23 (3.84 would reject it at 95%)): its rate lies between the rates of "
+            "the levels either side");
+
   // Through fit --bandwidth-csv: a sweep of the test above whose fit left its L3 out.
   const auto sweep = sweep_with_an_unresolved_level();
   ASSERT_TRUE(sweep) << "no sweep of 8 left its L3 unresolved";
@@ -572,10 +666,14 @@ TEST(FitBandwidthCsv, AnUnresolvedLevelIsNamedUnderMissing) {
   Machine m;
   fit_bandwidth_csv(f.path(), m);
   ASSERT_EQ(m.memory.size(), fit.levels.size());
-  // The unresolved level, then that the names go by order (no capacities were given).
-  ASSERT_EQ(m.missing.size(), 2u);
-  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, static_cast<int>(fit.levels.size()), f.path()));
-  EXPECT_NE(m.missing[1].find("named by their order"), std::string::npos) << m.missing[1];
+  // The unresolved level, the knees where a level may hide, then that the names go by order (no
+  // capacities were given).
+  ASSERT_EQ(m.missing.size(), 2u + fit.in_knees.size());
+  const int levels = static_cast<int>(fit.levels.size());
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, levels, f.path()));
+  for (std::size_t i = 0; i < fit.in_knees.size(); ++i)
+    EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, f.path()));
+  EXPECT_NE(m.missing.back().find("named by their order"), std::string::npos) << m.missing.back();
 }
 
 TEST(FitBandwidthCsv, DefaultMemoryNameIsDram) {
