@@ -81,12 +81,14 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
     std::snprintf(rate, sizeof rate, "%s", figure(level.rate).c_str());
   if (level.in_knee) {
     char evidence[160];
-    std::snprintf(evidence, sizeof evidence, "%.2f (%.2f would reject it at 95%%)", level.chi_square,
-                  kHiddenLevelChiSquare);
+    // A negative statistic: the fit with the hidden level has the smaller residual, and only the
+    // criterion's price of its parameters chose the published fit.
+    std::snprintf(evidence, sizeof evidence,
+                  "likelihood-ratio statistic %.2f against the published fit; %.2f or more would rule it out at 95%%",
+                  level.chi_square, kHiddenLevelChiSquare);
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
-           ": may hide in the knee there; a fit with " + std::to_string(level.levels) +
-           " levels, one lasting an octave or more near " + rate +
-           ", is not rejected by the data (likelihood-ratio statistic " + evidence +
+           ": may hide in the knee there; the data cannot rule out a fit with " + std::to_string(level.levels) +
+           " levels, one lasting an octave or more near " + rate + " (" + evidence +
            "): its rate lies between the rates of the levels either side";
   }
   if (level.unlocated)

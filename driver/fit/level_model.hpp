@@ -85,7 +85,7 @@ struct UnresolvedLevel {
   // bound, and delta_bic and supporting_sizes say nothing.
   bool unlocated = false;
   // True for a level that may hide inside a knee of the chosen fit (LevelModelFit::in_knees): a
-  // fit with one more level there, lasting an octave or more, is not rejected by the data. Its
+  // fit with one more level there, lasting an octave or more, is not ruled out by the data. Its
   // interval is the span between the published levels either side; `chi_square` is the
   // likelihood-ratio statistic of that fit against the chosen one (below kHiddenLevelChiSquare).
   bool in_knee = false;

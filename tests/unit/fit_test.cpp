@@ -650,10 +650,10 @@ TEST(FitBandwidthCsv, AnUnresolvedLevelIsNamedUnderMissing) {
   hidden.in_knee = true;
   hidden.chi_square = 1.234;
   EXPECT_EQ(unresolved_level_note(hidden, 3, "sweep.csv"),
-            "a memory level of sweep.csv between 66.4 MiB and 133 MiB: may hide in the knee there; a fit with 4 "
-            "levels, one lasting an octave or more near 1416 (95% CI 449.1 - 4210), is not rejected by the data "
-            "(likelihood-ratio statistic 1.23 (3.84 would reject it at 95%)): its rate lies between the rates of "
-            "the levels either side");
+            "a memory level of sweep.csv between 66.4 MiB and 133 MiB: may hide in the knee there; the data cannot "
+            "rule out a fit with 4 levels, one lasting an octave or more near 1416 (95% CI 449.1 - 4210) "
+            "(likelihood-ratio statistic 1.23 against the published fit; 3.84 or more would rule it out at 95%): "
+            "its rate lies between the rates of the levels either side");
 
   // Through fit --bandwidth-csv: a sweep of the test above whose fit left its L3 out.
   const auto sweep = sweep_with_an_unresolved_level();
