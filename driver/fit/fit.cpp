@@ -500,7 +500,12 @@ const std::vector<FeedSpec>* feeds_of(const FeedTable* feeds, const std::string&
 
 }  // namespace
 
-void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
+void fit_samples(const std::vector<Sample>& all_samples, Machine& machine, const FeedTable* feeds) {
+  // The sweep's rows give the burst figures; the sustained phase's rows only their own figures.
+  const std::vector<Sample> samples = burst_samples(all_samples);
+  std::vector<Sample> sustained_rows;
+  for (const Sample& s : all_samples)
+    if (is_sustained(s)) sustained_rows.push_back(s);
   for (const ProbeSamples& group : group_by_probe(samples)) {
     const std::vector<FeedSpec>* specs = feeds_of(feeds, group.backend, group.probe);
     if (specs == nullptr) {
@@ -559,6 +564,7 @@ void fit_samples(const std::vector<Sample>& samples, Machine& machine, const Fee
                    [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
   order_memory_levels(machine);
   reject_above_theory(machine);
+  fit_sustained(sustained_rows, machine);
   fit_energy(samples, machine);
   // A launch's FLOPs are of the type its compute-ceiling feed names its series.
   fit_energy_model(

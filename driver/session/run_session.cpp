@@ -1,10 +1,12 @@
 #include "driver/session/run_session.hpp"
+#include "driver/session/sustained_phase.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -41,7 +43,12 @@ RunConfig choose_config(const RunOptions& o) {
   RunConfig config = load_config_file(o.config_path);
   if (o.quick) {
     // --quick with a file keeps its probes and axes but measures with quick's budget.
-    config.measurement = load_embedded_config("quick.yaml").measurement;
+    const RunConfig quick = load_embedded_config("quick.yaml");
+    config.measurement = quick.measurement;
+    // and quick's sustained phase at most: a first look, not a figure to report.
+    for (BackendConfig& b : config.backends)
+      if (const BackendConfig* q = quick.backend(b.name))
+        b.sustained_seconds = std::min(b.sustained_seconds, q->sustained_seconds);
   }
   return config;
 }
@@ -229,7 +236,7 @@ void write_run_plots(const Machine& machine, const std::vector<Sample>& all, con
   plot_options.out_dir = dir + "/plots";
   try {
     ensure_subdirectory_without_link(plot_options.out_dir);
-    PlotReport report = render_plots(machine, all, plot_options);
+    PlotReport report = render_plots(machine, burst_samples(all), plot_options);
     for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
   } catch (const InputError& e) {
     std::cerr << "warning: plots not written: " << e.what() << "\n";
@@ -344,8 +351,26 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
-  const int failures = outcome.failures;
-  const int stopped_by = outcome.stopped_by;
+  int failures = outcome.failures;
+  int stopped_by = outcome.stopped_by;
+  progress.finish();
+  if (stopped_by == 0 && !outcome.device_lost && bc.sustained_seconds > 0) {
+    // The burst fit names the ceilings and the points behind them; the phase loops those points.
+    Machine burst;
+    burst.device = device;
+    fit_samples(burst_samples(all), burst);
+    const std::vector<SustainedTarget> targets = sustained_targets(plan, burst, all, machine.missing);
+    const SustainedOutcome sustained = run_sustained_phase(
+        backend, device, targets, config.measurement, bc.sustained_seconds, sweep,
+        [] { return stop_requested() != 0; },
+        [&](const std::string& line) {
+          if (!o.quiet || line.rfind("error", 0) == 0) std::cerr << line << "\n";
+        });
+    all.insert(all.end(), sustained.samples.begin(), sustained.samples.end());
+    machine.missing.insert(machine.missing.end(), sustained.missing.begin(), sustained.missing.end());
+    failures += sustained.failures;
+    stopped_by = stop_requested();
+  }
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
   if (stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
