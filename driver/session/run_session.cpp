@@ -326,7 +326,17 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   std::vector<Sample> all;
   std::set<int> done;
   begin_record(o, config, bc, plan, resume, dir, machine, all, done);
-  if (resume != nullptr && done.size() == plan.points.size())
+  // The burst fit names the ceilings and the points behind them; the sustained phase loops those
+  // points not yet looped (a run stopped in its sustained phase resumes there).
+  const auto sustained_to_do = [&](std::vector<std::string>& missing) {
+    if (bc.sustained_seconds <= 0) return std::vector<SustainedTarget>{};
+    Machine burst;
+    burst.device = device;
+    fit_samples(burst_samples(all), burst);
+    return sustained_targets(plan, burst, all, missing);
+  };
+  std::vector<std::string> ignored;
+  if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty())
     throw InputError(dir + ": the run is complete: every planned point (" + std::to_string(plan.points.size()) +
                      ") is in its sweep.csv; nothing to resume (fit DIR/sweep.csv re-fits it)");
   // Points a resumed run measured beside another process's load stay named.
@@ -355,11 +365,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   int stopped_by = outcome.stopped_by;
   progress.finish();
   if (stopped_by == 0 && !outcome.device_lost && bc.sustained_seconds > 0) {
-    // The burst fit names the ceilings and the points behind them; the phase loops those points.
-    Machine burst;
-    burst.device = device;
-    fit_samples(burst_samples(all), burst);
-    const std::vector<SustainedTarget> targets = sustained_targets(plan, burst, all, machine.missing);
+    const std::vector<SustainedTarget> targets = sustained_to_do(machine.missing);
     const SustainedOutcome sustained = run_sustained_phase(
         backend, device, targets, config.measurement, bc.sustained_seconds, sweep,
         [] { return stop_requested() != 0; },

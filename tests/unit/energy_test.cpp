@@ -185,10 +185,13 @@ TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   ASSERT_EQ(back.size(), 1u);
   EXPECT_DOUBLE_EQ(back[0].energy_j, 1.25);
 
-  // A sweep written before the column existed: its header ends at throttle.
+  // A sweep written before the column existed: its header ends at throttle (energy_j and the
+  // later phase column cut off).
   std::string header = sweep_csv_header();
   header = header.substr(0, header.rfind(','));
+  header = header.substr(0, header.rfind(','));
   std::string row = sweep_csv_row(s);
+  row = row.substr(0, row.rfind(','));
   row = row.substr(0, row.rfind(','));
   const std::string old_path = (d.path() / "old.csv").string();
   std::ofstream(old_path) << header << "\n" << row << "\n";
@@ -199,7 +202,8 @@ TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   // A negative energy is not a measurement.
   const std::string bad_path = (d.path() / "bad.csv").string();
   std::string bad = sweep_csv_row(s);
-  bad = bad.substr(0, bad.rfind(',')) + ",-1";
+  bad = bad.substr(0, bad.rfind(','));
+  bad = bad.substr(0, bad.rfind(',')) + ",-1,";
   std::ofstream(bad_path) << sweep_csv_header() << "\n" << bad << "\n" << sweep_csv_row(s) << "\n";
   EXPECT_THROW(read_sweep_csv(bad_path), InputError);
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The sustained phase on the CPU backend, for real: a run with a short sustained_seconds writes a
+# sustained figure for FP64.FMA and DRAM (settled or marked not settled), `fit` alone publishes
+# the same from sweep.csv; sustained_seconds: 0 writes none. No timing is asserted.
+set -euo pipefail
+rp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+config() {  # config SECONDS: a small run with the given sustained_seconds
+  cat <<YAML
+measurement: {warmup_seconds: 0.005, min_samples: 3, min_seconds: 0.01, max_noise: 0.05, timeout_seconds: 0.05, target_launch_seconds: 0.005}
+cpu:
+  sustained_seconds: $1
+  probes:
+    bandwidth: {mode: [read], working_set_bytes: [16KiB, 64MiB, 128MiB]}
+    flops: {precision: [fp64], form: [fma], flops_per_element: [64]}
+YAML
+}
+config 0.4 > on.yaml
+config 0 > off.yaml
+
+# sustained: { ... } under the ceiling named $2 (a compute name: or a memory level:) of file $1
+sustained_of() { awk -v name="$2" '
+  /^  - (name|level): / { inside = ($3 == name) }
+  inside && /^    sustained:/ { grab = 1; next }
+  grab && /^      / { print; next }
+  { grab = 0 }' "$1"; }
+
+"$rp" run --config on.yaml --backend cpu --out on > on.summary 2> on.err || fail "run failed: $(cat on.err)"
+"$rp" validate on/machine.yaml > /dev/null || fail "machine.yaml with sustained figures does not validate"
+for c in FP64.FMA DRAM; do
+  figure=$(sustained_of on/machine.yaml "$c")
+  [[ -n $figure ]] || fail "no sustained figure for $c: $(cat on/machine.yaml)"
+  grep -qE '^      settled: (true|false)$' <<< "$figure" || fail "$c: sustained without settled:"
+  grep -qE '^      windows: [1-9]' <<< "$figure" || fail "$c: sustained without windows"
+  # A settled figure carries its interval; an unsettled one none, and the summary says so.
+  if grep -q 'settled: true' <<< "$figure"; then
+    grep -qE '_ci95: \[' <<< "$figure" || fail "$c: settled without interval"
+    grep -qE "^  $c +sustained [0-9.]+ (GFLOP/s|GB/s) \([0-9]+% of burst\)" on.summary || fail "$c: summary line"
+  else
+    grep -q '_ci95' <<< "$figure" && fail "$c: unsettled with an interval"
+    grep -qE "^  $c +not settled" on.summary || fail "$c: summary does not say not settled"
+  fi
+  grep -q "^sustained $c: [0-9]* windows" on.err || fail "$c: no progress line: $(cat on.err)"
+done
+grep -q ',sustained:FP64.FMA$' on/sweep.csv || fail "no sustained rows in sweep.csv"
+
+# fit alone publishes the same sustained figures from sweep.csv.
+"$rp" fit on/sweep.csv --out refit.yaml > /dev/null
+for c in FP64.FMA DRAM; do
+  diff <(sustained_of on/machine.yaml "$c") <(sustained_of refit.yaml "$c") > /dev/null || fail "refit $c differs"
+done
+
+# Off: no sustained rows, no sustained figures.
+"$rp" run --config off.yaml --backend cpu --out off -q > /dev/null 2> off.err || fail "run failed: $(cat off.err)"
+grep -q 'sustained' off/machine.yaml && fail "sustained_seconds: 0 wrote a sustained figure"
+grep -q ',sustained:' off/sweep.csv && fail "sustained_seconds: 0 wrote sustained rows"
+echo "integration.sustained_cpu: ok"
