@@ -433,7 +433,8 @@ std::optional<SustainedFigure> read_sustained(const Reader& r, const YAML::Node&
   f.ci95 = r.interval(n[rate_key + "_ci95"], at + rate_key + "_ci95");
   f.settled = r.opt_flag(n, "settled", at);
   if (!n["settled"]) r.fail(n, at + "settled", "missing");
-  if (f.settled && !f.ci95.known()) r.fail(n, at + rate_key + "_ci95", "missing: a settled figure carries its interval");
+  if (f.settled && !f.ci95.known())
+    r.fail(n, at + rate_key + "_ci95", "missing: a settled figure carries its interval");
   if (!f.settled && f.ci95.known())
     r.fail(n[rate_key + "_ci95"], at + rate_key + "_ci95", "an unsettled figure has no interval");
   if (f.ci95.known() && !(f.rate >= f.ci95.lo && f.rate <= f.ci95.hi))

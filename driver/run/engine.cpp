@@ -190,8 +190,8 @@ bool windows_settled(const std::vector<double>& rates, const std::vector<double>
   if (rates.size() < n) return false;
   if (!(last_spread(rates, n) <= kSettleSpread)) return false;
   if (clocks.size() < n) return true;
-  const bool clock_known = std::all_of(clocks.end() - static_cast<std::ptrdiff_t>(n), clocks.end(),
-                                       [](double mhz) { return mhz > 0; });
+  const bool clock_known =
+      std::all_of(clocks.end() - static_cast<std::ptrdiff_t>(n), clocks.end(), [](double mhz) { return mhz > 0; });
   return !clock_known || last_spread(clocks, n) <= kSettleSpread;
 }
 

@@ -73,9 +73,9 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
 struct SustainedWindow {
   double seconds = 0;  // the window's launches' time together
   int launches = 0;
-  double clock_mhz = 0;  // median clock its launches ran at (0: not measured)
-  double power_w = 0;    // mean board power its launches reported (0: not reported)
-  std::string throttle;  // every throttle reason its launches recorded, "+"-joined
+  double clock_mhz = 0;            // median clock its launches ran at (0: not measured)
+  double power_w = 0;              // mean board power its launches reported (0: not reported)
+  std::string throttle;            // every throttle reason its launches recorded, "+"-joined
   std::optional<double> energy_j;  // the energy counter over the window (nullopt: none)
 };
 

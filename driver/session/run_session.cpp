@@ -367,8 +367,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (stopped_by == 0 && !outcome.device_lost && bc.sustained_seconds > 0) {
     const std::vector<SustainedTarget> targets = sustained_to_do(machine.missing);
     const SustainedOutcome sustained = run_sustained_phase(
-        backend, device, targets, config.measurement, bc.sustained_seconds, sweep,
-        [] { return stop_requested() != 0; },
+        backend, device, targets, config.measurement, bc.sustained_seconds, sweep, [] { return stop_requested() != 0; },
         [&](const std::string& line) {
           if (!o.quiet || line.rfind("error", 0) == 0) std::cerr << line << "\n";
         });

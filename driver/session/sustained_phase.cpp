@@ -62,7 +62,8 @@ std::vector<SustainedTarget> sustained_targets(const Plan& plan, const Machine& 
       if (p.probe->info().name != l.probe) continue;
       bool same_series = true;
       for (const auto& [axis, value] : l.params)
-        if (axis != "working_set_bytes") same_series = same_series && p.params.count(axis) && p.params.at(axis) == value;
+        if (axis != "working_set_bytes")
+          same_series = same_series && p.params.count(axis) && p.params.at(axis) == value;
       const std::optional<double> size = working_set_of(p.params);
       if (!same_series || !size || *size < l.working_set_lo || (l.working_set_hi > 0 && *size > l.working_set_hi))
         continue;
@@ -108,8 +109,7 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
       report("sustained " + t.ceiling + ": " + std::to_string(rows.size()) + " windows, last " +
              text("%.1f", compute ? last.gflops : last.gbs) + (compute ? " GFLOP/s" : " GB/s") +
              (last.clock_mhz > 0 ? text(" at %.0f MHz", last.clock_mhz) : "") +
-             (last.power_w > 0 ? text(", %.0f W", last.power_w) : "") +
-             (m.settled ? ", settled" : ", not settled"));
+             (last.power_w > 0 ? text(", %.0f W", last.power_w) : "") + (m.settled ? ", settled" : ", not settled"));
       sweep.append_point(rows);
       out.samples.insert(out.samples.end(), rows.begin(), rows.end());
     } catch (const MeasurementStopped&) {

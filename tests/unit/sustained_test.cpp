@@ -27,8 +27,8 @@ TEST(SustainedSettle, NeedsThreeWindows) {
 }
 
 TEST(SustainedSettle, RatesWithinOnePercentOfTheirMean) {
-  EXPECT_TRUE(windows_settled({100, 100.5, 99.6}, {0, 0, 0}));   // spread 0.9%
-  EXPECT_FALSE(windows_settled({100, 101.5, 100}, {0, 0, 0}));   // spread 1.5%
+  EXPECT_TRUE(windows_settled({100, 100.5, 99.6}, {0, 0, 0}));  // spread 0.9%
+  EXPECT_FALSE(windows_settled({100, 101.5, 100}, {0, 0, 0}));  // spread 1.5%
   // Only the last three count: a ramp before them is the device settling.
   EXPECT_TRUE(windows_settled({150, 130, 100, 100.2, 99.9}, {0, 0, 0, 0, 0}));
 }
