@@ -374,7 +374,8 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     all.insert(all.end(), sustained.samples.begin(), sustained.samples.end());
     machine.missing.insert(machine.missing.end(), sustained.missing.begin(), sustained.missing.end());
     failures += sustained.failures;
-    stopped_by = stop_requested();
+    // A stop during the phase is an interruption like one during the sweep: resumable.
+    stopped_by = outcome.stopped_by = stop_requested();
   }
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();
