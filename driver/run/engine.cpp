@@ -228,13 +228,6 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
     }
     const std::optional<double> energy_after = energy_before ? backend.energy_joules() : std::nullopt;
     if (energy_before && energy_after && *energy_after >= *energy_before) w.energy_j = *energy_after - *energy_before;
-    // Every launch of the window ran on the same buffers: the window's result is checked as a
-    // sweep point's is, and a window that does not match ends the phase with nothing kept.
-    m.check = point.verify();
-    if (!m.check.ok) {
-      m.windows.clear();
-      return m;
-    }
     if (mhz.size() == static_cast<std::size_t>(w.launches)) {
       std::sort(mhz.begin(), mhz.end());
       w.clock_mhz = mhz[mhz.size() / 2];
@@ -247,6 +240,11 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
     m.settled = windows_settled(rates, clocks);
     if (m.settled && elapsed() >= seconds / 2) break;
   }
+  // Checked once at the end, as a sweep point is: the result carries every launch of the phase
+  // (a checksum over all passes), and a check between windows would idle the device, letting
+  // its power and clock recover in the middle of the loop. A mismatch discards every window.
+  m.check = point.verify();
+  if (!m.check.ok) m.windows.clear();
   return m;
 }
 

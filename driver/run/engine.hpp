@@ -92,7 +92,7 @@ struct SustainedMeasurement {
   std::vector<SustainedWindow> windows;
   Work work;  // per launch, at the repetition count the phase ran
   bool settled = false;
-  Check check;  // the first window whose result did not match, or ok
+  Check check;  // the phase's result against the host's prediction (windows empty when not ok)
 };
 
 // Window length for a phase of `seconds`: a twentieth of it, so the settle rule sees the last
@@ -100,8 +100,8 @@ struct SustainedMeasurement {
 // counter's updates.
 double sustained_window_seconds(double seconds);
 
-// Loops `point` for at most `seconds` (wall time), window by window, verifying each window's
-// result; stops early once windows_settled (after half the time). `on_window` is told of each
+// Loops `point` for at most `seconds` (wall time), window by window, and verifies the result at
+// the end, as measure_point does; stops early once windows_settled (after half the time). `on_window` is told of each
 // window (progress lines). `stop` is asked between launches, as in measure_point.
 SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings,
                                        double seconds, const std::function<bool()>& stop = {},
