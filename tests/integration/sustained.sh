@@ -67,6 +67,24 @@ for c in FP64.FMA DRAM; do
     fail "refit $c differs: $(diff "a.$c" "b.$c")"
 done
 
+# Stopped in its sustained phase: an interrupted run (143), which --resume finishes by looping
+# the ceilings not yet looped, without measuring the sweep again.
+config 1 > stop.yaml
+"$rp" run --config stop.yaml --backend cpu --out stop > /dev/null 2> stop.err &
+pid=$!
+for _ in $(seq 300); do grep -q '^sustained FP64.FMA (' stop.err 2> /dev/null && break; sleep 0.05; done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+(( rc == 143 )) || fail "SIGTERM in the sustained phase: exit status $rc, want 143: $(cat stop.err)"
+grep -q '^complete: false' stop/machine.yaml || fail "stopped in the sustained phase, yet complete"
+sweep_rows=$(grep -vc ',sustained:' stop/sweep.csv)
+"$rp" run --resume stop -q > /dev/null 2> resume.err || fail "resume after a stop in the sustained phase: $(cat resume.err)"
+[[ $(grep -vc ',sustained:' stop/sweep.csv) == "$sweep_rows" ]] || fail "resume measured the sweep again"
+for c in FP64.FMA DRAM; do
+  [[ -n $(sustained_of stop/machine.yaml "$c") ]] || fail "resumed run has no sustained figure for $c"
+done
+
 # Off: no sustained rows, no sustained figures.
 "$rp" run --config off.yaml --backend cpu --out off -q > /dev/null 2> off.err || fail "run failed: $(cat off.err)"
 grep -q '^    sustained:' off/machine.yaml && fail "sustained_seconds: 0 wrote a sustained figure"
