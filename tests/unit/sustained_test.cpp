@@ -13,6 +13,8 @@
 #include "driver/model/sweep.hpp"
 #include "driver/run/config.hpp"
 #include "driver/run/engine.hpp"
+#include "driver/run/plan.hpp"
+#include "driver/session/sustained_phase.hpp"
 #include "tests/unit/temp_file.hpp"
 
 namespace roofprobe {
@@ -210,6 +212,54 @@ TEST(SustainedMachineFile, RoundTripsAndRefusesASettledFigureWithoutInterval) {
   broken.erase(at, broken.find('\n', at) + 1 - at);
   EXPECT_THROW(read_machine_text(broken, "m.yaml"), InputError);
   EXPECT_FALSE(validate_machine_text(broken, "m.yaml").empty());
+}
+
+// ---- which points the phase loops --------------------------------------------------------------
+
+TEST(SustainedTargets, FmaCeilingsAtTheirBestPointAndMemoryAtItsLargestSize) {
+  const RunConfig config = parse_config(
+      "cpu:\n  probes:\n"
+      "    bandwidth: {mode: [read], working_set_bytes: [16KiB, 64MiB, 128MiB, 256MiB]}\n"
+      "    flops: {precision: [fp64], form: [fma, nofma], flops_per_element: [8, 64]}\n",
+      "t.yaml");
+  const Plan plan = build_plan(config, *config.backend("cpu"), DeviceInfo{});
+  Machine burst;
+  burst.device.memory_name = "DRAM";
+  ComputeCeiling fma;
+  fma.name = "FP64.FMA";
+  fma.probe = "flops";
+  ComputeCeiling nofma = fma;
+  nofma.name = "FP64.noFMA";
+  for (const PlanPoint& p : plan.points) {
+    if (p.probe->info().name != "flops") continue;
+    if (p.params.at("form") == "fma" && p.params.at("flops_per_element") == "64") fma.params = p.params;
+    if (p.params.at("form") == "nofma" && p.params.at("flops_per_element") == "64") nofma.params = p.params;
+  }
+  burst.compute = {fma, nofma};
+  MemoryLevel l1, dram;
+  l1.level = "L1";
+  l1.probe = dram.probe = "bandwidth";
+  l1.params = dram.params = {{"mode", "read"}};
+  l1.working_set_lo = l1.working_set_hi = 16384;
+  dram.level = "DRAM";
+  dram.working_set_lo = 64.0 * 1024 * 1024;
+  dram.working_set_hi = 128.0 * 1024 * 1024;  // the 256 MiB point lies outside the level's plateau
+  burst.memory = {l1, dram};
+
+  std::vector<std::string> missing;
+  const std::vector<SustainedTarget> targets = sustained_targets(plan, burst, {}, missing);
+  ASSERT_EQ(targets.size(), 2u) << "FP64.FMA and DRAM; not noFMA, not L1";
+  EXPECT_EQ(targets[0].ceiling, "FP64.FMA");
+  EXPECT_EQ(targets[0].point->params, fma.params);
+  EXPECT_EQ(targets[1].ceiling, "DRAM");
+  EXPECT_EQ(targets[1].point->params.at("working_set_bytes"), std::to_string(128 * 1024 * 1024));
+  EXPECT_TRUE(missing.empty());
+
+  // A resumed run whose sweep holds FP64.FMA's windows loops only DRAM.
+  Sample looped = window("FP64.FMA", 0, 90, 0);
+  const std::vector<SustainedTarget> rest = sustained_targets(plan, burst, {looped}, missing);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].ceiling, "DRAM");
 }
 
 // ---- config -----------------------------------------------------------------------------------
