@@ -17,6 +17,17 @@ namespace {
 constexpr double kT975TwoDof = 4.302652729911275;
 static_assert(kSettleWindows == 3, "kT975TwoDof is the quantile for kSettleWindows - 1 degrees of freedom");
 
+// The 95% interval of `mean`, the mean of `values` (kSettleWindows of them). Settled windows
+// agree within 1%, so it stays well above zero; values identical in every window (a coarse timer)
+// still get a positive width.
+Interval mean_interval(const std::vector<double>& values, double mean) {
+  double m2 = 0;
+  for (double v : values) m2 += (v - mean) * (v - mean);
+  const double n = static_cast<double>(values.size());
+  const double half = kT975TwoDof * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
+  return {std::max(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
+}
+
 SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool compute, const DeviceInfo& device) {
   std::vector<double> rates, clocks;
   double seconds = 0;
@@ -62,16 +73,22 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   f.clock_mhz = mhz.empty() ? 0 : median_of(mhz);
   // The energy counter's average where every window read it, else the board's reported power.
   f.power_w = all_energy && energy_seconds > 0 ? energy / energy_seconds : powered > 0 ? watts / powered : 0;
+  // Energy per FLOP or byte of each of those windows (picojoules), where the counter read them all.
+  std::vector<double> pj;
+  for (auto it = last; all_energy && it != windows.end(); ++it) {
+    const double work = compute ? (*it)->flops : (*it)->bytes;
+    if (work > 0) pj.push_back((*it)->energy_j / work * 1e12);
+  }
+  if (pj.size() == n) {
+    double total = 0;
+    for (double v : pj) total += v;
+    f.pj_per_unit = total / static_cast<double>(n);
+  }
   if (f.settled && n > 1) {
-    double m2 = 0;
-    for (auto it = last; it != windows.end(); ++it) {
-      const double d = (compute ? (*it)->gflops : (*it)->gbs) - f.rate;
-      m2 += d * d;
-    }
-    const double half = kT975TwoDof * std::sqrt(m2 / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
-    // A settled phase's windows agree within 1%, so the interval stays well above zero; a rate
-    // identical in every window (a coarse timer) still gets a positive width.
-    f.ci95 = {std::max(f.rate - half, f.rate * (1 - 1e-9)), std::max(f.rate + half, f.rate * (1 + 1e-9))};
+    std::vector<double> rate_values;
+    for (auto it = last; it != windows.end(); ++it) rate_values.push_back(compute ? (*it)->gflops : (*it)->gbs);
+    f.ci95 = mean_interval(rate_values, f.rate);
+    if (f.pj_per_unit > 0) f.pj_ci95 = mean_interval(pj, f.pj_per_unit);
   }
   return f;
 }

@@ -85,6 +85,9 @@ Value sustained_value(const SustainedFigure& f, const std::string& rate_key) {
   e.set("settled", Value::boolean(f.settled));
   e.set("clock_mhz", Value::number(f.clock_mhz));
   if (f.power_w > 0) e.set("power_w", Value::number(f.power_w));
+  const std::string pj_key = rate_key == "gflops" ? "pj_per_flop" : "pj_per_byte";
+  if (f.pj_per_unit > 0) e.set(pj_key, Value::number(f.pj_per_unit));
+  if (f.pj_ci95.known()) e.set(pj_key + "_ci95", pair_value(f.pj_ci95.lo, f.pj_ci95.hi));
   e.set("seconds", Value::number(f.seconds)).set("windows", Value::integer(f.windows));
   if (!f.throttled.empty()) e.set("throttled", Value::string(f.throttled));
   if (!f.limited_by.empty()) e.set("limited_by", Value::string(f.limited_by));

@@ -28,11 +28,15 @@ struct Stats {
 // A ceiling's sustained figure (docs/METHODOLOGY.md): its point looped for seconds after the
 // sweep, in windows, until power and clock settle. Absent where the phase did not run.
 struct SustainedFigure {
-  double rate = 0;         // GFLOP/s (compute ceilings) or GB/s (memory levels): mean of the settled windows
-  Interval ci95;           // 95% interval of the mean over the settled windows (unknown when not settled)
-  bool settled = false;    // false: the phase ended at its time limit; `rate` is its last windows', not a ceiling
-  double clock_mhz = 0;    // median clock of those windows (0: not measured)
-  double power_w = 0;      // average power over them, where the device reported it (0: not read)
+  double rate = 0;       // GFLOP/s (compute ceilings) or GB/s (memory levels): mean of the settled windows
+  Interval ci95;         // 95% interval of the mean over the settled windows (unknown when not settled)
+  bool settled = false;  // false: the phase ended at its time limit; `rate` is its last windows', not a ceiling
+  double clock_mhz = 0;  // median clock of those windows (0: not measured)
+  double power_w = 0;    // average power over them, where the device reported it (0: not read)
+  // Energy per FLOP (compute) or per byte (memory), picojoules, from the energy counter over the
+  // same windows, where every one of them read it (0: not measured); its 95% interval when settled.
+  double pj_per_unit = 0;
+  Interval pj_ci95;
   double seconds = 0;      // the phase's launches together
   int windows = 0;         // windows measured
   std::string throttled;   // every throttle reason the phase's launches recorded

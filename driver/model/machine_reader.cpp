@@ -441,10 +441,15 @@ std::optional<SustainedFigure> read_sustained(const Reader& r, const YAML::Node&
     r.fail(n[rate_key], at + rate_key, "outside its interval " + rate_key + "_ci95");
   f.clock_mhz = r.opt_number(n, "clock_mhz", at);
   f.power_w = r.opt_number(n, "power_w", at);
+  const std::string pj_key = rate_key == "gflops" ? "pj_per_flop" : "pj_per_byte";
+  f.pj_per_unit = r.opt_number(n, pj_key, at);
+  f.pj_ci95 = r.interval(n[pj_key + "_ci95"], at + pj_key + "_ci95");
+  if (f.pj_ci95.known() && !(f.pj_per_unit >= f.pj_ci95.lo && f.pj_per_unit <= f.pj_ci95.hi))
+    r.fail(n[pj_key + "_ci95"], at + pj_key + "_ci95", "does not hold " + pj_key);
   f.seconds = r.opt_number(n, "seconds", at);
   f.windows = r.opt_integer(n, "windows", at);
-  if (f.clock_mhz < 0 || f.power_w < 0 || f.seconds < 0 || f.windows < 0)
-    r.fail(n, where + "sustained", "clock_mhz, power_w, seconds and windows must be >= 0");
+  if (f.clock_mhz < 0 || f.power_w < 0 || f.seconds < 0 || f.windows < 0 || f.pj_per_unit < 0)
+    r.fail(n, where + "sustained", "clock_mhz, power_w, " + pj_key + ", seconds and windows must be >= 0");
   f.throttled = r.opt_text(n, "throttled", at);
   f.limited_by = r.opt_text(n, "limited_by", at);
   return f;

@@ -117,6 +117,11 @@ TEST(SustainedFit, SettledWindowsGiveMeanIntervalClockAndPower) {
   EXPECT_LT(f.ci95.hi, 93);
   EXPECT_DOUBLE_EQ(f.clock_mhz, 3100);
   EXPECT_NEAR(f.power_w, 20, 1e-9);  // 2 J per 0.1 s window
+  // 2 J over rate x 1e9 x 0.1 FLOPs per window, in picojoules, averaged over the last three.
+  const double pj = (2e4 / 91 + 2e4 / 91.5 + 2e4 / 91.2) / 3;
+  EXPECT_NEAR(f.pj_per_unit, pj, 1e-9);
+  EXPECT_LT(f.pj_ci95.lo, pj);
+  EXPECT_GT(f.pj_ci95.hi, pj);
   EXPECT_EQ(f.windows, 6);
   EXPECT_NEAR(f.seconds, 0.6, 1e-12);
   EXPECT_FALSE(m.memory[0].sustained.has_value()) << "no DRAM rows: no DRAM figure";
@@ -130,6 +135,7 @@ TEST(SustainedFit, UnsettledIsMarkedWithoutInterval) {
   ASSERT_TRUE(m.memory[0].sustained.has_value());
   EXPECT_FALSE(m.memory[0].sustained->settled);
   EXPECT_FALSE(m.memory[0].sustained->ci95.known());
+  EXPECT_EQ(m.memory[0].sustained->pj_per_unit, 0) << "no energy counter: no energy figure";
   EXPECT_FALSE(m.compute[0].sustained.has_value());
 }
 
@@ -202,6 +208,8 @@ TEST(SustainedMachineFile, RoundTripsAndRefusesASettledFigureWithoutInterval) {
   EXPECT_NEAR(back.compute[0].sustained->rate, m.compute[0].sustained->rate, 1e-6);
   EXPECT_NEAR(back.compute[0].sustained->ci95.lo, m.compute[0].sustained->ci95.lo, 1e-6);
   EXPECT_NEAR(back.compute[0].sustained->power_w, 15, 1e-6);
+  EXPECT_GT(back.compute[0].sustained->pj_per_unit, 0);
+  EXPECT_TRUE(back.compute[0].sustained->pj_ci95.known());
   EXPECT_FALSE(back.memory[0].sustained->settled);
   EXPECT_EQ(machine_to_yaml(back), yaml);
 
