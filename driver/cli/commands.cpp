@@ -239,7 +239,7 @@ int plot_command(const PlotCommandOptions& o) {
   fs::path dir = fs::path(o.machine_file).parent_path();
   std::vector<Sample> samples;
   fs::path sweep = dir / "sweep.csv";
-  if (fs::exists(sweep)) samples = read_sweep_csv(sweep.string());
+  if (fs::exists(sweep)) samples = burst_samples(read_sweep_csv(sweep.string()));
   options.out_dir = o.out_dir.empty() ? (dir / "plots").string() : o.out_dir;
   options.out_dir_named_by_user = !o.out_dir.empty();
   PlotReport report = render_plots(machine, samples, options);

@@ -21,6 +21,10 @@ struct ProbeSamples {
 
 std::vector<ProbeSamples> group_by_probe(const std::vector<Sample>& samples);
 
+// What bound a ceiling, from the throttle reasons its samples recorded ("power cap 700 W",
+// "temperature", "clock"; compute_feeds.cpp). Empty where the device reports no reasons.
+std::string limit_of(const std::string& throttled, const DeviceInfo& dev);
+
 // "axis=value;axis=value" of the series axes a sample has (sorted, params_to_string).
 std::string series_key(const Params& params, const std::vector<std::string>& axes);
 

@@ -518,8 +518,13 @@ const std::vector<FeedSpec>* feeds_of(const FeedTable* feeds, const std::string&
   return nullptr;
 }
 
-// The fit of the samples measured under the device's own power limit.
-void fit_own_limit(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds) {
+// The fit of the samples measured under the device's own power limit: the sweep's rows give the
+// burst figures, the sustained phase's rows only their own figures.
+void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, const FeedTable* feeds) {
+  const std::vector<Sample> samples = burst_samples(all_samples);
+  std::vector<Sample> sustained_rows;
+  for (const Sample& s : all_samples)
+    if (is_sustained(s)) sustained_rows.push_back(s);
   for (const ProbeSamples& group : group_by_probe(samples)) {
     const std::vector<FeedSpec>* specs = feeds_of(feeds, group.backend, group.probe);
     if (specs == nullptr) {
@@ -578,6 +583,7 @@ void fit_own_limit(const std::vector<Sample>& samples, Machine& machine, const F
                    [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.name < b.name; });
   order_memory_levels(machine);
   reject_above_theory(machine);
+  fit_sustained(sustained_rows, machine);
   fit_energy(samples, machine);
   // A launch's FLOPs are of the type its compute-ceiling feed names its series.
   fit_energy_model(

@@ -58,6 +58,13 @@ Stats compute_stats(std::vector<double> values);
 // the probes this build registered; a probe in neither is named under machine.missing.
 void fit_samples(const std::vector<Sample>& samples, Machine& machine, const FeedTable* feeds = nullptr);
 
+// The sustained figures (SustainedFigure) of the ceilings and levels in `machine`, from the
+// sustained phase's rows of a sweep (phase "sustained:<name>", driver/model/sweep.hpp): the mean
+// of the windows the settle rule (driver/run/engine.hpp, windows_settled) holds settled, with its
+// 95% interval; an unsettled phase is marked settled: false and has no interval. A ceiling without
+// rows gets none; rows of a ceiling the machine lacks are named under missing:.
+void fit_sustained(const std::vector<Sample>& sustained_rows, Machine& machine);
+
 // Fits an external sweep (CSV with columns working_set_bytes,gbs; other columns ignored).
 // How an external sweep (fit --bandwidth-csv) is read and its levels named.
 struct ExternalSweepOptions {

@@ -77,6 +77,23 @@ Value device_value(const DeviceInfo& d) {
       .set("theoretical", std::move(theoretical));
 }
 
+// `rate_key`: gflops or gbs, the ceiling's own unit.
+Value sustained_value(const SustainedFigure& f, const std::string& rate_key) {
+  Value e = Value::object();
+  e.set(rate_key, Value::number(f.rate));
+  if (f.ci95.known()) e.set(rate_key + "_ci95", pair_value(f.ci95.lo, f.ci95.hi));
+  e.set("settled", Value::boolean(f.settled));
+  e.set("clock_mhz", Value::number(f.clock_mhz));
+  if (f.power_w > 0) e.set("power_w", Value::number(f.power_w));
+  const std::string pj_key = rate_key == "gflops" ? "pj_per_flop" : "pj_per_byte";
+  if (f.pj_per_unit > 0) e.set(pj_key, Value::number(f.pj_per_unit));
+  if (f.pj_ci95.known()) e.set(pj_key + "_ci95", pair_value(f.pj_ci95.lo, f.pj_ci95.hi));
+  e.set("seconds", Value::number(f.seconds)).set("windows", Value::integer(f.windows));
+  if (!f.throttled.empty()) e.set("throttled", Value::string(f.throttled));
+  if (!f.limited_by.empty()) e.set("limited_by", Value::string(f.limited_by));
+  return e;
+}
+
 Value memory_value(const MemoryLevel& l, const std::string& per_unit) {
   Value by_series = Value::object().flow();
   for (const auto& [k, v] : l.by_series) by_series.set(k, Value::number(v));
@@ -96,6 +113,7 @@ Value memory_value(const MemoryLevel& l, const std::string& per_unit) {
   if (!l.headline_series.empty()) e.set("headline", Value::string(l.headline_series));
   e.set("by_series", std::move(by_series));
   if (!l.citation.empty()) e.set("citation", Value::string(l.citation));
+  if (l.sustained) e.set("sustained", sustained_value(*l.sustained, "gbs"));
   return e;
 }
 
@@ -130,6 +148,7 @@ Value compute_value(const ComputeCeiling& c) {
   }
   e.set("stats", stats_value(c.stats)).set("probe", Value::string(c.probe)).set("params", text_map(c.params).flow());
   if (!c.citation.empty()) e.set("citation", Value::string(c.citation));
+  if (c.sustained) e.set("sustained", sustained_value(*c.sustained, "gflops"));
   return e;
 }
 

@@ -25,6 +25,24 @@ struct Stats {
   int samples = 0;
 };
 
+// A ceiling's sustained figure (docs/METHODOLOGY.md): its point looped for seconds after the
+// sweep, in windows, until power and clock settle. Absent where the phase did not run.
+struct SustainedFigure {
+  double rate = 0;       // GFLOP/s (compute ceilings) or GB/s (memory levels): mean of the settled windows
+  Interval ci95;         // 95% interval of the mean over the settled windows (unknown when not settled)
+  bool settled = false;  // false: the phase ended at its time limit; `rate` is its last windows', not a ceiling
+  double clock_mhz = 0;  // median clock of those windows (0: not measured)
+  double power_w = 0;    // average power over them, where the device reported it (0: not read)
+  // Energy per FLOP (compute) or per byte (memory), picojoules, from the energy counter over the
+  // same windows, where every one of them read it (0: not measured); its 95% interval when settled.
+  double pj_per_unit = 0;
+  Interval pj_ci95;
+  double seconds = 0;      // the phase's launches together
+  int windows = 0;         // windows measured
+  std::string throttled;   // every throttle reason the phase's launches recorded
+  std::string limited_by;  // what bound it, as ComputeCeiling::limited_by
+};
+
 struct MemoryLevel {
   std::string level;                  // L1, L2, L3, DRAM, HBM, L2.b ...
   std::string source = "empirical";   // empirical | spec | published
@@ -43,6 +61,8 @@ struct MemoryLevel {
   std::string headline_series;              // the series (access kernel) gbs comes from: "mode=rmw"
   std::map<std::string, double> by_series;  // every series at this level: "mode=copy" -> GB/s
   std::string citation;                     // reference files: where a published/spec value comes from
+  // The device-memory level's sustained phase (GB/s); absent where it did not run.
+  std::optional<SustainedFigure> sustained;
 };
 
 // Bytes of one transaction at a level: shared memory moves 128-byte wavefronts, every other
@@ -86,6 +106,8 @@ struct ComputeCeiling {
   std::string probe;
   Params params;  // parameters of the point that gave the ceiling
   std::string citation;
+  // The sustained phase's figure (GFLOP/s); absent where it did not run.
+  std::optional<SustainedFigure> sustained;
 };
 
 // Peak warp-instruction throughput (GIPS = 1e9 warp instructions/s).

@@ -456,6 +456,42 @@ DeviceInfo read_device(const Reader& r, const YAML::Node& root) {
   return d;
 }
 
+// A ceiling's `sustained:` (SustainedFigure); `rate_key` gflops or gbs. A settled figure must
+// carry its interval and the rate must lie inside it; an unsettled one has none.
+std::optional<SustainedFigure> read_sustained(const Reader& r, const YAML::Node& parent, const std::string& rate_key,
+                                              const std::string& where) {
+  const YAML::Node n = parent["sustained"];
+  if (!n) return std::nullopt;
+  const std::string at = where + "sustained.";
+  if (!n.IsMap()) r.fail(n, where + "sustained", "expected a mapping");
+  SustainedFigure f;
+  f.rate = r.number(r.need(n, rate_key, at), at + rate_key);
+  if (!(f.rate > 0)) r.fail(n[rate_key], at + rate_key, "expected a rate > 0");
+  f.ci95 = r.interval(n[rate_key + "_ci95"], at + rate_key + "_ci95");
+  f.settled = r.opt_flag(n, "settled", at);
+  if (!n["settled"]) r.fail(n, at + "settled", "missing");
+  if (f.settled && !f.ci95.known())
+    r.fail(n, at + rate_key + "_ci95", "missing: a settled figure carries its interval");
+  if (!f.settled && f.ci95.known())
+    r.fail(n[rate_key + "_ci95"], at + rate_key + "_ci95", "an unsettled figure has no interval");
+  if (f.ci95.known() && !(f.rate >= f.ci95.lo && f.rate <= f.ci95.hi))
+    r.fail(n[rate_key], at + rate_key, "outside its interval " + rate_key + "_ci95");
+  f.clock_mhz = r.opt_number(n, "clock_mhz", at);
+  f.power_w = r.opt_number(n, "power_w", at);
+  const std::string pj_key = rate_key == "gflops" ? "pj_per_flop" : "pj_per_byte";
+  f.pj_per_unit = r.opt_number(n, pj_key, at);
+  f.pj_ci95 = r.interval(n[pj_key + "_ci95"], at + pj_key + "_ci95");
+  if (f.pj_ci95.known() && !(f.pj_per_unit >= f.pj_ci95.lo && f.pj_per_unit <= f.pj_ci95.hi))
+    r.fail(n[pj_key + "_ci95"], at + pj_key + "_ci95", "does not hold " + pj_key);
+  f.seconds = r.opt_number(n, "seconds", at);
+  f.windows = r.opt_integer(n, "windows", at);
+  if (f.clock_mhz < 0 || f.power_w < 0 || f.seconds < 0 || f.windows < 0 || f.pj_per_unit < 0)
+    r.fail(n, where + "sustained", "clock_mhz, power_w, " + pj_key + ", seconds and windows must be >= 0");
+  f.throttled = r.opt_text(n, "throttled", at);
+  f.limited_by = r.opt_text(n, "limited_by", at);
+  return f;
+}
+
 MemoryLevel read_memory_level(const Reader& r, const YAML::Node& n, const std::string& where) {
   if (!n.IsMap()) r.fail(n, where, "expected a mapping");
   MemoryLevel l;
@@ -485,6 +521,7 @@ MemoryLevel read_memory_level(const Reader& r, const YAML::Node& n, const std::s
       l.by_series[kv.first.Scalar()] = r.number(kv.second, where + "by_series." + kv.first.Scalar());
   }
   l.citation = r.opt_text(n, "citation", where);
+  l.sustained = read_sustained(r, n, "gbs", where);
   return l;
 }
 
@@ -524,6 +561,7 @@ ComputeCeiling read_compute_ceiling(const Reader& r, const YAML::Node& n, const 
   c.probe = r.opt_text(n, "probe", where);
   c.params = r.text_map(n["params"], where + "params");
   c.citation = r.opt_text(n, "citation", where);
+  c.sustained = read_sustained(r, n, "gflops", where);
   return c;
 }
 

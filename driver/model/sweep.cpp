@@ -43,7 +43,8 @@ const char* const kColumns[] = {"rank",
                                 "power_w",
                                 "throttle",
                                 "energy_j",
-                                "power_cap_w"};
+                                "power_cap_w",
+                                "phase"};
 enum Col {
   kRank,
   kBackend,
@@ -70,13 +71,16 @@ enum Col {
   kThrottle,
   kEnergyJ,
   kPowerCapW,
+  kPhase,
   kColumnCount
 };
-// Older sweeps end at flags (before power_w and throttle), at throttle (before energy_j) or at
-// energy_j (before power_cap_w): read alike, the later columns left at 0 / empty.
+// Older sweeps end at flags (before power_w and throttle), at throttle (before energy_j), at
+// energy_j (before power_cap_w) or at power_cap_w (before phase): read alike, the later columns
+// left at 0 / empty.
 constexpr int kColumnsBeforeTelemetry = kPowerW;
 constexpr int kColumnsBeforeEnergy = kEnergyJ;
 constexpr int kColumnsBeforePowerCap = kPowerCapW;
+constexpr int kColumnsBeforePhase = kPhase;
 static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kColumnCount, "one name per column");
 
 std::string number(double v) {
@@ -136,6 +140,20 @@ bool is_noisy(const Sample& s) {
 }
 bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
 
+bool is_sustained(const Sample& s) { return s.phase.rfind(kSustainedPhase, 0) == 0; }
+
+std::string sustained_ceiling(const Sample& s) {
+  return is_sustained(s) ? s.phase.substr(std::string(kSustainedPhase).size()) : std::string();
+}
+
+std::vector<Sample> burst_samples(const std::vector<Sample>& samples) {
+  std::vector<Sample> out;
+  out.reserve(samples.size());
+  for (const Sample& s : samples)
+    if (s.phase.empty()) out.push_back(s);
+  return out;
+}
+
 std::string sweep_csv_row(const Sample& s) {
   std::ostringstream out;
   out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
@@ -144,7 +162,7 @@ std::string sweep_csv_row(const Sample& s) {
       << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
       << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
       << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
-      << s.throttle << ',' << number(s.energy_j) << ',' << number(s.power_cap_w);
+      << s.throttle << ',' << number(s.energy_j) << ',' << number(s.power_cap_w) << ',' << s.phase;
   return out.str();
 }
 
@@ -205,7 +223,9 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
   int columns = kColumnCount;
   if (line != sweep_csv_header()) {
-    if (line == header_of(kColumnsBeforePowerCap))
+    if (line == header_of(kColumnsBeforePhase))
+      columns = kColumnsBeforePhase;
+    else if (line == header_of(kColumnsBeforePowerCap))
       columns = kColumnsBeforePowerCap;
     else if (line == header_of(kColumnsBeforeEnergy))
       columns = kColumnsBeforeEnergy;
@@ -272,6 +292,12 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
         s.power_cap_w = num(fields[kPowerCapW]);
         if (s.power_cap_w < 0) throw std::invalid_argument("negative power_cap_w " + fields[kPowerCapW]);
       }
+      if (columns > kPhase) {
+        s.phase = fields[kPhase];
+        // Only the sweep's rows (empty) and a named ceiling's sustained windows exist.
+        if (!s.phase.empty() && (!is_sustained(s) || sustained_ceiling(s).empty()))
+          throw std::invalid_argument("phase '" + s.phase + "' (expected empty or sustained:<ceiling>)");
+      }
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());
       break;
@@ -303,9 +329,11 @@ std::vector<Sample> prepare_sweep_for_resume(const std::string& path) {
     pos = nl + 1;
   }
   std::size_t keep = starts.empty() ? 0 : text.rfind('\n') + 1;
+  // A group of rows is one point of the sweep, or one ceiling's sustained windows (which carry
+  // the index of the point they loop, and may follow that very point's rows).
   auto point_of = [&](std::size_t i) {
     auto fields = split(text.substr(starts[i], text.find('\n', starts[i]) - starts[i]), ',');
-    return fields.size() > kPoint ? fields[kPoint] : std::string();
+    return fields.size() > kPhase ? fields[kPoint] + "," + fields[kPhase] : std::string();
   };
   // Rows 1.. are samples (row 0 is the header). The last point is whole when it has as many
   // rows as its point_samples field says; otherwise cut back over its rows.

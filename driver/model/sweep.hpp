@@ -52,6 +52,11 @@ struct Sample {
   // The power limit the point ran under when `roofprobe run --power-caps` set one, watts; 0: the
   // limit the device had (the run's own ceilings). The fit keeps the two apart.
   double power_cap_w = 0;
+  // Which phase of the run measured the row: empty for the sweep (the burst figures), or
+  // "sustained:<ceiling>" for one window of the sustained phase of that ceiling ("sustained:FP64.FMA",
+  // "sustained:DRAM"; docs/METHODOLOGY.md). A sustained row holds one window: its work and seconds
+  // are those of all the window's launches, `sample` numbers the windows, `point_samples` counts them.
+  std::string phase;
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
   double metric(const std::string& name) const;
@@ -61,6 +66,14 @@ struct Sample {
 // foreign-load); an underfilled sample is a reliable measurement of something else (see
 // Sample::flags).
 bool is_noisy(const Sample& s);
+// Prefix of a sustained row's phase; what follows is the ceiling's name.
+inline constexpr const char* kSustainedPhase = "sustained:";
+// True for a row of the sustained phase (Sample::phase).
+bool is_sustained(const Sample& s);
+// The ceiling a sustained row belongs to ("FP64.FMA"); empty for a sweep row.
+std::string sustained_ceiling(const Sample& s);
+// The rows of the sweep proper (the burst figures), without the sustained phase's.
+std::vector<Sample> burst_samples(const std::vector<Sample>& samples);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
 

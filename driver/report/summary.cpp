@@ -77,6 +77,37 @@ void print_instruction_summary(std::ostream& out, const Machine& m) {
   if (any) out << "\n";
 }
 
+// One line per ceiling or level whose sustained phase ran: "sustained X (Y% of burst), limited
+// by ..." for a settled one; an unsettled one is never given as the sustained figure.
+void print_sustained_line(std::ostream& out, const std::string& name, double burst, const SustainedFigure& f,
+                          const char* unit, const char* energy_unit) {
+  out << "  " << pad(name, 18);
+  if (!f.settled) {
+    out << "not settled in " << fmt("%.1f", f.seconds) << " s (last windows " << fmt("%.1f", f.rate) << " " << unit
+        << "): no sustained figure\n";
+    return;
+  }
+  out << "sustained " << fmt("%.1f", f.rate) << " " << unit;
+  if (burst > 0) out << " (" << fmt("%.0f", 100 * f.rate / burst) << "% of burst)";
+  if (f.clock_mhz > 0) out << ", " << fmt("%.0f", f.clock_mhz) << " MHz";
+  if (f.power_w > 0) out << ", " << fmt("%.1f", f.power_w) << " W";
+  if (f.pj_per_unit > 0) out << ", " << fmt("%.2f", f.pj_per_unit) << " " << energy_unit;
+  out << ", limited by " << (f.limited_by.empty() ? "unknown (the device reports no throttle reasons)" : f.limited_by)
+      << "\n";
+}
+
+void print_sustained_summary(std::ostream& out, const Machine& m) {
+  bool any = false;
+  for (const ComputeCeiling& c : m.compute) any = any || c.sustained.has_value();
+  for (const MemoryLevel& l : m.memory) any = any || l.sustained.has_value();
+  if (!any) return;
+  for (const ComputeCeiling& c : m.compute)
+    if (c.sustained) print_sustained_line(out, c.name, c.gflops, *c.sustained, "GFLOP/s", "pJ/FLOP");
+  for (const MemoryLevel& l : m.memory)
+    if (l.sustained) print_sustained_line(out, l.level, l.gbs, *l.sustained, "GB/s", "pJ/B");
+  out << "\n";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const Machine& m, const std::string& where) {
@@ -117,6 +148,7 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
     }
     out << "\n";
   }
+  print_sustained_summary(out, m);
   print_instruction_summary(out, m);
   if (m.energy && !m.energy->ceilings.empty()) {
     const EnergySection& e = *m.energy;

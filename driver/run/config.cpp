@@ -216,10 +216,22 @@ BackendConfig parse_backend(const Reporter& r, const std::string& name, const YA
   bc.name = name;
   if (!node.IsMap()) r.fail(node, name, "expected a mapping");
   if (name == "cpu")
-    check_keys(r, node, name, {"threads", "probes"});
+    check_keys(r, node, name, {"threads", "sustained_seconds", "probes"});
   else
-    check_keys(r, node, name, {"device", "probes"});
+    check_keys(r, node, name, {"device", "sustained_seconds", "probes"});
   if (auto n = node["threads"]) bc.threads = as_int(r, n, name + ".threads", 0, 1 << 20);
+  bc.sustained_seconds = name == "cpu" ? kDefaultSustainedSecondsCpu : kDefaultSustainedSecondsGpu;
+  if (auto n = node["sustained_seconds"]) {
+    const std::string key = name + ".sustained_seconds";
+    const double v = as_number(r, n, key);
+    if (!(v >= kSustainedSecondsRange.min && v <= kSustainedSecondsRange.max)) {
+      std::ostringstream allowed;
+      allowed << "out of range: " << n.Scalar() << " not in [" << kSustainedSecondsRange.min << ", "
+              << kSustainedSecondsRange.max << "] (0 turns the sustained phase off)";
+      r.fail(n, key, allowed.str());
+    }
+    bc.sustained_seconds = v;
+  }
   if (auto n = node["device"]) bc.device = as_int(r, n, name + ".device", 0, 1024);
   bc.built = Registry::instance().backend(name) != nullptr;
   YAML::Node probes = node["probes"];

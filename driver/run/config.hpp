@@ -45,11 +45,24 @@ struct ProbeConfig {
   int line = 0;
 };
 
+// The sustained phase (docs/METHODOLOGY.md): how long each ceiling's point is looped after the
+// sweep when the config does not say (<backend>.sustained_seconds). A GPU reaches its power cap
+// and settled clock within a few seconds of full load; a CPU's turbo budget decays over seconds
+// too, and its phase is shorter because a CPU run has its ceilings on fewer, slower points.
+inline constexpr double kDefaultSustainedSecondsCpu = 3;
+inline constexpr double kDefaultSustainedSecondsGpu = 5;
+// The range of <backend>.sustained_seconds: 0 turns the phase off; ten minutes per ceiling is
+// beyond any power or thermal time constant the phase is for.
+inline constexpr SettingRange kSustainedSecondsRange = {"sustained_seconds", 0, 600};
+
 struct BackendConfig {
   std::string name;   // cpu | cuda
   bool built = true;  // false: section present but backend not compiled in
   int threads = 0;    // cpu: 0 = all cores
   int device = -1;    // cuda: device ordinal (cuda.device); -1: not given (device 0)
+  // Seconds each compute ceiling and the device-memory level is looped for in the sustained
+  // phase (at most; it stops once settled); 0: no sustained phase.
+  double sustained_seconds = 0;
   std::vector<ProbeConfig> probes;
 };
 

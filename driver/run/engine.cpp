@@ -1,7 +1,9 @@
 #include "driver/run/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace roofprobe {
 
@@ -153,6 +155,140 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
     if (m.energy_j && group_seconds > 0) s.energy_j = *m.energy_j * s.seconds / group_seconds;
     s.point_samples = static_cast<int>(m.seconds.size());
     s.flags = flags;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+namespace {
+
+// (max - min) / mean of the last n values; infinite when the mean is not positive.
+double last_spread(const std::vector<double>& values, std::size_t n) {
+  const auto first = values.end() - static_cast<std::ptrdiff_t>(n);
+  const auto [lo, hi] = std::minmax_element(first, values.end());
+  double sum = 0;
+  for (auto it = first; it != values.end(); ++it) sum += *it;
+  const double mean = sum / static_cast<double>(n);
+  return mean > 0 ? (*hi - *lo) / mean : std::numeric_limits<double>::infinity();
+}
+
+// "+"-joined union of throttle reasons, in first-seen order.
+void add_reasons(std::string& into, const std::string& reasons) {
+  for (std::size_t start = 0; start < reasons.size();) {
+    const std::size_t plus = std::min(reasons.find('+', start), reasons.size());
+    const std::string reason = reasons.substr(start, plus - start);
+    if (!reason.empty() && ("+" + into + "+").find("+" + reason + "+") == std::string::npos)
+      into += (into.empty() ? "" : "+") + reason;
+    start = plus + 1;
+  }
+}
+
+}  // namespace
+
+bool windows_settled(const std::vector<double>& rates, const std::vector<double>& clocks) {
+  const auto n = static_cast<std::size_t>(kSettleWindows);
+  if (rates.size() < n) return false;
+  if (!(last_spread(rates, n) <= kSettleSpread)) return false;
+  if (clocks.size() < n) return true;
+  const bool clock_known =
+      std::all_of(clocks.end() - static_cast<std::ptrdiff_t>(n), clocks.end(), [](double mhz) { return mhz > 0; });
+  return !clock_known || last_spread(clocks, n) <= kSettleSpread;
+}
+
+double sustained_window_seconds(double seconds) { return std::max(seconds / 20, 0.02); }
+
+SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, const MeasurementSettings& s,
+                                       double seconds, const std::function<bool()>& stop,
+                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window) {
+  SustainedMeasurement m;
+  // The same launch length as the sweep's: the loop is the point as the sweep measured it. The
+  // phase's time counts from its first window.
+  size_launches(backend, point, s.target_launch_seconds, stop);
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  m.work = point.work();
+  const double window = sustained_window_seconds(seconds);
+  std::vector<double> rates, clocks;
+  while (elapsed() < seconds) {
+    SustainedWindow w;
+    std::vector<double> mhz;
+    double watts = 0;
+    int powered = 0;
+    const std::optional<double> energy_before = backend.energy_joules();
+    while (w.seconds < window) {
+      w.seconds += launch(backend, point, stop);
+      ++w.launches;
+      const LaunchTelemetry t = backend.last_launch_telemetry();
+      if (t.clock_mhz > 0) mhz.push_back(t.clock_mhz);
+      if (t.power_w > 0) {
+        watts += t.power_w;
+        ++powered;
+      }
+      add_reasons(w.throttle, t.throttle);
+    }
+    const std::optional<double> energy_after = energy_before ? backend.energy_joules() : std::nullopt;
+    if (energy_before && energy_after && *energy_after >= *energy_before) w.energy_j = *energy_after - *energy_before;
+    if (mhz.size() == static_cast<std::size_t>(w.launches)) {
+      std::sort(mhz.begin(), mhz.end());
+      w.clock_mhz = mhz[mhz.size() / 2];
+    }
+    if (powered > 0) w.power_w = watts / powered;
+    rates.push_back(w.launches * (m.work.flops > 0 ? m.work.flops : m.work.bytes()) / w.seconds);
+    clocks.push_back(w.clock_mhz);
+    m.windows.push_back(w);
+    if (on_window) on_window(w, m.work);
+    m.settled = windows_settled(rates, clocks);
+    if (m.settled && elapsed() >= seconds / 2) break;
+  }
+  // Checked once at the end, as a sweep point is: the result carries every launch of the phase
+  // (a checksum over all passes), and a check between windows would idle the device, letting
+  // its power and clock recover in the middle of the loop. A mismatch discards every window.
+  m.check = point.verify();
+  if (!m.check.ok) m.windows.clear();
+  return m;
+}
+
+std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const std::string& backend,
+                                         const std::string& probe, const Params& params, int point_index,
+                                         const std::string& ceiling, int rank) {
+  std::vector<Sample> out;
+  for (std::size_t i = 0; i < m.windows.size(); ++i) {
+    const SustainedWindow& w = m.windows[i];
+    Work work = m.work;
+    const double n = w.launches;
+    work.bytes_read *= n;
+    work.bytes_written *= n;
+    work.flops *= n;
+    work.transactions *= n;
+    work.shared_wavefronts *= n;
+    work.warp_instructions *= n;
+    Sample s;
+    s.rank = rank;
+    s.backend = backend;
+    s.probe = probe;
+    s.point = point_index;
+    s.sample = static_cast<int>(i);
+    s.params = params;
+    s.working_set_bytes = work.working_set_bytes;
+    s.seconds = w.seconds;
+    s.bytes = work.bytes();
+    s.flops = work.flops;
+    s.transactions = work.transactions;
+    s.warp_instructions = work.warp_instructions;
+    s.shared_wavefronts = work.shared_wavefronts;
+    const Rates r = rates_of(work, w.seconds);
+    s.gbs = r.gbs;
+    s.gflops = r.gflops;
+    s.gtxn_s = r.gtxn_s;
+    s.gips = r.gips;
+    s.shared_gtxn_s = r.shared_gtxn_s;
+    s.clock_mhz = w.clock_mhz;
+    s.power_w = w.power_w;
+    s.throttle = w.throttle;
+    s.energy_j = w.energy_j.value_or(0);
+    s.point_samples = static_cast<int>(m.windows.size());
+    if (m.work.underfilled) s.flags = kUnderfilledFlag;
+    s.phase = kSustainedPhase + ceiling;
     out.push_back(std::move(s));
   }
   return out;

@@ -68,4 +68,49 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz);
 std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend, const std::string& probe,
                                const Params& params, int point_index, int rank, double reference_clock_mhz = 0);
 
+// The sustained phase (docs/METHODOLOGY.md): one point looped for seconds, in windows, until the
+// device's power and clock settle. A window is a run of launches lasting about window_seconds.
+struct SustainedWindow {
+  double seconds = 0;  // the window's launches' time together
+  int launches = 0;
+  double clock_mhz = 0;            // median clock its launches ran at (0: not measured)
+  double power_w = 0;              // mean board power its launches reported (0: not reported)
+  std::string throttle;            // every throttle reason its launches recorded, "+"-joined
+  std::optional<double> energy_j;  // the energy counter over the window (nullopt: none)
+};
+
+// Settled: the last kSettleWindows windows' rates lie within kSettleSpread of their mean
+// ((max - min) / mean), and so do their clocks where every one of them measured a clock. A
+// phase stops early once settled, but not before half its time: a CPU's turbo budget or a GPU's
+// power limit can hold a few windows level before they fall.
+inline constexpr int kSettleWindows = 3;
+inline constexpr double kSettleSpread = 0.01;
+// `rates` and `clocks` (0: not measured) one per window, oldest first.
+bool windows_settled(const std::vector<double>& rates, const std::vector<double>& clocks);
+
+struct SustainedMeasurement {
+  std::vector<SustainedWindow> windows;
+  Work work;  // per launch, at the repetition count the phase ran
+  bool settled = false;
+  Check check;  // the phase's result against the host's prediction (windows empty when not ok)
+};
+
+// Window length for a phase of `seconds`: a twentieth of it, so the settle rule sees the last
+// seconds in several windows, and at least 20 ms, so a window spans many launches and the energy
+// counter's updates.
+double sustained_window_seconds(double seconds);
+
+// Loops `point` for at most `seconds` (wall time), window by window, and verifies the result at
+// the end, as measure_point does; stops early once windows_settled (after half the time). `on_window` is told of each
+// window (progress lines). `stop` is asked between launches, as in measure_point.
+SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings,
+                                       double seconds, const std::function<bool()>& stop = {},
+                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window = {});
+
+// The sweep.csv rows of a sustained phase of ceiling `ceiling` (one per window, phase
+// "sustained:<ceiling>"), on the point `point_index` it looped.
+std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const std::string& backend,
+                                         const std::string& probe, const Params& params, int point_index,
+                                         const std::string& ceiling, int rank);
+
 }  // namespace roofprobe

@@ -1,10 +1,12 @@
 #include "driver/session/run_session.hpp"
+#include "driver/session/sustained_phase.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -42,7 +44,12 @@ RunConfig choose_config(const RunOptions& o) {
   RunConfig config = load_config_file(o.config_path);
   if (o.quick) {
     // --quick with a file keeps its probes and axes but measures with quick's budget.
-    config.measurement = load_embedded_config("quick.yaml").measurement;
+    const RunConfig quick = load_embedded_config("quick.yaml");
+    config.measurement = quick.measurement;
+    // and quick's sustained phase at most: a first look, not a figure to report.
+    for (BackendConfig& b : config.backends)
+      if (const BackendConfig* q = quick.backend(b.name))
+        b.sustained_seconds = std::min(b.sustained_seconds, q->sustained_seconds);
   }
   return config;
 }
@@ -233,7 +240,7 @@ void write_run_plots(const Machine& machine, const std::vector<Sample>& all, con
   plot_options.out_dir = dir + "/plots";
   try {
     ensure_subdirectory_without_link(plot_options.out_dir);
-    PlotReport report = render_plots(machine, all, plot_options);
+    PlotReport report = render_plots(machine, burst_samples(all), plot_options);
     for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
   } catch (const InputError& e) {
     std::cerr << "warning: plots not written: " << e.what() << "\n";
@@ -381,7 +388,17 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   std::vector<Sample> all;
   std::set<int> done;
   begin_record(o, config, bc, plan, resume, dir, machine, all, done);
-  if (resume != nullptr && done.size() == plan.points.size())
+  // The burst fit names the ceilings and the points behind them; the sustained phase loops those
+  // points not yet looped (a run stopped in its sustained phase resumes there).
+  const auto sustained_to_do = [&](std::vector<std::string>& missing) {
+    if (bc.sustained_seconds <= 0) return std::vector<SustainedTarget>{};
+    Machine burst;
+    burst.device = device;
+    fit_samples(burst_samples(all), burst);
+    return sustained_targets(plan, burst, all, missing);
+  };
+  std::vector<std::string> ignored;
+  if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty())
     throw InputError(dir + ": the run is complete: every planned point (" + std::to_string(plan.points.size()) +
                      ") is in its sweep.csv; nothing to resume (fit DIR/sweep.csv re-fits it)");
   // Points a resumed run measured beside another process's load stay named.
@@ -406,13 +423,28 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   SweepOutcome outcome = run_sweep(backend, device, plan, config.measurement, done, sweep, hooks);
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
+  progress.finish();
+  // The sustained phase, under the device's own limit, then the power caps: each starts only where
+  // the run before it was not stopped.
+  int sustained_failures = 0;
+  if (outcome.stopped_by == 0 && !outcome.device_lost && bc.sustained_seconds > 0) {
+    const std::vector<SustainedTarget> targets = sustained_to_do(machine.missing);
+    const SustainedOutcome sustained = run_sustained_phase(
+        backend, device, targets, config.measurement, bc.sustained_seconds, sweep, [] { return stop_requested() != 0; },
+        [&](const std::string& line) {
+          if (!o.quiet || line.rfind("error", 0) == 0) std::cerr << line << "\n";
+        });
+    all.insert(all.end(), sustained.samples.begin(), sustained.samples.end());
+    machine.missing.insert(machine.missing.end(), sustained.missing.begin(), sustained.missing.end());
+    sustained_failures = sustained.failures;
+    // A stop during the phase is an interruption like one during the sweep: resumable.
+    outcome.stopped_by = stop_requested();
+  }
   int caps_stopped_by = 0;
-  if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost) {
-    progress.finish();
+  if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost)
     caps_stopped_by = measure_under_caps(o, backend, *power_control, limit_before_caps, device, plan,
                                          config.measurement, sweep, hooks, outcome, all, machine);
-  }
-  const int failures = outcome.failures;
+  const int failures = outcome.failures + sustained_failures;
   const int stopped_by = outcome.stopped_by != 0 ? outcome.stopped_by : caps_stopped_by;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();

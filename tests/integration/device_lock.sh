@@ -16,6 +16,7 @@ cat > tiny.yaml <<'YAML'
 measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.05, max_noise: 0.5, timeout_seconds: 0.1, target_launch_seconds: 0.002}
 cpu:
   threads: 1
+  sustained_seconds: 0
   probes:
     flops: {precision: [fp64, fp32], form: [fma, nofma], flops_per_element: [8]}
 YAML

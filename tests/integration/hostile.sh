@@ -17,6 +17,7 @@ cat > tiny.yaml <<'YAML'
 measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.005, max_noise: 0.5, timeout_seconds: 0.02, target_launch_seconds: 0.002}
 cpu:
   threads: 1
+  sustained_seconds: 0
   probes:
     flops: {precision: [fp64], form: [fma], flops_per_element: [8]}
 YAML

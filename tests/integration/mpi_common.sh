@@ -12,6 +12,7 @@ measurement:
   target_launch_seconds: 0.005
 cpu:
   threads: 0
+  sustained_seconds: 0
   probes:
     bandwidth:
       mode: [read]

@@ -186,12 +186,11 @@ TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   EXPECT_DOUBLE_EQ(back[0].energy_j, 1.25);
 
   // A sweep written before the column existed: its header ends at throttle (energy_j and the
-  // later power_cap_w cut off).
+  // later power_cap_w and phase cut off).
   std::string header = sweep_csv_header();
   header = header.substr(0, header.rfind(",energy_j"));
   std::string row = sweep_csv_row(s);
-  row = row.substr(0, row.rfind(','));
-  row = row.substr(0, row.rfind(','));
+  for (int i = 0; i < 3; ++i) row = row.substr(0, row.rfind(','));
   const std::string old_path = (d.path() / "old.csv").string();
   std::ofstream(old_path) << header << "\n" << row << "\n";
   const std::vector<Sample> old = read_sweep_csv(old_path);
@@ -202,7 +201,8 @@ TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   const std::string bad_path = (d.path() / "bad.csv").string();
   std::string bad = sweep_csv_row(s);
   bad = bad.substr(0, bad.rfind(','));
-  bad = bad.substr(0, bad.rfind(',')) + ",-1,0";
+  bad = bad.substr(0, bad.rfind(','));
+  bad = bad.substr(0, bad.rfind(',')) + ",-1,0,";
   std::ofstream(bad_path) << sweep_csv_header() << "\n" << bad << "\n" << sweep_csv_row(s) << "\n";
   EXPECT_THROW(read_sweep_csv(bad_path), InputError);
 }

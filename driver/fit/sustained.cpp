@@ -1,0 +1,124 @@
+// The sustained figures from the sustained phase's windows (docs/METHODOLOGY.md).
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "driver/fit/feed_fitting.hpp"
+#include "driver/fit/fit.hpp"
+#include "driver/fit/median.hpp"
+#include "driver/run/engine.hpp"
+
+namespace roofprobe {
+
+namespace {
+
+// Student's t 0.975 quantile for kSettleWindows - 1 = 2 degrees of freedom: the interval of a
+// mean of three windows.
+constexpr double kT975TwoDof = 4.302652729911275;
+static_assert(kSettleWindows == 3, "kT975TwoDof is the quantile for kSettleWindows - 1 degrees of freedom");
+
+// The 95% interval of `mean`, the mean of `values` (kSettleWindows of them). Settled windows
+// agree within 1%, so it stays well above zero; values identical in every window (a coarse timer)
+// still get a positive width.
+Interval mean_interval(const std::vector<double>& values, double mean) {
+  double m2 = 0;
+  for (double v : values) m2 += (v - mean) * (v - mean);
+  const double n = static_cast<double>(values.size());
+  const double half = kT975TwoDof * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
+  return {std::max(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
+}
+
+SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool compute, const DeviceInfo& device) {
+  std::vector<double> rates, clocks;
+  double seconds = 0;
+  std::string throttled;
+  for (const Sample* w : windows) {
+    rates.push_back(compute ? w->gflops : w->gbs);
+    clocks.push_back(w->clock_mhz);
+    seconds += w->seconds;
+    for (std::size_t start = 0; start < w->throttle.size();) {
+      const std::size_t plus = std::min(w->throttle.find('+', start), w->throttle.size());
+      const std::string reason = w->throttle.substr(start, plus - start);
+      if (!reason.empty() && ("+" + throttled + "+").find("+" + reason + "+") == std::string::npos)
+        throttled += (throttled.empty() ? "" : "+") + reason;
+      start = plus + 1;
+    }
+  }
+  SustainedFigure f;
+  f.windows = static_cast<int>(windows.size());
+  f.seconds = seconds;
+  f.settled = windows_settled(rates, clocks);
+  f.throttled = throttled;
+  f.limited_by = fitting::limit_of(throttled, device);
+  // The figure rests on the last windows: the settled ones, or, unsettled, the latest there are.
+  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(kSettleWindows), windows.size());
+  const auto last = windows.end() - static_cast<std::ptrdiff_t>(n);
+  double sum = 0, energy = 0, energy_seconds = 0, watts = 0;
+  int powered = 0;
+  bool all_energy = true;
+  std::vector<double> mhz;
+  for (auto it = last; it != windows.end(); ++it) {
+    const Sample& w = **it;
+    sum += compute ? w.gflops : w.gbs;
+    if (w.clock_mhz > 0) mhz.push_back(w.clock_mhz);
+    all_energy = all_energy && w.energy_j > 0;
+    energy += w.energy_j;
+    energy_seconds += w.seconds;
+    if (w.power_w > 0) {
+      watts += w.power_w;
+      ++powered;
+    }
+  }
+  f.rate = sum / static_cast<double>(n);
+  f.clock_mhz = mhz.empty() ? 0 : median_of(mhz);
+  // The energy counter's average where every window read it, else the board's reported power.
+  f.power_w = all_energy && energy_seconds > 0 ? energy / energy_seconds : powered > 0 ? watts / powered : 0;
+  // Energy per FLOP or byte of each of those windows (picojoules), where the counter read them all.
+  std::vector<double> pj;
+  for (auto it = last; all_energy && it != windows.end(); ++it) {
+    const double work = compute ? (*it)->flops : (*it)->bytes;
+    if (work > 0) pj.push_back((*it)->energy_j / work * 1e12);
+  }
+  if (pj.size() == n) {
+    double total = 0;
+    for (double v : pj) total += v;
+    f.pj_per_unit = total / static_cast<double>(n);
+  }
+  if (f.settled && n > 1) {
+    std::vector<double> rate_values;
+    for (auto it = last; it != windows.end(); ++it) rate_values.push_back(compute ? (*it)->gflops : (*it)->gbs);
+    f.ci95 = mean_interval(rate_values, f.rate);
+    if (f.pj_per_unit > 0) f.pj_ci95 = mean_interval(pj, f.pj_per_unit);
+  }
+  return f;
+}
+
+}  // namespace
+
+void fit_sustained(const std::vector<Sample>& sustained_rows, Machine& machine) {
+  // Per ceiling, the windows in the order they were measured (a resumed run appends whole
+  // phases, so one ceiling's windows are never split).
+  std::map<std::string, std::vector<const Sample*>> by_ceiling;
+  for (const Sample& s : sustained_rows)
+    if (is_sustained(s)) by_ceiling[sustained_ceiling(s)].push_back(&s);
+  for (auto& [name, windows] : by_ceiling) {
+    std::stable_sort(windows.begin(), windows.end(),
+                     [](const Sample* a, const Sample* b) { return a->sample < b->sample; });
+    bool placed = false;
+    for (ComputeCeiling& c : machine.compute)
+      if (c.name == name && c.source == "empirical") {
+        c.sustained = figure_of(windows, true, machine.device);
+        placed = true;
+      }
+    for (MemoryLevel& l : machine.memory)
+      if (l.level == name && l.source == "empirical") {
+        l.sustained = figure_of(windows, false, machine.device);
+        placed = true;
+      }
+    if (!placed)
+      machine.missing.push_back(name + ": " + std::to_string(windows.size()) +
+                                " sustained windows in the sweep, but the fit has no such ceiling or level");
+  }
+}
+
+}  // namespace roofprobe

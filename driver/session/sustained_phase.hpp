@@ -1,0 +1,45 @@
+// The sustained phase of a run (docs/METHODOLOGY.md): after the sweep, the point behind each FMA
+// and tensor ceiling and behind the device-memory level is looped for seconds, until the
+// device's power and clock settle, and its windows are appended to sweep.csv, from which `fit`
+// publishes the sustained figures beside the burst ones.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "driver/model/machine.hpp"
+#include "driver/model/sweep.hpp"
+#include "driver/run/config.hpp"
+#include "driver/run/plan.hpp"
+
+namespace roofprobe {
+
+// A ceiling the phase loops, and the plan's point that gave its burst figure.
+struct SustainedTarget {
+  std::string ceiling;  // "FP64.FMA", "DRAM"
+  const PlanPoint* point = nullptr;
+};
+
+// The targets, from the fit of the sweep's rows (`burst`, the fitted machine): each compute
+// ceiling that is an FMA or tensor rate, at the point of its best; the level named after the
+// device's memory, at the largest working set of its headline series inside the level. Targets
+// whose rows are already in `samples` (a resumed run) are left out. `missing` gets a line for a
+// level whose point cannot be found.
+std::vector<SustainedTarget> sustained_targets(const Plan& plan, const Machine& burst,
+                                               const std::vector<Sample>& samples, std::vector<std::string>& missing);
+
+struct SustainedOutcome {
+  std::vector<Sample> samples;
+  std::vector<std::string> missing;
+  int failures = 0;
+};
+
+// Measures every target for `seconds` at most, appending its windows to `sweep` as each ends.
+// `report` gets one line per event (a start, an end, an error); `stop` is asked between launches.
+SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
+                                     const std::vector<SustainedTarget>& targets, const MeasurementSettings& settings,
+                                     double seconds, SweepWriter& sweep, const std::function<bool()>& stop,
+                                     const std::function<void(const std::string&)>& report);
+
+}  // namespace roofprobe
