@@ -291,7 +291,7 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
     read_sweep_csv(path);
     FAIL() << "torn middle line accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 25 fields"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 26 fields"), std::string::npos) << e.what();
   }
 }
 
