@@ -11,19 +11,9 @@ namespace roofprobe::fitting {
 
 // Every throttle reason the point's samples recorded, "+"-joined in first-seen order; empty when none.
 std::string throttle_of(const std::vector<const Sample*>& samples, const Params& params) {
-  std::vector<std::string> reasons;
-  for (const Sample* s : samples) {
-    if (s->params != params) continue;
-    for (std::size_t start = 0; start < s->throttle.size();) {
-      const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
-      const std::string reason = s->throttle.substr(start, plus - start);
-      if (!reason.empty() && std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
-        reasons.push_back(reason);
-      start = plus + 1;
-    }
-  }
   std::string out;
-  for (const std::string& r : reasons) out += (out.empty() ? "" : "+") + r;
+  for (const Sample* s : samples)
+    if (s->params == params) add_throttle_reasons(out, s->throttle);
   return out;
 }
 

@@ -658,13 +658,7 @@ PowerCapResult fit_one_cap(double cap_w, const std::vector<Sample>& samples, con
     std::string throttled;
     for (const Sample* s : own) {
       if (s->clock_mhz > 0) clocks.push_back(s->clock_mhz);
-      for (std::size_t start = 0; start < s->throttle.size();) {
-        const std::size_t plus = std::min(s->throttle.find('+', start), s->throttle.size());
-        const std::string reason = s->throttle.substr(start, plus - start);
-        if (!reason.empty() && ("+" + throttled + "+").find("+" + reason + "+") == std::string::npos)
-          throttled += (throttled.empty() ? "" : "+") + reason;
-        start = plus + 1;
-      }
+      add_throttle_reasons(throttled, s->throttle);
     }
     f.clock_mhz = clocks.empty() ? 0 : median_of(clocks);
     f.limited_by = limit_of(throttled, capped.device);

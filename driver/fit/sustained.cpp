@@ -6,25 +6,21 @@
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/fit/median.hpp"
+#include "driver/fit/student_t.hpp"
 #include "driver/run/engine.hpp"
 
 namespace roofprobe {
 
 namespace {
 
-// Student's t 0.975 quantile for kSettleWindows - 1 = 2 degrees of freedom: the interval of a
-// mean of three windows.
-constexpr double kT975TwoDof = 4.302652729911275;
-static_assert(kSettleWindows == 3, "kT975TwoDof is the quantile for kSettleWindows - 1 degrees of freedom");
-
-// The 95% interval of `mean`, the mean of `values` (kSettleWindows of them). Settled windows
+// The 95% interval of `mean`, the mean of `values` (kSettleWindows of them; Student's t). Settled windows
 // agree within 1%, so it stays well above zero; values identical in every window (a coarse timer)
 // still get a positive width.
 Interval mean_interval(const std::vector<double>& values, double mean) {
   double m2 = 0;
   for (double v : values) m2 += (v - mean) * (v - mean);
   const double n = static_cast<double>(values.size());
-  const double half = kT975TwoDof * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
+  const double half = t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
   return {std::max(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
 }
 
@@ -36,13 +32,7 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
     rates.push_back(compute ? w->gflops : w->gbs);
     clocks.push_back(w->clock_mhz);
     seconds += w->seconds;
-    for (std::size_t start = 0; start < w->throttle.size();) {
-      const std::size_t plus = std::min(w->throttle.find('+', start), w->throttle.size());
-      const std::string reason = w->throttle.substr(start, plus - start);
-      if (!reason.empty() && ("+" + throttled + "+").find("+" + reason + "+") == std::string::npos)
-        throttled += (throttled.empty() ? "" : "+") + reason;
-      start = plus + 1;
-    }
+    add_throttle_reasons(throttled, w->throttle);
   }
   SustainedFigure f;
   f.windows = static_cast<int>(windows.size());
@@ -104,6 +94,17 @@ void fit_sustained(const std::vector<Sample>& sustained_rows, Machine& machine) 
   for (auto& [name, windows] : by_ceiling) {
     std::stable_sort(windows.begin(), windows.end(),
                      [](const Sample* a, const Sample* b) { return a->sample < b->sample; });
+    // Windows measured beside another process are not the device's own (the run's missing: names
+    // the process; a refit of the sweep alone says why from the flag).
+    if (std::any_of(windows.begin(), windows.end(),
+                    [](const Sample* w) { return w->flags.find(kForeignLoadFlag) != std::string::npos; })) {
+      const std::string prefix = name + ": sustained: measured while";
+      if (std::none_of(machine.missing.begin(), machine.missing.end(),
+                       [&](const std::string& m) { return m.rfind(prefix, 0) == 0; }))
+        machine.missing.push_back(prefix + " other processes used the device (its windows are flagged " +
+                                  kForeignLoadFlag + "): not the device's own");
+      continue;
+    }
     bool placed = false;
     for (ComputeCeiling& c : machine.compute)
       if (c.name == name && c.source == "empirical") {

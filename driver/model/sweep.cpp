@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <map>
@@ -138,6 +139,16 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 bool is_noisy(const Sample& s) {
   return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag") || has_flag(s.flags, kForeignLoadFlag);
 }
+void add_throttle_reasons(std::string& into, const std::string& reasons) {
+  for (std::size_t start = 0; start < reasons.size();) {
+    const std::size_t plus = std::min(reasons.find('+', start), reasons.size());
+    const std::string reason = reasons.substr(start, plus - start);
+    if (!reason.empty() && ("+" + into + "+").find("+" + reason + "+") == std::string::npos)
+      into += (into.empty() ? "" : "+") + reason;
+    start = plus + 1;
+  }
+}
+
 bool is_underfilled(const Sample& s) { return has_flag(s.flags, kUnderfilledFlag); }
 
 bool is_sustained(const Sample& s) { return s.phase.rfind(kSustainedPhase, 0) == 0; }

@@ -74,6 +74,9 @@ bool is_sustained(const Sample& s);
 std::string sustained_ceiling(const Sample& s);
 // The rows of the sweep proper (the burst figures), without the sustained phase's.
 std::vector<Sample> burst_samples(const std::vector<Sample>& samples);
+// Adds each of the "+"-joined throttle `reasons` not yet in `into` (Sample::throttle), keeping
+// first-seen order: the union of the reasons of several launches or samples.
+void add_throttle_reasons(std::string& into, const std::string& reasons);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
 

@@ -172,17 +172,6 @@ double last_spread(const std::vector<double>& values, std::size_t n) {
   return mean > 0 ? (*hi - *lo) / mean : std::numeric_limits<double>::infinity();
 }
 
-// "+"-joined union of throttle reasons, in first-seen order.
-void add_reasons(std::string& into, const std::string& reasons) {
-  for (std::size_t start = 0; start < reasons.size();) {
-    const std::size_t plus = std::min(reasons.find('+', start), reasons.size());
-    const std::string reason = reasons.substr(start, plus - start);
-    if (!reason.empty() && ("+" + into + "+").find("+" + reason + "+") == std::string::npos)
-      into += (into.empty() ? "" : "+") + reason;
-    start = plus + 1;
-  }
-}
-
 }  // namespace
 
 bool windows_settled(const std::vector<double>& rates, const std::vector<double>& clocks) {
@@ -224,7 +213,7 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
         watts += t.power_w;
         ++powered;
       }
-      add_reasons(w.throttle, t.throttle);
+      add_throttle_reasons(w.throttle, t.throttle);
     }
     const std::optional<double> energy_after = energy_before ? backend.energy_joules() : std::nullopt;
     if (energy_before && energy_after && *energy_after >= *energy_before) w.energy_j = *energy_after - *energy_before;

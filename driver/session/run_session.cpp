@@ -437,6 +437,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     all.insert(all.end(), sustained.samples.begin(), sustained.samples.end());
     machine.missing.insert(machine.missing.end(), sustained.missing.begin(), sustained.missing.end());
     sustained_failures = sustained.failures;
+    outcome.foreign_points += sustained.foreign;
     // A stop during the phase is an interruption like one during the sweep: resumable.
     outcome.stopped_by = stop_requested();
   }

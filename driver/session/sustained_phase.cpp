@@ -1,11 +1,13 @@
 #include "driver/session/sustained_phase.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <set>
 
 #include "driver/run/engine.hpp"
+#include "driver/run/sweep_runner.hpp"
 
 namespace roofprobe {
 
@@ -94,7 +96,15 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
     report("sustained " + label + ": up to " + text("%.3g", seconds) + " s");
     try {
       std::unique_ptr<PreparedPoint> prepared = point.probe->prepare(point.params, device);
+      // Another process on the device during the phase takes its power and clock: the windows
+      // are kept, flagged, and the ceiling's sustained figure is not published (as in the sweep,
+      // without the retries: a phase is seconds long).
+      const ForeignUse before = backend.foreign_use();
+      const auto start = std::chrono::steady_clock::now();
       const SustainedMeasurement m = measure_sustained(backend, *prepared, settings, seconds, stop);
+      const std::string foreign =
+          foreign_load_reason(before, backend.foreign_use(),
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!m.check.ok) {
         report("error: verification failed: sustained " + label + ": " + m.check.detail + " (windows discarded)");
         out.missing.push_back(t.ceiling + ": sustained: verification failed: " + m.check.detail);
@@ -104,6 +114,12 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
       std::vector<Sample> rows =
           sustained_samples_of(m, backend.name(), probe, point.params, point.index, t.ceiling, 0);
       if (rows.empty()) continue;
+      if (!foreign.empty()) {
+        for (Sample& s : rows) s.flags += (s.flags.empty() ? "" : "|") + std::string(kForeignLoadFlag);
+        report("note: sustained " + label + ": measured while " + foreign + ": not published");
+        out.missing.push_back(t.ceiling + ": sustained: measured while " + foreign + ": not the device's own");
+        ++out.foreign;
+      }
       const Sample& last = rows.back();
       const bool compute = last.flops > 0;
       report("sustained " + t.ceiling + ": " + std::to_string(rows.size()) + " windows, last " +

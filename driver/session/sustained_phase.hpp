@@ -33,6 +33,9 @@ struct SustainedOutcome {
   std::vector<Sample> samples;
   std::vector<std::string> missing;
   int failures = 0;
+  // Ceilings whose phase ran while other processes used the device (driver/run/sweep_runner.hpp,
+  // foreign_load_reason): their windows are flagged foreign-load and never published.
+  int foreign = 0;
 };
 
 // Measures every target for `seconds` at most, appending its windows to `sweep` as each ends.

@@ -160,6 +160,44 @@ TEST(SustainedFit, ThrottleReasonsGiveWhatLimitedIt) {
   EXPECT_EQ(m.compute[0].sustained->limited_by.rfind("power cap", 0), 0u) << m.compute[0].sustained->limited_by;
 }
 
+TEST(SustainedFit, WindowsBesideAForeignLoadAreNotPublished) {
+  std::vector<Sample> rows;
+  for (int i = 0; i < 4; ++i) rows.push_back(window("FP64.FMA", i, 90, 3100));
+  rows[2].flags = "noisy|foreign-load";
+  {
+    // A refit of the sweep alone: the flag says why.
+    Machine m = burst_machine();
+    fit_sustained(rows, m);
+    EXPECT_FALSE(m.compute[0].sustained.has_value()) << "settled windows beside a foreign load were published";
+    ASSERT_EQ(m.missing.size(), 1u);
+    EXPECT_EQ(m.missing[0].rfind("FP64.FMA: sustained: measured while other processes used the device", 0), 0u)
+        << m.missing[0];
+  }
+  {
+    // The run's own line (naming the process) stands alone.
+    Machine m = burst_machine();
+    m.missing.push_back(
+        "FP64.FMA: sustained: measured while other processes ran on the device: 4242 python3: "
+        "not the device's own");
+    fit_sustained(rows, m);
+    EXPECT_FALSE(m.compute[0].sustained.has_value());
+    EXPECT_EQ(m.missing.size(), 1u);
+  }
+}
+
+TEST(SustainedFit, ThrottleReasonsOfEveryWindowAreJoinedOnce) {
+  Machine m = burst_machine();
+  std::vector<Sample> rows;
+  const char* reasons[] = {"sw-power", "sw-power+hw-slowdown", "", "hw-slowdown+sw-thermal"};
+  for (int i = 0; i < 4; ++i) {
+    rows.push_back(window("FP64.FMA", i, 60, 1440));
+    rows.back().throttle = reasons[i];
+  }
+  fit_sustained(rows, m);
+  ASSERT_TRUE(m.compute[0].sustained.has_value());
+  EXPECT_EQ(m.compute[0].sustained->throttled, "sw-power+hw-slowdown+sw-thermal");
+}
+
 // ---- sweep.csv and machine file ---------------------------------------------------------------
 
 TEST(SustainedSweep, PhaseRoundTripsAndOlderSweepsReadAsBurst) {
