@@ -113,6 +113,37 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
   return flags;
 }
 
+namespace {
+
+// A row's identity, work and rates: `work` done in `seconds` by the sample numbered `index` of
+// the point; the caller adds the clock, power, energy and flags.
+Sample work_sample(const Work& work, double seconds, const std::string& backend, const std::string& probe,
+                   const Params& params, int point_index, int index, int rank) {
+  Sample s;
+  s.rank = rank;
+  s.backend = backend;
+  s.probe = probe;
+  s.point = point_index;
+  s.sample = index;
+  s.params = params;
+  s.working_set_bytes = work.working_set_bytes;
+  s.seconds = seconds;
+  s.bytes = work.bytes();
+  s.flops = work.flops;
+  s.transactions = work.transactions;
+  s.warp_instructions = work.warp_instructions;
+  s.shared_wavefronts = work.shared_wavefronts;
+  const Rates r = rates_of(work, seconds);
+  s.gbs = r.gbs;
+  s.gflops = r.gflops;
+  s.gtxn_s = r.gtxn_s;
+  s.gips = r.gips;
+  s.shared_gtxn_s = r.shared_gtxn_s;
+  return s;
+}
+
+}  // namespace
+
 std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& backend, const std::string& probe,
                                const Params& params, int point_index, int rank, double reference_clock_mhz) {
   const std::string flags = point_flags(m, reference_clock_mhz);
@@ -123,26 +154,7 @@ std::vector<Sample> samples_of(const PointMeasurement& m, const std::string& bac
   std::vector<Sample> out;
   out.reserve(m.seconds.size());
   for (std::size_t i = 0; i < m.seconds.size(); ++i) {
-    Sample s;
-    s.rank = rank;
-    s.backend = backend;
-    s.probe = probe;
-    s.point = point_index;
-    s.sample = static_cast<int>(i);
-    s.params = params;
-    s.working_set_bytes = m.work.working_set_bytes;
-    s.seconds = m.seconds[i];
-    s.bytes = m.work.bytes();
-    s.flops = m.work.flops;
-    s.transactions = m.work.transactions;
-    s.warp_instructions = m.work.warp_instructions;
-    s.shared_wavefronts = m.work.shared_wavefronts;
-    const Rates r = rates_of(m.work, s.seconds);
-    s.gbs = r.gbs;
-    s.gflops = r.gflops;
-    s.gtxn_s = r.gtxn_s;
-    s.gips = r.gips;
-    s.shared_gtxn_s = r.shared_gtxn_s;
+    Sample s = work_sample(m.work, m.seconds[i], backend, probe, params, point_index, static_cast<int>(i), rank);
     // A clock probe's launch lasts a known number of cycles: its clock is that over the time.
     // Otherwise the clock measured during this launch where the backend measured one, else the
     // reading taken right after the point.
@@ -251,26 +263,7 @@ std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const st
     work.transactions *= n;
     work.shared_wavefronts *= n;
     work.warp_instructions *= n;
-    Sample s;
-    s.rank = rank;
-    s.backend = backend;
-    s.probe = probe;
-    s.point = point_index;
-    s.sample = static_cast<int>(i);
-    s.params = params;
-    s.working_set_bytes = work.working_set_bytes;
-    s.seconds = w.seconds;
-    s.bytes = work.bytes();
-    s.flops = work.flops;
-    s.transactions = work.transactions;
-    s.warp_instructions = work.warp_instructions;
-    s.shared_wavefronts = work.shared_wavefronts;
-    const Rates r = rates_of(work, w.seconds);
-    s.gbs = r.gbs;
-    s.gflops = r.gflops;
-    s.gtxn_s = r.gtxn_s;
-    s.gips = r.gips;
-    s.shared_gtxn_s = r.shared_gtxn_s;
+    Sample s = work_sample(work, w.seconds, backend, probe, params, point_index, static_cast<int>(i), rank);
     s.clock_mhz = w.clock_mhz;
     s.power_w = w.power_w;
     s.throttle = w.throttle;
