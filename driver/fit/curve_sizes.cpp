@@ -67,7 +67,7 @@ double noise_sigma(const std::vector<Size>& sizes) {
   // Every pair of repetitions of one size differs by noise alone: |z_i - z_j| has the spread of
   // sqrt(2) sigma whatever the number of repetitions. (The deviations from each size's median do
   // not: with 3 repetitions one of them is always 0, and their MAD read 0.57 sigma, which made
-  // the 95% intervals cover the truth 63 times in 71 on ../shared/fit-curves/public.)
+  // the 95% intervals cover the truth 63 times in 71 on the public scoring set.)
   std::vector<double> pair_diffs;
   for (const Size& s : sizes)
     for (std::size_t i = 0; i < s.z.size(); ++i)

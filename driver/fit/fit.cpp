@@ -115,6 +115,46 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
 
 namespace {
 
+// One gap in the hierarchy as the series of a probe see it: the same kind of unresolved level,
+// over overlapping sizes, in several access kernels (an H200's rmw and copy curves each left a
+// level unlocated between its L2 and HBM) is one gap, named once with the series that show it.
+struct SeriesGap {
+  UnresolvedLevel level;
+  int fitted_levels = 0;
+  std::vector<std::string> series;
+};
+
+bool same_kind(const UnresolvedLevel& a, const UnresolvedLevel& b) {
+  return a.unlocated == b.unlocated && a.in_knee == b.in_knee && a.supporting_sizes == b.supporting_sizes;
+}
+
+// Merges the gaps of one kind whose spans overlap. The merged span and interval are the unions of
+// theirs, so the interval still holds each series' level; the rest (the rate near which it lies,
+// the evidence) is the first series' (the primary's, when it has one).
+std::vector<SeriesGap> merge_series_gaps(std::vector<SeriesGap> gaps) {
+  std::vector<SeriesGap> merged;
+  for (SeriesGap& gap : gaps) {
+    const auto joins = [&](const SeriesGap& m) {
+      return same_kind(m.level, gap.level) && gap.level.x_lo <= m.level.x_hi && m.level.x_lo <= gap.level.x_hi;
+    };
+    const auto it = std::find_if(merged.begin(), merged.end(), joins);
+    if (it == merged.end()) {
+      merged.push_back(std::move(gap));
+      continue;
+    }
+    UnresolvedLevel& into = it->level;
+    into.x_lo = std::min(into.x_lo, gap.level.x_lo);
+    into.x_hi = std::max(into.x_hi, gap.level.x_hi);
+    if (into.rate_ci95.known() && gap.level.rate_ci95.known())
+      into.rate_ci95 = {std::min(into.rate_ci95.lo, gap.level.rate_ci95.lo),
+                        std::max(into.rate_ci95.hi, gap.level.rate_ci95.hi)};
+    else
+      into.rate_ci95 = {};
+    it->series.insert(it->series.end(), gap.series.begin(), gap.series.end());
+  }
+  return merged;
+}
+
 // "L2", "L2.b", "L2.c", ...: later plateaus that land on a name already used.
 void suffix_duplicates(std::vector<std::string>& names) {
   std::map<std::string, int> seen;
@@ -395,17 +435,21 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
   for (const std::string& name : order)
     machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
   if (!fitted.empty()) name_unresolved_caches(group, machine);
+  std::vector<SeriesGap> gaps;
   for (const SeriesLevels& s : fitted) {
-    const std::string curve =
-        "probe '" + group.probe + "' (" + group.backend + (s.key.empty() ? "" : ", " + s.key) + ")";
-    for (const UnresolvedLevel& u : s.unlocated)
-      machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
-    if (s.unresolved) machine.missing.push_back(unresolved_level_note(*s.unresolved, s.fitted_levels, curve));
+    for (const UnresolvedLevel& u : s.unlocated) gaps.push_back({u, s.fitted_levels, {s.key}});
+    if (s.unresolved) gaps.push_back({*s.unresolved, s.fitted_levels, {s.key}});
     // A series that reaches only its first level (a GPU's ca read) leaves the levels past it to
     // the kernels that reach them: a level hiding in its knee is theirs to measure.
     if (!s.first_level_only)
-      for (const UnresolvedLevel& u : s.in_knees)
-        machine.missing.push_back(unresolved_level_note(u, s.fitted_levels, curve));
+      for (const UnresolvedLevel& u : s.in_knees) gaps.push_back({u, s.fitted_levels, {s.key}});
+  }
+  for (const SeriesGap& gap : merge_series_gaps(std::move(gaps))) {
+    std::string keys;
+    for (const std::string& key : gap.series)
+      if (!key.empty()) keys += (keys.empty() ? "" : " | ") + key;
+    const std::string curve = "probe '" + group.probe + "' (" + group.backend + (keys.empty() ? "" : ", " + keys) + ")";
+    machine.missing.push_back(unresolved_level_note(gap.level, gap.fitted_levels, curve));
   }
   if (!fitted.empty())
     machine.provenance["level_model"] =

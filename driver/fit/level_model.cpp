@@ -445,6 +445,10 @@ Interval located(const Interval& ci, double lo, double hi) {
 // level with no plateau size (a short one between soft knees) keeps every size it serves most.
 constexpr double kPlateauAboveSigmas = 3;
 constexpr double kPlateauAboveFloor = 0.02;  // ln rate: 2%
+// A sampled size reaches a level where the fitted curve there is within this of the level's
+// rate (ln rate: 2%), whatever the noise: the rate is then read off the data, not extrapolated
+// through a knee's shape, which a fit only approximates (take_unlocated_levels).
+constexpr double kReachedSpan = 0.02;
 
 // 95% intervals of exp(parameter) from the covariance of the fit; unknown when it is singular.
 std::vector<Interval> intervals(const Data& d, const Candidate& c) {
@@ -521,6 +525,8 @@ LevelModelFit describe(const Data& d, const Candidate& c) {
       if (level.sizes == 0) level.x_lo = d.sizes[k].x;
       level.x_hi = d.sizes[k].x_last;
       ++level.sizes;
+      if (std::fabs(model_log_rate(lay, c.p.data(), d.sizes[k].lw) - c.p[lay.b(i)]) <= kReachedSpan)
+        ++level.reached_sizes;
       if (plateau[k]) {
         ++level.plateau_sizes;
         plateau_median_z.push_back(d.sizes[k].median_z);
@@ -853,9 +859,15 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
     const bool inner = i > 0 && i + 1 < chosen_levels;
-    // A plateau locates a level however noisy its samples (a loaded VM's L2 and L3).
-    located[i] = !inner || d.one_sample_per_size || level.plateau_sizes > 0 ||
-                 (level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan);
+    // A level is located by sizes that read its rate off the data: two where the fitted curve
+    // comes within kReachedSpan of it, which no knee shape can move far; or, with its rate
+    // pinned by the fit, kMinServedSizes that it serves most (a Skylake-SP's L3 squeezed between
+    // its L2's reach and its own capacity is never reached, but four sizes pin it). One or two
+    // sizes are a knee's: a long-tailed knee drawn as a shoulder gave a level of two sizes with
+    // an interval of 3%, 13% above the truth.
+    const bool pinned = level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan;
+    located[i] = !inner || d.one_sample_per_size || level.reached_sizes >= kMinPlateauSizes ||
+                 (pinned && level.sizes >= kMinServedSizes);
   }
   std::vector<FittedLevel> kept;
   for (int i = 0; i < chosen_levels; ++i) {

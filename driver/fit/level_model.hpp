@@ -39,6 +39,7 @@ struct FittedLevel {
   double x_lo = 0, x_hi = 0;    // sampled sizes where this level serves the most accesses
   int sizes = 0;                // distinct sampled sizes in [x_lo, x_hi]
   int plateau_sizes = 0;        // ... of which the curve is at the level's own rate (its plateau)
+  int reached_sizes = 0;        // ... of which the fitted curve is within 2% of its rate
   std::vector<double> samples;  // the raw rates of its plateau: the sizes in [x_lo, x_hi] where the
                                 // fitted curve is its own rate within the noise (all of them when
                                 // none), kPlateauAboveSigmas in level_model.cpp

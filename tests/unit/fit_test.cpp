@@ -283,13 +283,19 @@ TEST(FindPlateaus, FindsWhatErtsFixedRuleMisses) {
   const auto points = synth(gpu_shape(), gpu_sizes(2), 0.02, 2, rng);
   const std::vector<double> ert = ert_levels(points);
   std::vector<double> ours;
-  for (const Plateau& p : find_plateaus(points)) ours.push_back(p.value);
+  std::vector<UnresolvedLevel> unlocated;
+  for (const Plateau& p : find_plateaus(points, {}, nullptr, nullptr, &unlocated)) ours.push_back(p.value);
   // ERT's rule needs more than 6 sizes within 5% per level: at 2 points per octave it misses the
-  // one-octave far L2; the level model finds all four.
+  // one-octave far L2 without a word. The level model publishes the near L2 it locates, and the
+  // far L2 either as a level or, its two sizes too few to locate it, named with an interval that
+  // holds it: never a blend passed off as a level.
   EXPECT_FALSE(has_level_near(ert, 6500, 0.05));
-  EXPECT_TRUE(has_level_near(ours, 6500, 0.03));
   EXPECT_TRUE(has_level_near(ours, 10000, 0.03));
-  EXPECT_EQ(ours.size(), 4u);
+  const bool named = std::any_of(unlocated.begin(), unlocated.end(), [](const UnresolvedLevel& u) {
+    return u.rate_ci95.known() && u.rate_ci95.lo <= 6500 && 6500 <= u.rate_ci95.hi;
+  });
+  EXPECT_TRUE(has_level_near(ours, 6500, 0.03) || named);
+  EXPECT_EQ(ours.size() + unlocated.size(), 4u);
 }
 
 TEST(FindPlateaus, FlatCurveIsOneLevelNamedAsMemory) {
