@@ -48,9 +48,11 @@ inline std::optional<double> strict_number(const std::string& text) {
 // One CSV record split into fields: double-quoted fields may hold commas and doubled quotes.
 std::vector<std::string> split_csv_record(const std::string& line);
 
-inline std::string number_text(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.8g", v);
+// A number as text with `digits` significant digits, shortest form ("%g"): CSV cells keep 8, so
+// a rate read back is the rate written; messages and device notes keep 6.
+inline std::string number_text(double v, int digits = 8) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 

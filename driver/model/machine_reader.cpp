@@ -128,6 +128,19 @@ class Reader {
     fail(n, where + key, "expected true or false");
   }
 
+  // A list of mappings under `key`, each read by read_one(node, "key[i].") into `out`; absent:
+  // nothing.
+  template <class T, class ReadOne>
+  void list(const YAML::Node& n, const std::string& key, std::vector<T>& out, ReadOne read_one) const {
+    if (!n) return;
+    if (!n.IsSequence()) fail(n, key, "expected a list");
+    for (const auto& item : n) {
+      const std::string at = key + "[" + std::to_string(out.size()) + "]";
+      if (!item.IsMap()) fail(item, at, "expected a mapping");
+      out.push_back(read_one(item, at + "."));
+    }
+  }
+
   Stats stats(const YAML::Node& n, const std::string& key) const {
     Stats s;
     if (!n) return s;
@@ -212,21 +225,16 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       m.scaling.push_back(p);
     }
   }
-  if (YAML::Node clocks = root["clocks"]) {
-    if (!clocks.IsSequence()) r.fail(clocks, "clocks", "expected a list");
-    for (const auto& n : clocks) {
-      const std::string where = "clocks[" + std::to_string(m.clocks.size()) + "].";
-      if (!n.IsMap()) r.fail(n, where, "expected a mapping");
-      ClockReading c;
-      c.load = r.text(r.need(n, "load", where), where + "load");
-      c.median_mhz = r.number(r.need(n, "median_mhz", where), where + "median_mhz");
-      c.min_mhz = r.opt_number(n, "min_mhz", where);
-      c.max_mhz = r.opt_number(n, "max_mhz", where);
-      c.samples = r.opt_integer(n, "samples", where);
-      c.probe = r.opt_text(n, "probe", where);
-      m.clocks.push_back(c);
-    }
-  }
+  r.list(root["clocks"], "clocks", m.clocks, [&](const YAML::Node& n, const std::string& where) {
+    ClockReading c;
+    c.load = r.text(r.need(n, "load", where), where + "load");
+    c.median_mhz = r.number(r.need(n, "median_mhz", where), where + "median_mhz");
+    c.min_mhz = r.opt_number(n, "min_mhz", where);
+    c.max_mhz = r.opt_number(n, "max_mhz", where);
+    c.samples = r.opt_integer(n, "samples", where);
+    c.probe = r.opt_text(n, "probe", where);
+    return c;
+  });
   if (YAML::Node energy = root["energy"]) {
     if (!energy.IsMap()) r.fail(energy, "energy", "expected a mapping");
     EnergySection e;
@@ -236,21 +244,16 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
     e.update_seconds = r.opt_number(energy, "update_seconds", "energy.");
     e.idle_power_w = r.opt_number(energy, "idle_power_w", "energy.");
     e.min_point_seconds = r.opt_number(energy, "min_point_seconds", "energy.");
-    if (YAML::Node ceilings = energy["ceilings"]) {
-      if (!ceilings.IsSequence()) r.fail(ceilings, "energy.ceilings", "expected a list");
-      for (const auto& n : ceilings) {
-        const std::string where = "energy.ceilings[" + std::to_string(e.ceilings.size()) + "].";
-        if (!n.IsMap()) r.fail(n, where, "expected a mapping");
-        EnergyFigure f;
-        f.name = r.text(r.need(n, "name", where), where + "name");
-        f.power_w = r.number(r.need(n, "power_w", where), where + "power_w");
-        f.pj_per_flop = r.opt_number(n, "pj_per_flop", where);
-        f.pj_per_byte = r.opt_number(n, "pj_per_byte", where);
-        f.seconds = r.opt_number(n, "seconds", where);
-        f.samples = r.opt_integer(n, "samples", where);
-        e.ceilings.push_back(f);
-      }
-    }
+    r.list(energy["ceilings"], "energy.ceilings", e.ceilings, [&](const YAML::Node& n, const std::string& where) {
+      EnergyFigure f;
+      f.name = r.text(r.need(n, "name", where), where + "name");
+      f.power_w = r.number(r.need(n, "power_w", where), where + "power_w");
+      f.pj_per_flop = r.opt_number(n, "pj_per_flop", where);
+      f.pj_per_byte = r.opt_number(n, "pj_per_byte", where);
+      f.seconds = r.opt_number(n, "seconds", where);
+      f.samples = r.opt_integer(n, "samples", where);
+      return f;
+    });
     m.energy = e;
   }
   if (YAML::Node model = root["energy_model"]) {
@@ -266,20 +269,14 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
     r.signed_interval(model["constant_power_ci95"], "energy_model.constant_power_ci95", e.constant_power_ci95_lo,
                       e.constant_power_ci95_hi);
     auto coefficients = [&](const char* key, std::vector<EnergyCoefficient>& out) {
-      const YAML::Node list = model[key];
-      if (!list) return;
-      const std::string base = std::string("energy_model.") + key;
-      if (!list.IsSequence()) r.fail(list, base, "expected a list");
-      for (const auto& n : list) {
-        const std::string where = base + "[" + std::to_string(out.size()) + "].";
-        if (!n.IsMap()) r.fail(n, where, "expected a mapping");
+      r.list(model[key], std::string("energy_model.") + key, out, [&](const YAML::Node& n, const std::string& where) {
         EnergyCoefficient c;
         c.name = r.text(r.need(n, "name", where), where + "name");
         c.value = r.number(r.need(n, "value", where), where + "value");
         r.signed_interval(n["ci95"], where + "ci95", c.ci95_lo, c.ci95_hi);
         c.points = r.opt_integer(n, "points", where);
-        out.push_back(c);
-      }
+        return c;
+      });
     };
     coefficients("pj_per_flop", e.pj_per_flop);
     coefficients("pj_per_byte", e.pj_per_byte);
@@ -289,31 +286,23 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
       e.worst_launch = r.opt_text(res, "worst_launch", "energy_model.residuals.");
       e.within_5pct = r.opt_integer(res, "within_5pct", "energy_model.residuals.");
     }
-    if (YAML::Node list = model["balance"]) {
-      if (!list.IsSequence()) r.fail(list, "energy_model.balance", "expected a list");
-      for (const auto& n : list) {
-        const std::string where = "energy_model.balance[" + std::to_string(e.balance.size()) + "].";
-        EnergyBalance b;
-        b.flops = r.text(r.need(n, "flops", where), where + "flops");
-        b.level = r.text(r.need(n, "level", where), where + "level");
-        b.time_flop_per_byte = r.opt_number(n, "time_flop_per_byte", where);
-        b.energy_flop_per_byte = r.opt_number(n, "energy_flop_per_byte", where);
-        b.energy_with_constant_power_flop_per_byte = r.opt_number(n, "energy_with_constant_power_flop_per_byte", where);
-        b.gap = r.opt_number(n, "gap", where);
-        e.balance.push_back(b);
-      }
-    }
-    if (YAML::Node list = model["checks"]) {
-      if (!list.IsSequence()) r.fail(list, "energy_model.checks", "expected a list");
-      for (const auto& n : list) {
-        const std::string where = "energy_model.checks[" + std::to_string(e.checks.size()) + "].";
-        EnergyCheck c;
-        c.check = r.text(r.need(n, "check", where), where + "check");
-        c.holds = r.opt_flag(n, "holds", where);
-        c.detail = r.opt_text(n, "detail", where);
-        e.checks.push_back(c);
-      }
-    }
+    r.list(model["balance"], "energy_model.balance", e.balance, [&](const YAML::Node& n, const std::string& where) {
+      EnergyBalance b;
+      b.flops = r.text(r.need(n, "flops", where), where + "flops");
+      b.level = r.text(r.need(n, "level", where), where + "level");
+      b.time_flop_per_byte = r.opt_number(n, "time_flop_per_byte", where);
+      b.energy_flop_per_byte = r.opt_number(n, "energy_flop_per_byte", where);
+      b.energy_with_constant_power_flop_per_byte = r.opt_number(n, "energy_with_constant_power_flop_per_byte", where);
+      b.gap = r.opt_number(n, "gap", where);
+      return b;
+    });
+    r.list(model["checks"], "energy_model.checks", e.checks, [&](const YAML::Node& n, const std::string& where) {
+      EnergyCheck c;
+      c.check = r.text(r.need(n, "check", where), where + "check");
+      c.holds = r.opt_flag(n, "holds", where);
+      c.detail = r.opt_text(n, "detail", where);
+      return c;
+    });
     e.left_out = r.opt_text(model, "left_out", "energy_model.");
     m.energy_model = e;
   }
@@ -324,33 +313,26 @@ void read_instructions_walls_scaling(const Reader& r, const YAML::Node& root, Ma
     if (section.schema != kPowerCapsSchema)
       r.fail(caps["schema"], "power_caps.schema", std::string("expected ") + kPowerCapsSchema);
     section.restored_w = r.opt_number(caps, "restored_w", "power_caps.");
-    YAML::Node list = r.need(caps, "caps", "power_caps.");
-    if (!list.IsSequence()) r.fail(list, "power_caps.caps", "expected a list");
-    for (const auto& n : list) {
-      const std::string where = "power_caps.caps[" + std::to_string(section.caps.size()) + "].";
-      if (!n.IsMap()) r.fail(n, where, "expected a mapping");
-      PowerCapResult cap;
-      cap.cap_w = r.number(r.need(n, "cap_w", where), where + "cap_w");
-      if (YAML::Node ceilings = n["ceilings"]) {
-        if (!ceilings.IsSequence()) r.fail(ceilings, where + "ceilings", "expected a list");
-        for (const auto& c : ceilings) {
-          const std::string at = where + "ceilings[" + std::to_string(cap.ceilings.size()) + "].";
-          if (!c.IsMap()) r.fail(c, at, "expected a mapping");
-          PowerCapCeiling f;
-          f.name = r.text(r.need(c, "name", at), at + "name");
-          f.kind = r.text(r.need(c, "kind", at), at + "kind");
-          if (f.kind != "compute" && f.kind != "memory") r.fail(c["kind"], at + "kind", "expected compute or memory");
-          f.rate = r.number(r.need(c, "rate", at), at + "rate");
-          f.ci95 = r.interval(c["ci95"], at + "ci95");
-          f.spread = r.opt_number(c, "spread", at);
-          f.clock_mhz = r.opt_number(c, "clock_mhz", at);
-          f.limited_by = r.opt_text(c, "limited_by", at);
-          f.samples = r.opt_integer(c, "samples", at);
-          cap.ceilings.push_back(f);
-        }
-      }
-      section.caps.push_back(cap);
-    }
+    r.list(r.need(caps, "caps", "power_caps."), "power_caps.caps", section.caps,
+           [&](const YAML::Node& n, const std::string& where) {
+             PowerCapResult cap;
+             cap.cap_w = r.number(r.need(n, "cap_w", where), where + "cap_w");
+             r.list(n["ceilings"], where + "ceilings", cap.ceilings, [&](const YAML::Node& c, const std::string& at) {
+               PowerCapCeiling f;
+               f.name = r.text(r.need(c, "name", at), at + "name");
+               f.kind = r.text(r.need(c, "kind", at), at + "kind");
+               if (f.kind != "compute" && f.kind != "memory")
+                 r.fail(c["kind"], at + "kind", "expected compute or memory");
+               f.rate = r.number(r.need(c, "rate", at), at + "rate");
+               f.ci95 = r.interval(c["ci95"], at + "ci95");
+               f.spread = r.opt_number(c, "spread", at);
+               f.clock_mhz = r.opt_number(c, "clock_mhz", at);
+               f.limited_by = r.opt_text(c, "limited_by", at);
+               f.samples = r.opt_integer(c, "samples", at);
+               return f;
+             });
+             return cap;
+           });
     m.power_caps = section;
   }
 }

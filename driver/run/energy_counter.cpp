@@ -1,19 +1,12 @@
 #include "driver/run/energy_counter.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <optional>
 #include <thread>
 
-namespace roofprobe {
+#include "driver/model/csv_text.hpp"
 
-namespace {
-std::string text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-}  // namespace
+namespace roofprobe {
 
 void describe_energy_counter(Backend& backend, DeviceInfo& device, double idle_seconds) {
   const EnergyCounterInfo info = backend.energy_counter();
@@ -56,11 +49,11 @@ void describe_energy_counter(Backend& backend, DeviceInfo& device, double idle_s
   device.extra[kEnergyCounterKey] = info.what;
   if (changes >= 2) {
     const double span = last_change_s - first_change_s;
-    device.extra[kEnergyUpdateKey] = text(span / (changes - 1));
-    if (span > 0) device.extra[kIdlePowerKey] = text((last_change_j - first_change_j) / span);
+    device.extra[kEnergyUpdateKey] = csv_text::number_text(span / (changes - 1), 6);
+    if (span > 0) device.extra[kIdlePowerKey] = csv_text::number_text((last_change_j - first_change_j) / span, 6);
   } else {
     // Fewer than two changes in the whole window: the interval is at least the window.
-    device.extra[kEnergyUpdateKey] = text(idle_seconds);
+    device.extra[kEnergyUpdateKey] = csv_text::number_text(idle_seconds, 6);
   }
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <sstream>
 
 #include "driver/fit/feed_fitting.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/run/signals.hpp"
 
@@ -14,11 +14,7 @@ namespace roofprobe {
 
 namespace {
 
-std::string watts_text(double watts) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", watts);
-  return buf;
-}
+std::string watts_text(double watts) { return csv_text::number_text(watts, 6); }
 
 // A cap's label in messages and missing: lines.
 std::string cap_label(double watts) { return "power cap " + watts_text(watts) + " W"; }

@@ -248,6 +248,28 @@ TEST(FitSamples, ALevelACurveCannotRuleOutIsNamedUnderMissing) {
     EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, curve));
 }
 
+// One gap that several access kernels show is one note, naming them all: an H200's rmw and copy
+// curves each left a level between L2 and HBM unlocated, and four notes said one thing.
+TEST(FitSamples, AGapSeveralSeriesShowIsOneNoteNamingThemAll) {
+  register_test_probes();
+  const auto sweep = sweep_with_an_unresolved_level();
+  ASSERT_TRUE(sweep) << "no sweep of 8 left its L3 unresolved";
+  const auto& [points, fit] = *sweep;
+  std::vector<Sample> samples;
+  for (const char* mode : {"read", "rmw"})
+    for (std::size_t i = 0; i < points.size(); ++i)
+      samples.push_back(bw_sample(mode, points[i].x, points[i].y, static_cast<int>(i)));
+  Machine m;
+  m.device.memory_name = "HBM";
+  fit_samples(samples, m);
+  ASSERT_EQ(m.missing.size(), 1u + fit.in_knees.size()) << ::testing::PrintToString(m.missing);
+  const std::string curve = "probe 'fit_test_bw' (fit_test, mode=read | mode=rmw)";
+  const int levels = static_cast<int>(fit.levels.size());
+  EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, levels, curve));
+  for (std::size_t i = 0; i < fit.in_knees.size(); ++i)
+    EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, curve));
+}
+
 TEST(FitSamples, ComputeCeilingsPerSeries) {
   register_test_probes();
   std::vector<Sample> samples;
