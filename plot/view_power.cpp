@@ -236,8 +236,10 @@ bool build_power_view(const ViewInput& in, PlotScript* out, std::string* why) {
   }
   const double eff_lo = std::pow(10, std::floor(std::log10(eff.lo / 1.5)));
   const double eff_hi = std::pow(10, std::ceil(std::log10(eff.hi * 1.5)));
-  const double w_lo = std::pow(10, std::floor(std::log10(watts.lo / 1.3)));
-  const double w_hi = std::pow(10, std::ceil(std::log10(watts.hi * 1.3)));
+  // Power spans about a decade (idle to the limit): rounded out to whole decades it would fill a
+  // third of its panel, so its range is the data's with a margin, labelled at 1, 2 and 5.
+  const double w_lo = watts.lo / 1.3;
+  const double w_hi = watts.hi * 1.3;
 
   std::string model_data = "# model: flop_per_byte gflop_per_joule watts, one block per FLOP type\n";
   for (const Curve& c : curves) {
