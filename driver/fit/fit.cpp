@@ -95,7 +95,7 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; the fit with " + std::to_string(level.levels) + " levels has one there, near " +
            std::string(rate) +
-           ", but the data do not locate its rate (it never shows a plateau of its own, only a knee): "
+           ", but the data do not locate its rate (the curve reaches it at too few sizes: a knee, not a plateau): "
            "it lies between the rates of the levels either side";
   if (level.supporting_sizes >= 0)
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +

@@ -106,13 +106,14 @@ struct LevelModelFit {
   std::string model;      // one line: levels, ramp, criterion, loss (or why there are none)
   bool rejected = false;  // no model described the curve: `model` says why
   std::optional<UnresolvedLevel> unresolved;
-  // Levels of the chosen fit left out of `levels`: between two levels, with no sampled size on
-  // their plateau and a 95% interval of their rate wider than a factor kMaxLocatedRateSpan (or
-  // none). Only for sweeps with repetitions: with one sample per size the plateau rules already
-  // refuse a level without plateau sizes (LevelSupport in level_model.cpp). Such a level lies inside a knee
-  // and never shows its own rate: its fitted figure is a blend of the knee's shape and the
-  // levels beside it (a partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is
-  // named as a level that is there, between the rates either side, not published as measured.
+  // Levels of the chosen fit left out of `levels`: between two levels, and no sizes locate their
+  // rate (fewer than two sampled sizes where the fitted curve reaches it, and fewer than three
+  // that it serves most or a 95% interval wider than a factor kMaxLocatedRateSpan;
+  // take_unlocated_levels in level_model.cpp). Only for sweeps with repetitions: with one sample per size the plateau
+  // rules already refuse a level without plateau sizes (LevelSupport in level_model.cpp). Such a level lies inside a
+  // knee and never shows its own rate: its fitted figure is a blend of the knee's shape and the levels beside it (a
+  // partitioned L2's far half fitted at 1240 GB/s for a true 900), and it is named as a level that is there, between
+  // the rates either side, not published as measured.
   std::vector<UnresolvedLevel> unlocated;
   // Knees between two published levels where a level may hide (UnresolvedLevel::in_knee). A soft
   // knee between rates far apart, sampled at a few sizes, is drawn as well by one knee as by two
