@@ -14,7 +14,7 @@ measurement: {warmup_seconds: 0.005, min_samples: 3, min_seconds: 0.01, max_nois
 cpu:
   sustained_seconds: $1
   probes:
-    bandwidth: {mode: [read], working_set_bytes: [16KiB, 64MiB, 128MiB]}
+    bandwidth: {mode: [read], working_set_bytes: [16KiB, 24KiB, 64MiB, 128MiB]}
     flops: {precision: [fp64], form: [fma], flops_per_element: [64]}
 YAML
 }
