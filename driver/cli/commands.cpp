@@ -202,6 +202,9 @@ int fit_command(const FitOptions& o) {
     machine.provenance["refit_from"] = o.sweep_csv;
     // The feeds the run recorded (run's feeds.yaml), else this build's probes.
     fit_samples(samples, machine, feeds ? &*feeds : nullptr);
+    for (const std::string& gap : findings.carried)
+      if (std::find(machine.missing.begin(), machine.missing.end(), gap) == machine.missing.end())
+        machine.missing.push_back(gap);
     for (const std::string& gap : findings.gaps)
       if (std::find(machine.missing.begin(), machine.missing.end(), gap) == machine.missing.end())
         machine.missing.push_back(gap);

@@ -6,6 +6,7 @@
 #include "driver/fit/feed_fitting.hpp"
 #include "kernels/contract/device_power.hpp"
 #include "driver/fit/fit.hpp"
+#include "driver/model/sweep.hpp"
 
 namespace roofprobe::fitting {
 
@@ -26,7 +27,7 @@ std::string limit_of(const std::string& throttled, const DeviceInfo& dev) {
     return ("+" + throttled + "+").find("+" + std::string(reason) + "+") != std::string::npos;
   };
   std::vector<std::string> limits;
-  if (has("sw-power") || has("power-brake")) {
+  if (has_power_cap_reason(throttled)) {
     const auto cap = dev.extra.find(kExtraPowerLimitW);
     limits.push_back(cap == dev.extra.end() ? "power cap" : "power cap " + cap->second + " W");
   }

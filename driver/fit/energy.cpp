@@ -28,7 +28,7 @@ struct PointTotals {
   int samples = 0;
 };
 
-// Sums per point (backend, probe, point index) of the samples `wanted` picks, keeping only the
+// Sums per point (backend, probe, phase, point index) of the samples `wanted` picks, keeping only the
 // points whose sampled time reaches min_seconds.
 template <class Wanted>
 PointTotals qualifying_totals(const std::vector<Sample>& samples, double min_seconds, Wanted wanted) {
@@ -38,7 +38,9 @@ PointTotals qualifying_totals(const std::vector<Sample>& samples, double min_sec
     // does other work than the ceiling's.
     if (s.energy_j <= 0 || is_underfilled(s) || s.flags.find(kForeignLoadFlag) != std::string::npos || !wanted(s))
       continue;
-    PointTotals& p = points[{s.backend + "/" + s.probe, s.point}];
+    // A point's sustained windows are one stretch of counter readings, its sweep samples another:
+    // each must be long enough on its own.
+    PointTotals& p = points[{s.backend + "/" + s.probe + "/" + s.phase, s.point}];
     p.energy_j += s.energy_j;
     p.seconds += s.seconds;
     p.flops += s.flops;
@@ -93,7 +95,7 @@ void fit_energy(const std::vector<Sample>& samples, Machine& machine) {
     char why[256];
     std::snprintf(why, sizeof why,
                   "energy ceilings: no ceiling has a point sampled for %.3g s or longer (%g updates of the "
-                  "counter, every %.3g s); raise measurement.min_seconds",
+                  "counter, every %.3g s); raise measurement.min_seconds, or the backend's sustained_seconds",
                   e.min_point_seconds, kEnergyIntervalsPerPoint, e.update_seconds);
     machine.missing.push_back(why);
     return;

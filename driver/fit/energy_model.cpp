@@ -362,7 +362,7 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
       ++disturbed;
       continue;
     }
-    PointLaunches& g = groups[{s.backend + "/" + s.probe, s.point}];
+    PointLaunches& g = groups[{s.backend + "/" + s.probe + "/" + s.phase, s.point}];  // as fit_energy
     g.launches.push_back(&s);
     g.seconds += s.seconds;
   }
@@ -411,6 +411,10 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
   note(disturbed, "under foreign load or underfilled");
   for (const auto& [why, count] : untyped) note(count, "of probe " + why);
   if (!left_out.empty()) left_out = "of " + std::to_string(with_energy) + " launches with energy: " + left_out;
+
+  // No point long enough for the counter, and no energy ceiling either: fit_energy has named that
+  // one cause under missing:, and a second note would say it again.
+  if (points.empty() && !machine.energy && short_launches > 0) return;
 
   std::vector<std::string> level_order;
   for (const MemoryLevel& l : machine.memory) level_order.push_back(l.level);

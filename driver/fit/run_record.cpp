@@ -98,7 +98,13 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
   if (carry_over) {
     if (!record.run_machine->complete)
       out.gaps.push_back("the run that wrote this sweep was incomplete (its machine.yaml says complete: false)");
-    for (const std::string& m : record.run_machine->missing) out.gaps.push_back(m);
+    // The run's own gaps (failures, skipped points, the sustained phase's), not the notes of its
+    // fit, which this fit writes afresh: the run counts them (provenance run_gaps); a file from
+    // before that count carries every entry.
+    std::size_t own = record.run_machine->missing.size();
+    const std::string counted = provenance_of(record.run_machine, "run_gaps");
+    if (!counted.empty()) own = std::min<std::size_t>(own, std::strtoul(counted.c_str(), nullptr, 10));
+    out.carried.assign(record.run_machine->missing.begin(), record.run_machine->missing.begin() + own);
   } else if (!planned_text.empty()) {
     const long planned = std::strtol(planned_text.c_str(), nullptr, 10);
     const long measured = static_cast<long>(rows.size() - torn.size());

@@ -20,8 +20,9 @@ struct RunRecord {
 };
 
 struct RunRecordFindings {
-  std::vector<std::string> gaps;   // for missing:; any gap makes the machine file incomplete
-  std::vector<std::string> notes;  // for stderr ("note: ...")
+  std::vector<std::string> gaps;     // for missing:; any gap makes the machine file incomplete
+  std::vector<std::string> carried;  // the finished run's own gaps, for missing: as the run listed them
+  std::vector<std::string> notes;    // for stderr ("note: ...")
 };
 
 // Refuses (InputError, one line naming the sweep) rows of two backends or of two MPI ranks, rows

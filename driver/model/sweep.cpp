@@ -137,7 +137,12 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 }  // namespace
 
 bool is_noisy(const Sample& s) {
-  return has_flag(s.flags, "noisy") || has_flag(s.flags, "clock-sag") || has_flag(s.flags, kForeignLoadFlag);
+  const bool sag = has_flag(s.flags, "clock-sag") && !has_power_cap_reason(s.throttle);
+  return has_flag(s.flags, "noisy") || sag || has_flag(s.flags, kForeignLoadFlag);
+}
+bool has_power_cap_reason(const std::string& throttle) {
+  const std::string reasons = "+" + throttle + "+";
+  return reasons.find("+sw-power+") != std::string::npos || reasons.find("+power-brake+") != std::string::npos;
 }
 void add_throttle_reasons(std::string& into, const std::string& reasons) {
   for (std::size_t start = 0; start < reasons.size();) {

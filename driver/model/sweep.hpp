@@ -62,9 +62,9 @@ struct Sample {
   double metric(const std::string& name) const;
 };
 
-// True when the sample carries a flag that makes its rate unreliable (noisy, clock-sag,
-// foreign-load); an underfilled sample is a reliable measurement of something else (see
-// Sample::flags).
+// True when the sample carries a flag that makes its rate unreliable (noisy, foreign-load, or
+// clock-sag where the power cap did not lower the clock); an underfilled sample is a reliable
+// measurement of something else (see Sample::flags).
 bool is_noisy(const Sample& s);
 // Prefix of a sustained row's phase; what follows is the ceiling's name.
 inline constexpr const char* kSustainedPhase = "sustained:";
@@ -77,6 +77,9 @@ std::vector<Sample> burst_samples(const std::vector<Sample>& samples);
 // Adds each of the "+"-joined throttle `reasons` not yet in `into` (Sample::throttle), keeping
 // first-seen order: the union of the reasons of several launches or samples.
 void add_throttle_reasons(std::string& into, const std::string& reasons);
+// True when the "+"-joined throttle reasons name the board's power limit (NVML's sw-power or
+// power-brake): a clock lowered by it is the work's ceiling under that limit, not a disturbance.
+bool has_power_cap_reason(const std::string& throttle);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
 

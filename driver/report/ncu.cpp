@@ -143,7 +143,9 @@ double column_scale(const std::string& name, const std::string& raw_unit) {
   const bool per_time = (unit.find('/') != std::string::npos && !ends_with(unit, "/cycle")) ||
                         lower(unit).find("hz") != std::string::npos;
   if (ends_with(name, ".per_second")) {
-    if (!per_time) throw InputError(where + ", not a rate per second");
+    // ncu prints the rate of a count without a unit of its own (the tensor-path ops) with no
+    // unit at all: '' on a .per_second column is ops per second.
+    if (!per_time && !unit.empty()) throw InputError(where + ", not a rate per second");
   } else if (ends_with(name, ".per_cycle_elapsed")) {
     if (!unit.empty() && !ends_with(unit, "/cycle")) throw InputError(where + ", not a rate per cycle");
   } else if (name == "gpu__time_duration.sum") {

@@ -107,7 +107,11 @@ std::string point_flags(const PointMeasurement& m, double reference_clock_mhz) {
   std::string flags;
   if (!m.converged) flags = "noisy";
   constexpr double kSag = 0.9;
-  if (reference_clock_mhz > 0 && m.clock_mhz > 0 && m.clock_mhz < kSag * reference_clock_mhz)
+  // A clock the device's own power limit lowered while this work ran is the work's ceiling under
+  // that limit (published with limited_by: power cap), not a disturbance of it.
+  const bool own_power_limit = std::any_of(m.launch_telemetry.begin(), m.launch_telemetry.end(),
+                                           [](const LaunchTelemetry& t) { return has_power_cap_reason(t.throttle); });
+  if (reference_clock_mhz > 0 && m.clock_mhz > 0 && m.clock_mhz < kSag * reference_clock_mhz && !own_power_limit)
     flags += (flags.empty() ? "" : "|") + std::string("clock-sag");
   if (m.work.underfilled) flags += (flags.empty() ? "" : "|") + std::string(kUnderfilledFlag);
   return flags;
@@ -200,7 +204,8 @@ double sustained_window_seconds(double seconds) { return std::max(seconds / 20, 
 
 SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, const MeasurementSettings& s,
                                        double seconds, const std::function<bool()>& stop,
-                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window) {
+                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window,
+                                       double least_seconds) {
   SustainedMeasurement m;
   // The same launch length as the sweep's: the loop is the point as the sweep measured it. The
   // phase's time counts from its first window.
@@ -210,12 +215,14 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
   m.work = point.work();
   const double window = sustained_window_seconds(seconds);
   std::vector<double> rates, clocks;
+  // One counter reading ends a window and starts the next, so the windows' energies add up to the
+  // phase's with the counter's granularity at its two ends only.
+  std::optional<double> energy_before = backend.energy_joules();
   while (elapsed() < seconds) {
     SustainedWindow w;
     std::vector<double> mhz;
     double watts = 0;
     int powered = 0;
-    const std::optional<double> energy_before = backend.energy_joules();
     while (w.seconds < window) {
       w.seconds += launch(backend, point, stop);
       ++w.launches;
@@ -227,8 +234,9 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
       }
       add_throttle_reasons(w.throttle, t.throttle);
     }
-    const std::optional<double> energy_after = energy_before ? backend.energy_joules() : std::nullopt;
+    const std::optional<double> energy_after = backend.energy_joules();
     if (energy_before && energy_after && *energy_after >= *energy_before) w.energy_j = *energy_after - *energy_before;
+    energy_before = energy_after;
     if (mhz.size() == static_cast<std::size_t>(w.launches)) {
       std::sort(mhz.begin(), mhz.end());
       w.clock_mhz = mhz[mhz.size() / 2];
@@ -239,7 +247,7 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
     m.windows.push_back(w);
     if (on_window) on_window(w, m.work);
     m.settled = windows_settled(rates, clocks);
-    if (m.settled && elapsed() >= seconds / 2) break;
+    if (m.settled && elapsed() >= std::max(seconds / 2, least_seconds)) break;
   }
   // Checked once at the end, as a sweep point is: the result carries every launch of the phase
   // (a checksum over all passes), and a check between windows would idle the device, letting

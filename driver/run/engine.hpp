@@ -101,11 +101,14 @@ struct SustainedMeasurement {
 double sustained_window_seconds(double seconds);
 
 // Loops `point` for at most `seconds` (wall time), window by window, and verifies the result at
-// the end, as measure_point does; stops early once windows_settled (after half the time). `on_window` is told of each
-// window (progress lines). `stop` is asked between launches, as in measure_point.
+// the end, as measure_point does; stops early once windows_settled, but not before half the time
+// nor before `least_seconds` (what the energy counter needs to resolve the phase's energy).
+// `on_window` is told of each window (progress lines). `stop` is asked between launches, as in
+// measure_point.
 SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, const MeasurementSettings& settings,
                                        double seconds, const std::function<bool()>& stop = {},
-                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window = {});
+                                       const std::function<void(const SustainedWindow&, const Work&)>& on_window = {},
+                                       double least_seconds = 0);
 
 // The sweep.csv rows of a sustained phase of ceiling `ceiling` (one per window, phase
 // "sustained:<ceiling>"), on the point `point_index` it looped.

@@ -451,6 +451,8 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   progress.finish();
   if (outcome.stopped_by != 0) note_interruption(machine, outcome, plan.points.size(), dir);
 
+  // What the run itself found missing, ahead of the fit's notes: a refit carries these over.
+  machine.provenance["run_gaps"] = std::to_string(machine.missing.size());
   fit_samples(all, machine);
   machine.complete = failures == 0 && stopped_by == 0 && outcome.foreign_points == 0 &&
                      (resume == nullptr || foreign_load_gaps(resume->samples).empty());

@@ -1,11 +1,14 @@
 #include "driver/session/sustained_phase.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <set>
 
+#include "driver/fit/energy.hpp"
+#include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "driver/run/sweep_runner.hpp"
 
@@ -88,6 +91,12 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
                                      double seconds, SweepWriter& sweep, const std::function<bool()>& stop,
                                      const std::function<void(const std::string&)>& report) {
   SustainedOutcome out;
+  // A phase that settles early still runs until the energy counter has updated often enough for
+  // its energy to count (driver/fit/energy.hpp), with a tenth to spare for the time between
+  // launches, which the windows' sampled seconds leave out.
+  const auto update = device.extra.find(kEnergyUpdateKey);
+  const double least =
+      update == device.extra.end() ? 0 : 1.1 * kEnergyIntervalsPerPoint * std::atof(update->second.c_str());
   for (const SustainedTarget& t : targets) {
     if (stop()) break;
     const PlanPoint& point = *t.point;
@@ -101,7 +110,7 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
       // without the retries: a phase is seconds long).
       const ForeignUse before = backend.foreign_use();
       const auto start = std::chrono::steady_clock::now();
-      const SustainedMeasurement m = measure_sustained(backend, *prepared, settings, seconds, stop);
+      const SustainedMeasurement m = measure_sustained(backend, *prepared, settings, seconds, stop, {}, least);
       const std::string foreign =
           foreign_load_reason(before, backend.foreign_use(),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

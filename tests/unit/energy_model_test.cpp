@@ -221,6 +221,15 @@ TEST(EnergyModel, NotFittedIsNamedUnderMissing) {
   EXPECT_EQ(sw.machine.missing[0].rfind("energy model: not fitted: 8 points with energy for 3 coefficients", 0), 0u)
       << sw.machine.missing[0];
 
+  // Every point too short for the counter: fit_energy names that, once.
+  Sweep short_points = sweep_with_energy(truth, 0.01);
+  for (Sample& s : short_points.samples) s.seconds = 1e-6;
+  fit_energy(short_points.samples, short_points.machine);
+  fit_energy_model(short_points.samples, type_of, short_points.machine);
+  ASSERT_EQ(short_points.machine.missing.size(), 1u) << short_points.machine.missing.back();
+  EXPECT_EQ(short_points.machine.missing[0].rfind("energy ceilings: no ceiling has a point sampled for", 0), 0u)
+      << short_points.machine.missing[0];
+
   // No counter: nothing to say beyond what fit_energy says.
   Sweep none = sweep_with_energy(truth, 0.01);
   none.machine.device.extra[kEnergyCounterKey] = "none: no NVML energy counter";

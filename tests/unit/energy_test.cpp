@@ -167,6 +167,34 @@ TEST(EnergyEngine, EachSampleGetsItsShareOfThePointsEnergy) {
   for (const Sample& s : samples_of(n, "x", "probe", {}, 0, 0)) EXPECT_EQ(s.energy_j, 0);
 }
 
+TEST(EnergyEngine, ASettledPhaseRunsOnUntilTheCounterCanResolveIt) {
+  // Steady launches settle after three windows; a phase stops then once half its time is over,
+  // unless the energy counter needs longer (least_seconds).
+  PoweredBackend backend(300);
+  SteadyPoint point;
+  const auto wall = [](auto since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  };
+  auto start = std::chrono::steady_clock::now();
+  // 0.6 s: windows of 0.03 s, three launches each (the launches' lengths repeat every three).
+  const SustainedMeasurement early = measure_sustained(backend, point, quick_settings(), 0.6);
+  const double early_seconds = wall(start);
+  ASSERT_TRUE(early.settled);
+  EXPECT_LT(early_seconds, 0.55) << "a settled phase stops after half its time";
+  start = std::chrono::steady_clock::now();
+  const SustainedMeasurement held = measure_sustained(backend, point, quick_settings(), 0.6, {}, {}, 0.55);
+  EXPECT_GE(wall(start), 0.55);
+  ASSERT_TRUE(held.settled);
+  // The windows are read back to back: their energies add up to the counter's advance.
+  double joules = 0, seconds = 0;
+  for (const SustainedWindow& w : held.windows) {
+    ASSERT_TRUE(w.energy_j);
+    joules += *w.energy_j;
+    seconds += w.seconds;
+  }
+  EXPECT_NEAR(joules, 300 * seconds, 1e-6 * joules);
+}
+
 TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   TempDir d;
   Sample s;
@@ -329,6 +357,42 @@ TEST(FitEnergy, PowerAndEnergyPerFlopAndPerByteOfEachCeiling) {
       << summary.str();
   EXPECT_NE(summary.str().find("100.0 W     5000.00 pJ/FLOP"), std::string::npos) << summary.str();
   EXPECT_NE(summary.str().find("80.0 W      2000.0 pJ/B"), std::string::npos) << summary.str();
+}
+
+TEST(FitEnergy, SustainedWindowsCountApartFromTheSweepsSamples) {
+  // The sweep's samples of a point and its sustained windows are two stretches of counter
+  // readings, each off by up to an update at both ends: a short sweep stretch added to a long
+  // sustained one would add its error. Only the stretch long enough on its own counts.
+  Machine m = fitted_machine("NVML total energy");
+  m.device.extra[kEnergyUpdateKey] = "0.1";  // 40 updates: 4 s
+  std::vector<Sample> samples;
+  for (int i = 0; i < 20; ++i) {
+    Sample s;
+    s.backend = "cuda";
+    s.probe = "flops";
+    s.params = {{"precision", "fp64"}, {"form", "fma"}};
+    s.point = 0;
+    s.flops = 2e9;
+    const bool sustained = i >= 4;
+    s.seconds = sustained ? 0.25 : 0.05;               // 4 s of windows, 0.2 s of sweep samples
+    s.energy_j = (sustained ? 500 : 900) * s.seconds;  // the short stretch read high
+    if (sustained) s.phase = std::string(kSustainedPhase) + "FP64.FMA";
+    samples.push_back(s);
+  }
+  fit_energy(samples, m);
+  ASSERT_TRUE(m.energy) << (m.missing.empty() ? "" : m.missing.back());
+  ASSERT_EQ(m.energy->ceilings.size(), 1u);
+  EXPECT_NEAR(m.energy->ceilings[0].power_w, 500, 1e-9);
+  EXPECT_EQ(m.energy->ceilings[0].samples, 16);
+
+  // Without the sustained stretch, nothing is long enough, and the note says what to raise.
+  samples.resize(4);
+  Machine short_only = fitted_machine("NVML total energy");
+  short_only.device.extra[kEnergyUpdateKey] = "0.1";
+  fit_energy(samples, short_only);
+  EXPECT_FALSE(short_only.energy);
+  ASSERT_EQ(short_only.missing.size(), 1u);
+  EXPECT_NE(short_only.missing[0].find("sustained_seconds"), std::string::npos) << short_only.missing[0];
 }
 
 TEST(FitEnergy, NamesWhyThereAreNoEnergyFigures) {

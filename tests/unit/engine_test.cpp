@@ -180,6 +180,20 @@ TEST(Engine, FlagsNoisyPointsAndClockSag) {
   EXPECT_EQ(point_flags(m, 0), "noisy");  // no reference clock: no sag verdict
 }
 
+TEST(Engine, AClockThePowerCapLowersIsNotASag) {
+  // A tensor point at the 700 W cap runs at 1770 MHz of 1980: that is its ceiling under the cap
+  // (limited_by: power cap), not a disturbance to leave out of the ceilings.
+  PointMeasurement m;
+  m.converged = true;
+  m.clock_mhz = 1770;
+  m.launch_telemetry = {{1980, 240, ""}, {1843, 240, "sw-power"}, {1770, 240, "sw-power"}};
+  EXPECT_EQ(point_flags(m, 1980), "");
+  m.launch_telemetry = {{1770, 240, "hw-slowdown+power-brake"}};
+  EXPECT_EQ(point_flags(m, 1980), "");
+  m.launch_telemetry = {{1770, 240, "sw-thermal"}, {1770, 240, ""}};  // heat: still a sag
+  EXPECT_EQ(point_flags(m, 1980), "clock-sag");
+}
+
 TEST(Progress, RendersBarCountsAndEta) {
   EXPECT_EQ(Progress::render(5, 10, 30, "bandwidth", 10), "[#####.....]  5/10  0:30 elapsed, ETA 0:30  bandwidth");
   EXPECT_EQ(Progress::render(0, 3, 0, "x", 4), "[....] 0/3  0:00 elapsed, ETA ?  x");
