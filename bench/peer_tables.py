@@ -108,9 +108,11 @@ _KB = re.compile(r"([0-9][0-9.]*)\s*kB")
 
 def parse_gpu_cache(text, where="gpu-cache"):
     """gpu-benches gpu-cache: [(data set bytes, Eff. GB/s)] (every SM reads the same data set)."""
-    rows = []
+    rows, header = [], False
     for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or "data set" in line:
+        header = header or "data set" in line
+        # Blank lines, the header, and what it prints before it ("clock: 1980 1980 ...").
+        if not line.strip() or "data set" in line or (not header and not _GB_S.findall(line)):
             continue
         sizes, rates = _KB.findall(line), _GB_S.findall(line)
         if len(sizes) != 1 or not rates:

@@ -76,7 +76,8 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
 
 // gpu-benches: "     2 kB         5ms       0.4%   13646.3 GB/s ..." (gpu-cache) and
 // "   128 kB       256 kB         1ms ..." (gpu-l2-cache: per-block and total data set).
-// One table per file: a second header is a second run (another GPU's table appended), whose sizes
+// Lines before the header without a rate are the program's own output (gpu-cache prints the
+// clocks it read). One table per file: a second header is a second run (another GPU's table appended), whose sizes
 // would be fitted as one curve with the first's. A rate in another unit or with a decimal comma
 // would be read as another number.
 std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text, ExternalSweepShape* shape) {
@@ -97,8 +98,11 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
       continue;
     }
     std::smatch rate;
-    if (!std::regex_search(line, rate, rate_re))
-      fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
+    const bool has_rate = std::regex_search(line, rate, rate_re);
+    // What the program prints before its table (gpu-cache's "clock: 1980 1980 ..." readout):
+    // neither a rate nor a size.
+    if (!has_rate && header_line == 0 && !std::regex_search(line, size_re)) continue;
+    if (!has_rate) fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
     if (rate[2] != "GB/s")
       fail_at(path, line_no, "the bandwidth is in '" + rate[2].str() + "': gpu-benches writes 'GB/s'");
     if (rate[1].str().find(',') != std::string::npos)

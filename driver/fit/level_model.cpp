@@ -841,6 +841,9 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
   u.rate_ci95 = located(ci[best.lay.b(k)], u.rate / kLocatedSpan, u.rate * kLocatedSpan);
   u.x_lo = k > 0 ? std::exp(best.p[best.lay.c(k - 1)]) : d.sizes.front().x;
   u.x_hi = k + 1 < best.lay.levels ? std::exp(best.p[best.lay.c(k)]) : d.sizes.back().x_last;
+  // A last level whose knee lies past the largest size (or a first one before the smallest) has
+  // no sampled size in its span: the fit's tail bending, nothing the sweep saw to name.
+  if (u.x_lo >= u.x_hi) return std::nullopt;
   u.delta_bic = best.bic - chosen.bic;
   u.levels = best.lay.levels;
   u.supporting_sizes = weakest->plateau;

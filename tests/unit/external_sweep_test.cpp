@@ -138,6 +138,23 @@ TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth)
   EXPECT_DOUBLE_EQ(p[0].x, 384 * 1024.0);  // the total, not the per-block set
   EXPECT_NE(error_of("  2 kB  5ms  0.4%  fast\n", SweepFormat::GpuBenches).find(":1: no '<number> GB/s'"),
             std::string::npos);
+  // gpu-cache as it runs now prints the clocks it read before its table (an H200's first lines,
+  // results/measured/h200-sxm/20261127T2101Z/peers/gpu-cache.txt); inside the table, such a
+  // line is an error.
+  const std::string clocked =
+      "clock: 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 \n"
+      "     data set   exec time     spread        Eff. bw       DRAM read      DRAM write         L2 read       L2 "
+      "store\n"
+      "         1 kB        34ms       0.4%   15400.3 GB/s         0 GB/s          0 GB/s          0 GB/s          0 "
+      "GB/s \n"
+      "         2 kB        24ms       0.2%   21915.2 GB/s         0 GB/s          0 GB/s          0 GB/s          0 "
+      "GB/s \n";
+  TempFile c(clocked, ".txt");
+  p = read_external_sweep(c.path(), SweepFormat::GpuBenches);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_DOUBLE_EQ(p[1].y, 21915.2);
+  EXPECT_NE(error_of(clocked + "clock: 1980\n", SweepFormat::GpuBenches).find(":5: no '<number> GB/s'"),
+            std::string::npos);
   EXPECT_NE(error_of("  5ms  0.4%  13646.3 GB/s\n", SweepFormat::GpuBenches).find(":1: no data-set size"),
             std::string::npos);
 
