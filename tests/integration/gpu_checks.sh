@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 rc=$?
 cat err.txt
 ((rc == 0)) || fail "gpu-checks --backend cpu: exit $rc"
-grep -q "^lock     ok      A measured until .*, B from .*; B: .*waiting for the CPU" run/checks.txt ||
+grep -q "^lock     ok      A measured until .*, B from .*; B: .*the CPU of .* is free after" run/checks.txt ||
   fail "lock step: $(grep '^lock' run/checks.txt)"
 grep -q "^foreign  ok      beside the load: complete false, [1-9][0-9]* samples flagged" run/checks.txt ||
   fail "foreign step: $(grep '^foreign' run/checks.txt)"
