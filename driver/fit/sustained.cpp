@@ -1,8 +1,10 @@
 // The sustained figures from the sustained phase's windows (docs/METHODOLOGY.md).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
+#include "driver/fit/energy.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/fit/median.hpp"
@@ -21,7 +23,7 @@ Interval mean_interval(const std::vector<double>& values, double mean) {
   for (double v : values) m2 += (v - mean) * (v - mean);
   const double n = static_cast<double>(values.size());
   const double half = t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
-  return {std::max(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
+  return {std::min(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
 }
 
 SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool compute, const DeviceInfo& device) {
@@ -43,17 +45,13 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   // The figure rests on the last windows: the settled ones, or, unsettled, the latest there are.
   const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(kSettleWindows), windows.size());
   const auto last = windows.end() - static_cast<std::ptrdiff_t>(n);
-  double sum = 0, energy = 0, energy_seconds = 0, watts = 0;
+  double sum = 0, watts = 0;
   int powered = 0;
-  bool all_energy = true;
   std::vector<double> mhz;
   for (auto it = last; it != windows.end(); ++it) {
     const Sample& w = **it;
     sum += compute ? w.gflops : w.gbs;
     if (w.clock_mhz > 0) mhz.push_back(w.clock_mhz);
-    all_energy = all_energy && w.energy_j > 0;
-    energy += w.energy_j;
-    energy_seconds += w.seconds;
     if (w.power_w > 0) {
       watts += w.power_w;
       ++powered;
@@ -61,24 +59,34 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   }
   f.rate = sum / static_cast<double>(n);
   f.clock_mhz = mhz.empty() ? 0 : median_of(mhz);
-  // The energy counter's average where every window read it, else the board's reported power.
-  f.power_w = all_energy && energy_seconds > 0 ? energy / energy_seconds : powered > 0 ? watts / powered : 0;
-  // Energy per FLOP or byte of each of those windows (picojoules), where the counter read them all.
-  std::vector<double> pj;
-  for (auto it = last; all_energy && it != windows.end(); ++it) {
-    const double work = compute ? (*it)->flops : (*it)->bytes;
-    if (work > 0) pj.push_back((*it)->energy_j / work * 1e12);
+  f.power_w = powered > 0 ? watts / powered : 0;  // the board's reported power, unless the counter tells
+  // The energy figures rest on the last windows that together span the counter's resolution
+  // (kEnergyIntervalsPerPoint updates; the windows share readings, so only the stretch's two ends
+  // are uncertain): a 0.25 s window of a counter updating every 0.1 s is off by up to 40% alone.
+  const double least = kEnergyIntervalsPerPoint * std::atof(device_extra(device, "energy_update_seconds").c_str());
+  auto first = last;
+  double energy_seconds = 0;
+  for (auto it = last; it != windows.end(); ++it) energy_seconds += (*it)->seconds;
+  while (energy_seconds < least && first != windows.begin()) energy_seconds += (*--first)->seconds;
+  double energy = 0, work = 0;
+  std::vector<double> pj;  // each window's picojoules per FLOP or byte, for the interval
+  bool all_energy = energy_seconds >= least;
+  for (auto it = first; all_energy && it != windows.end(); ++it) {
+    const double w_work = compute ? (*it)->flops : (*it)->bytes;
+    all_energy = (*it)->energy_j > 0 && w_work > 0;
+    energy += (*it)->energy_j;
+    work += w_work;
+    if (all_energy) pj.push_back((*it)->energy_j / w_work * 1e12);
   }
-  if (pj.size() == n) {
-    double total = 0;
-    for (double v : pj) total += v;
-    f.pj_per_unit = total / static_cast<double>(n);
+  if (all_energy && energy_seconds > 0) {
+    f.power_w = energy / energy_seconds;
+    f.pj_per_unit = energy / work * 1e12;
   }
   if (f.settled && n > 1) {
     std::vector<double> rate_values;
     for (auto it = last; it != windows.end(); ++it) rate_values.push_back(compute ? (*it)->gflops : (*it)->gbs);
     f.ci95 = mean_interval(rate_values, f.rate);
-    if (f.pj_per_unit > 0) f.pj_ci95 = mean_interval(pj, f.pj_per_unit);
+    if (f.pj_per_unit > 0 && pj.size() > 1) f.pj_ci95 = mean_interval(pj, f.pj_per_unit);
   }
   return f;
 }

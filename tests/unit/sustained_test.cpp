@@ -111,20 +111,48 @@ TEST(SustainedFit, SettledWindowsGiveMeanIntervalClockAndPower) {
   const SustainedFigure& f = *m.compute[0].sustained;
   EXPECT_TRUE(f.settled);
   EXPECT_NEAR(f.rate, (91 + 91.5 + 91.2) / 3, 1e-9);
-  EXPECT_LT(f.ci95.lo, f.rate);
-  EXPECT_GT(f.ci95.hi, f.rate);
+  // Student's t over three windows 0.25 apart: about 0.6 either side, not a bound at the mean.
+  EXPECT_LT(f.ci95.lo, f.rate - 0.3);
+  EXPECT_GT(f.ci95.hi, f.rate + 0.3);
   EXPECT_GT(f.ci95.lo, 90);
   EXPECT_LT(f.ci95.hi, 93);
   EXPECT_DOUBLE_EQ(f.clock_mhz, 3100);
   EXPECT_NEAR(f.power_w, 20, 1e-9);  // 2 J per 0.1 s window
-  // 2 J over rate x 1e9 x 0.1 FLOPs per window, in picojoules, averaged over the last three.
-  const double pj = (2e4 / 91 + 2e4 / 91.5 + 2e4 / 91.2) / 3;
+  // The last three windows' energy (2 J each) over their FLOPs (rate x 1e9 x 0.1 each), in
+  // picojoules: the counter updates every millisecond here, so three windows resolve it.
+  const double pj = 3 * 2.0 / ((91 + 91.5 + 91.2) * 1e9 * 0.1) * 1e12;
   EXPECT_NEAR(f.pj_per_unit, pj, 1e-9);
   EXPECT_LT(f.pj_ci95.lo, pj);
   EXPECT_GT(f.pj_ci95.hi, pj);
   EXPECT_EQ(f.windows, 6);
   EXPECT_NEAR(f.seconds, 0.6, 1e-12);
   EXPECT_FALSE(m.memory[0].sustained.has_value()) << "no DRAM rows: no DRAM figure";
+}
+
+TEST(SustainedFit, EnergyRestsOnWindowsTheCounterCanResolve) {
+  // A counter that updates every 0.1 s needs 4 s of windows: six settled windows of 0.1 s give a
+  // rate but no energy figure, and the power is the board's reported one.
+  Machine m = burst_machine();
+  m.device.extra["energy_update_seconds"] = "0.1";
+  std::vector<Sample> rows;
+  for (int i = 0; i < 6; ++i) rows.push_back(window("FP64.FMA", i, 91, 3100, 2.0));
+  for (Sample& r : rows) r.power_w = 25;
+  fit_sustained(rows, m);
+  ASSERT_TRUE(m.compute[0].sustained.has_value());
+  EXPECT_TRUE(m.compute[0].sustained->settled);
+  EXPECT_EQ(m.compute[0].sustained->pj_per_unit, 0);
+  EXPECT_DOUBLE_EQ(m.compute[0].sustained->power_w, 25);
+
+  // Forty-five windows: the last forty (4 s) carry the figure, the early ones, at another power,
+  // do not.
+  Machine longer = burst_machine();
+  longer.device.extra["energy_update_seconds"] = "0.1";
+  rows.clear();
+  for (int i = 0; i < 45; ++i) rows.push_back(window("FP64.FMA", i, 91, 3100, i < 3 ? 9.0 : 2.0));
+  fit_sustained(rows, longer);
+  ASSERT_TRUE(longer.compute[0].sustained.has_value());
+  EXPECT_NEAR(longer.compute[0].sustained->power_w, 20, 1e-9);
+  EXPECT_NEAR(longer.compute[0].sustained->pj_per_unit, 2.0 / (91e9 * 0.1) * 1e12, 1e-9);
 }
 
 TEST(SustainedFit, UnsettledIsMarkedWithoutInterval) {
