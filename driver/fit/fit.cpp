@@ -487,19 +487,28 @@ ProbeSamples for_maxima(const ProbeSamples& group, const FeedSpec& spec, std::se
   return kept;
 }
 
-// Marks what one feed fitted from noisy series: compute ceilings by their series, other feeds by
-// a note (their sections carry no flag).
+// Marks what one feed fitted from noisy series: compute ceilings and named levels (shared,
+// system) by their series, the rest by a note (their sections carry no flag).
 void mark_noisy(const std::set<std::string>& noisy, const ProbeSamples& group, const FeedSpec& spec,
-                std::size_t first_new_ceiling, Machine& machine) {
+                std::size_t first_new_ceiling, std::size_t first_new_level, Machine& machine) {
   if (noisy.empty()) return;
   if (spec.kind == FeedKind::ComputeCeiling) {
     for (std::size_t i = first_new_ceiling; i < machine.compute.size(); ++i)
       if (noisy.count(series_key(machine.compute[i].params, spec.series_axes)) != 0) machine.compute[i].noisy = true;
     return;
   }
+  std::set<std::string> flagged;
+  if (spec.kind == FeedKind::NamedLevel)
+    for (std::size_t i = first_new_level; i < machine.memory.size(); ++i) {
+      const std::string key = series_key(machine.memory[i].params, spec.series_axes);
+      if (noisy.count(key) == 0) continue;
+      machine.memory[i].noisy = true;
+      flagged.insert(key);
+    }
   for (const std::string& key : noisy)
-    machine.missing.push_back("probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
-                              ": most points are flagged noisy; its figures include them");
+    if (flagged.count(key) == 0)
+      machine.missing.push_back("probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
+                                ": most points are flagged noisy; its figures include them");
 }
 
 // Nearest level first. Levels arrive in probe and series order (a GPU's ca read brings L1 and
@@ -591,6 +600,7 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
         std::set<std::string> noisy;
         const ProbeSamples kept = for_maxima(group, spec, noisy);
         const std::size_t first_new_ceiling = machine.compute.size();
+        const std::size_t first_new_level = machine.memory.size();
         switch (spec.kind) {
           case FeedKind::MemoryLevels:
             break;
@@ -616,7 +626,7 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
             fit_clocks(kept, spec, machine);
             break;
         }
-        mark_noisy(noisy, group, spec, first_new_ceiling, machine);
+        mark_noisy(noisy, group, spec, first_new_ceiling, first_new_level, machine);
       } catch (const std::exception& e) {
         machine.missing.push_back("probe '" + group.probe + "' (" + group.backend + "), metric '" + spec.metric +
                                   "': not fitted: " + e.what());

@@ -167,6 +167,30 @@ TEST(FitFeeds, SharedLevelAndWallsFromConflictDegrees) {
   EXPECT_EQ(broadcast->conflict_degree, 0);
 }
 
+TEST(FitFeeds, ASharedLevelFromFlaggedPointsIsMarkedNoisy) {
+  // Beside another process's GEMMs on an H200, every shared point ran at half speed and was
+  // flagged foreign-load: the level must say so, not read as the device's own.
+  register_feed_probes();
+  std::vector<Sample> samples;
+  for (int d : {1, 32}) {
+    const double inst = 1e9;
+    append(samples,
+           point("ff_shared", {{"conflict_degree", std::to_string(d)}}, 0.2 * d, 128 * inst, 0, 0, inst, d * inst));
+  }
+  for (Sample& s : samples) s.flags = "noisy|foreign-load";
+  Machine m = gpu_machine();
+  fit_samples(samples, m);
+  ASSERT_EQ(m.memory.size(), 1u);
+  EXPECT_TRUE(m.memory[0].noisy);
+
+  // Clean points: no flag.
+  for (Sample& s : samples) s.flags.clear();
+  Machine clean = gpu_machine();
+  fit_samples(samples, clean);
+  ASSERT_EQ(clean.memory.size(), 1u);
+  EXPECT_FALSE(clean.memory[0].noisy);
+}
+
 TEST(FitFeeds, GlobalWallsPerStrideAndWordSize) {
   register_feed_probes();
   std::vector<Sample> samples;
