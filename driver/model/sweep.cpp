@@ -183,14 +183,27 @@ std::string sweep_csv_row(const Sample& s) {
 }
 
 std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples) {
-  std::map<int, std::string> points;
+  // Per probe (in the order first seen), its flagged points: one note each.
+  std::vector<std::string> probes;
+  std::map<std::string, std::map<int, std::string>> points;
   for (const Sample& s : samples)
-    if (has_flag(s.flags, kForeignLoadFlag))
-      points.emplace(s.point, s.probe + " " + params_to_string(s.params) +
-                                  ": measured while other processes used the device (its samples are flagged "
-                                  "foreign-load in sweep.csv): its rates are not the device's own");
+    if (has_flag(s.flags, kForeignLoadFlag)) {
+      if (points.count(s.probe) == 0) probes.push_back(s.probe);
+      points[s.probe].emplace(s.point, s.probe + " " + params_to_string(s.params));
+    }
   std::vector<std::string> out;
-  for (auto& [point, line] : points) out.push_back(std::move(line));
+  for (const std::string& probe : probes) {
+    const std::map<int, std::string>& flagged = points[probe];
+    const std::string& first = flagged.begin()->second;
+    out.push_back(flagged.size() == 1
+                      ? first +
+                            ": measured while other processes used the device (its samples are "
+                            "flagged foreign-load in sweep.csv): its rates are not the device's own"
+                      : "probe '" + probe + "': " + std::to_string(flagged.size()) +
+                            " points measured while other processes used the device (the first: " + first +
+                            "; their samples are flagged foreign-load in sweep.csv): their "
+                            "rates are not the device's own");
+  }
   return out;
 }
 

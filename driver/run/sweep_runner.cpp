@@ -56,6 +56,14 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   std::set<std::string> faulted;  // probes ended by a device fault
   int lost_points = 0;            // not measured because of a fault
   int persistent_load = 0;        // points in a row that stayed loaded after their retries
+  // Per probe, the points measured beside another process: one note each under missing:, not one
+  // per point (a run beside a steady load would list hundreds).
+  struct ForeignPoints {
+    int points = 0;
+    std::string first, reason;
+  };
+  std::map<std::string, ForeignPoints> foreign_by_probe;
+  std::vector<std::string> foreign_order;
   for (const PlanPoint& point : plan.points) {
     if (done.count(point.index)) continue;
     const std::string label = label_of(point);
@@ -106,8 +114,14 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       if (!foreign.empty()) {
         // Kept (the run's record is whole) but never taken for the device's own rate.
         for (Sample& s : samples) s.flags += (s.flags.empty() ? "" : "|") + std::string(kForeignLoadFlag);
-        out.missing.push_back(label + ": measured while " + foreign + " (" + std::to_string(attempt + 1) +
-                              (attempt == 0 ? " try" : " tries") + "): its rates are not the device's own");
+        report("note: " + label + ": measured while " + foreign + " (" + std::to_string(attempt + 1) +
+               (attempt == 0 ? " try" : " tries") + "): flagged foreign-load");
+        ForeignPoints& f = foreign_by_probe[probe];
+        if (f.points++ == 0) {
+          f.first = label;
+          f.reason = foreign;
+          foreign_order.push_back(probe);
+        }
         ++out.foreign_points;
         ++persistent_load;
       } else {
@@ -147,6 +161,15 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
       sweep.append_point(samples);
       out.samples.insert(out.samples.end(), samples.begin(), samples.end());
     }
+  }
+  for (const std::string& probe : foreign_order) {
+    const ForeignPoints& f = foreign_by_probe[probe];
+    out.missing.push_back(f.points == 1
+                              ? f.first + ": measured while " + f.reason + ": its rates are not the device's own"
+                              : "probe '" + probe + "': " + std::to_string(f.points) + " points measured while " +
+                                    f.reason + " (the first: " + f.first +
+                                    "), flagged foreign-load in sweep.csv: their rates are not the "
+                                    "device's own");
   }
   if (out.foreign_points > 0)
     report("note: " + std::to_string(out.foreign_points) +
