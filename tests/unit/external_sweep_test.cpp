@@ -139,8 +139,8 @@ TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth)
   EXPECT_NE(error_of("  2 kB  5ms  0.4%  fast\n", SweepFormat::GpuBenches).find(":1: no '<number> GB/s'"),
             std::string::npos);
   // gpu-cache as it runs now prints the clocks it read before its table (an H200's first lines,
-  // results/measured/h200-sxm/20261127T2101Z/peers/gpu-cache.txt); inside the table, such a
-  // line is an error.
+  // from the peers/gpu-cache.txt of the gpu-checks run in results/measured/h200-sxm); inside the
+  // table, such a line is an error.
   const std::string clocked =
       "clock: 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 1980 \n"
       "     data set   exec time     spread        Eff. bw       DRAM read      DRAM write         L2 read       L2 "
