@@ -23,9 +23,7 @@ std::string throttle_of(const std::vector<const Sample*>& samples, const Params&
 // a hardware slowdown; or, when nothing lowered the clock, the clock itself. Empty where the
 // device reports no throttle reasons (CPUs, a GPU without NVML): nobody knows.
 std::string limit_of(const std::string& throttled, const DeviceInfo& dev) {
-  const auto has = [&](const char* reason) {
-    return ("+" + throttled + "+").find("+" + std::string(reason) + "+") != std::string::npos;
-  };
+  const auto has = [&](const char* reason) { return has_throttle_reason(throttled, reason); };
   std::vector<std::string> limits;
   if (has_power_cap_reason(throttled)) {
     const auto cap = dev.extra.find(kExtraPowerLimitW);

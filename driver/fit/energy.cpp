@@ -13,6 +13,10 @@ std::string device_extra(const DeviceInfo& d, const std::string& key) {
   return it == d.extra.end() ? std::string() : it->second;
 }
 
+double energy_span_seconds(const DeviceInfo& d) {
+  return kEnergyIntervalsPerPoint * std::atof(device_extra(d, "energy_update_seconds").c_str());
+}
+
 bool params_include(const Params& fixed, const Params& params) {
   for (const auto& [k, v] : fixed) {
     auto it = params.find(k);
@@ -72,7 +76,7 @@ void fit_energy(const std::vector<Sample>& samples, Machine& machine) {
   e.counter = counter;
   e.update_seconds = std::atof(device_extra(machine.device, "energy_update_seconds").c_str());
   e.idle_power_w = std::atof(device_extra(machine.device, "idle_power_w").c_str());
-  e.min_point_seconds = kEnergyIntervalsPerPoint * e.update_seconds;
+  e.min_point_seconds = energy_span_seconds(machine.device);
 
   for (const ComputeCeiling& c : machine.compute) {
     if (c.source != "empirical") continue;

@@ -16,6 +16,10 @@ namespace roofprobe {
 // end may be off by up to one interval, and 40 intervals bound that error by 2 / 40 = 5%.
 inline constexpr double kEnergyIntervalsPerPoint = 40;
 
+// The least sampled time a stretch of counter readings needs for its energy to count:
+// kEnergyIntervalsPerPoint of the update interval the device recorded (0 where it recorded none).
+double energy_span_seconds(const DeviceInfo& d);
+
 // The value the device recorded under device.extra[key]; empty when it recorded none.
 std::string device_extra(const DeviceInfo& d, const std::string& key);
 

@@ -350,8 +350,7 @@ void add_balances(EnergyModelSection& m, const Machine& machine) {
 void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop_type, Machine& machine) {
   const std::string counter = device_extra(machine.device, "energy_counter");
   if (counter.empty() || counter.rfind("none: ", 0) == 0) return;  // fit_energy said why
-  const double min_seconds =
-      kEnergyIntervalsPerPoint * std::atof(device_extra(machine.device, "energy_update_seconds").c_str());
+  const double min_seconds = energy_span_seconds(machine.device);
 
   std::map<std::pair<std::string, int>, PointLaunches> groups;
   int disturbed = 0, with_energy = 0;

@@ -1,7 +1,6 @@
 // The sustained figures from the sustained phase's windows (docs/METHODOLOGY.md).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 
 #include "driver/fit/energy.hpp"
@@ -63,7 +62,7 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   // The energy figures rest on the last windows that together span the counter's resolution
   // (kEnergyIntervalsPerPoint updates; the windows share readings, so only the stretch's two ends
   // are uncertain): a 0.25 s window of a counter updating every 0.1 s is off by up to 40% alone.
-  const double least = kEnergyIntervalsPerPoint * std::atof(device_extra(device, "energy_update_seconds").c_str());
+  const double least = energy_span_seconds(device);
   auto first = last;
   double energy_seconds = 0;
   for (auto it = last; it != windows.end(); ++it) energy_seconds += (*it)->seconds;

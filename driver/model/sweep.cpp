@@ -140,9 +140,11 @@ bool is_noisy(const Sample& s) {
   const bool sag = has_flag(s.flags, "clock-sag") && !has_power_cap_reason(s.throttle);
   return has_flag(s.flags, "noisy") || sag || has_flag(s.flags, kForeignLoadFlag);
 }
+bool has_throttle_reason(const std::string& throttle, const std::string& reason) {
+  return ("+" + throttle + "+").find("+" + reason + "+") != std::string::npos;
+}
 bool has_power_cap_reason(const std::string& throttle) {
-  const std::string reasons = "+" + throttle + "+";
-  return reasons.find("+sw-power+") != std::string::npos || reasons.find("+power-brake+") != std::string::npos;
+  return has_throttle_reason(throttle, "sw-power") || has_throttle_reason(throttle, "power-brake");
 }
 void add_throttle_reasons(std::string& into, const std::string& reasons) {
   for (std::size_t start = 0; start < reasons.size();) {
@@ -182,8 +184,17 @@ std::string sweep_csv_row(const Sample& s) {
   return out.str();
 }
 
+std::string foreign_load_note(const std::string& probe, std::size_t points, const std::string& first,
+                              const std::string& reason) {
+  if (points == 1)
+    return first + ": measured while " + reason +
+           " (its samples are flagged foreign-load in sweep.csv): its rates are not the device's own";
+  return "probe '" + probe + "': " + std::to_string(points) + " points measured while " + reason +
+         " (the first: " + first + "; their samples are flagged foreign-load in sweep.csv): their rates are not " +
+         "the device's own";
+}
+
 std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples) {
-  // Per probe (in the order first seen), its flagged points: one note each.
   std::vector<std::string> probes;
   std::map<std::string, std::map<int, std::string>> points;
   for (const Sample& s : samples)
@@ -192,18 +203,9 @@ std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples) {
       points[s.probe].emplace(s.point, s.probe + " " + params_to_string(s.params));
     }
   std::vector<std::string> out;
-  for (const std::string& probe : probes) {
-    const std::map<int, std::string>& flagged = points[probe];
-    const std::string& first = flagged.begin()->second;
-    out.push_back(flagged.size() == 1
-                      ? first +
-                            ": measured while other processes used the device (its samples are "
-                            "flagged foreign-load in sweep.csv): its rates are not the device's own"
-                      : "probe '" + probe + "': " + std::to_string(flagged.size()) +
-                            " points measured while other processes used the device (the first: " + first +
-                            "; their samples are flagged foreign-load in sweep.csv): their "
-                            "rates are not the device's own");
-  }
+  for (const std::string& probe : probes)
+    out.push_back(foreign_load_note(probe, points[probe].size(), points[probe].begin()->second,
+                                    "other processes used the device"));
   return out;
 }
 

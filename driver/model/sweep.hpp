@@ -77,8 +77,10 @@ std::vector<Sample> burst_samples(const std::vector<Sample>& samples);
 // Adds each of the "+"-joined throttle `reasons` not yet in `into` (Sample::throttle), keeping
 // first-seen order: the union of the reasons of several launches or samples.
 void add_throttle_reasons(std::string& into, const std::string& reasons);
-// True when the "+"-joined throttle reasons name the board's power limit (NVML's sw-power or
-// power-brake): a clock lowered by it is the work's ceiling under that limit, not a disturbance.
+// True when the "+"-joined throttle reasons hold `reason` ("sw-power").
+bool has_throttle_reason(const std::string& throttle, const std::string& reason);
+// True when the throttle reasons name the board's power limit (NVML's sw-power or power-brake):
+// a clock lowered by it is the work's ceiling under that limit, not a disturbance.
 bool has_power_cap_reason(const std::string& throttle);
 // True when the sample is flagged underfilled.
 bool is_underfilled(const Sample& s);
@@ -89,7 +91,12 @@ inline constexpr const char* kRunLockFile = ".roofprobe.lock";
 // True when a process holds the run lock of `dir` now (it is still writing the run there).
 bool run_directory_in_use(const std::string& dir);
 
-// One line per point whose samples are flagged foreign-load (for missing:), in point order.
+// The missing: line of a probe's `points` measured while `reason` ("other processes used the
+// device"), `first` naming the first of them ("bandwidth mode=read;..."): one line per probe, not
+// per point (a run beside a steady load would list hundreds).
+std::string foreign_load_note(const std::string& probe, std::size_t points, const std::string& first,
+                              const std::string& reason);
+// One foreign_load_note per probe whose samples are flagged foreign-load, in the order first seen.
 std::vector<std::string> foreign_load_gaps(const std::vector<Sample>& samples);
 
 // The header line, without newline.

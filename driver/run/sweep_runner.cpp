@@ -56,10 +56,9 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   std::set<std::string> faulted;  // probes ended by a device fault
   int lost_points = 0;            // not measured because of a fault
   int persistent_load = 0;        // points in a row that stayed loaded after their retries
-  // Per probe, the points measured beside another process: one note each under missing:, not one
-  // per point (a run beside a steady load would list hundreds).
+  // Per probe, the points measured beside another process (foreign_load_note).
   struct ForeignPoints {
-    int points = 0;
+    std::size_t points = 0;
     std::string first, reason;
   };
   std::map<std::string, ForeignPoints> foreign_by_probe;
@@ -164,12 +163,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   }
   for (const std::string& probe : foreign_order) {
     const ForeignPoints& f = foreign_by_probe[probe];
-    out.missing.push_back(f.points == 1
-                              ? f.first + ": measured while " + f.reason + ": its rates are not the device's own"
-                              : "probe '" + probe + "': " + std::to_string(f.points) + " points measured while " +
-                                    f.reason + " (the first: " + f.first +
-                                    "), flagged foreign-load in sweep.csv: their rates are not the "
-                                    "device's own");
+    out.missing.push_back(foreign_load_note(probe, f.points, f.first, f.reason));
   }
   if (out.foreign_points > 0)
     report("note: " + std::to_string(out.foreign_points) +

@@ -1,14 +1,12 @@
 #include "driver/session/sustained_phase.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <set>
 
 #include "driver/fit/energy.hpp"
-#include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "driver/run/sweep_runner.hpp"
 
@@ -94,9 +92,7 @@ SustainedOutcome run_sustained_phase(Backend& backend, const DeviceInfo& device,
   // A phase that settles early still runs until the energy counter has updated often enough for
   // its energy to count (driver/fit/energy.hpp), with a tenth to spare for the time between
   // launches, which the windows' sampled seconds leave out.
-  const auto update = device.extra.find(kEnergyUpdateKey);
-  const double least =
-      update == device.extra.end() ? 0 : 1.1 * kEnergyIntervalsPerPoint * std::atof(update->second.c_str());
+  const double least = 1.1 * energy_span_seconds(device);
   for (const SustainedTarget& t : targets) {
     if (stop()) break;
     const PlanPoint& point = *t.point;

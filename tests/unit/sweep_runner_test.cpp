@@ -293,7 +293,7 @@ TEST_F(SweepRunnerTest, APersistentLoadStopsTheRetries) {
   ASSERT_EQ(out.missing.size(), 1u);
   EXPECT_EQ(out.missing[0].rfind("probe 'flops': 4 points measured while other processes used ", 0), 0u)
       << out.missing[0];
-  EXPECT_NE(out.missing[0].find("(the first: flops bytes=1000000)"), std::string::npos) << out.missing[0];
+  EXPECT_NE(out.missing[0].find("(the first: flops bytes=1000000;"), std::string::npos) << out.missing[0];
 }
 
 TEST_F(SweepRunnerTest, ALoadThatGoesAwayCostsOneRetryAndLeavesNoMark) {
