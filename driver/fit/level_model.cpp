@@ -672,7 +672,38 @@ std::vector<LevelSupport> level_support(const Data& d, const Candidate& c) {
   return support;
 }
 
-// Levels are plateaus: each rests on enough sizes (LevelSupport), and each
+// A level falls no faster along its own sizes than kMaxLevelFall per octave. A cache's plateau
+// is flat or declines gently as conflicts grow (an H100 PCIe's L2: 12% over 5 octaves); a knee
+// falls by its whole step within an octave or two. Four sizes down an H200's L1 knee (18.4, 15.2,
+// 13.8, 11.0 TB/s from 224 to 358 kB) fitted as a level of their own, with two of them at its
+// rate within a noise inflated by the L2's alternating sizes, fail here: along its sizes the rate
+// falls ~50% per octave. The slope is the least-squares one of ln rate on ln size over every size
+// the level serves, and it must be steeper than the bound by more than its 95% uncertainty under
+// the curve's noise: a short plateau's few noisy sizes are not a knee for their scatter.
+constexpr double kMaxLevelFall = 0.25;  // fraction of the rate lost per octave
+
+bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
+  std::vector<std::pair<double, double>> along;  // (ln size, median ln rate)
+  for (std::size_t k = 0; k < d.sizes.size(); ++k) {
+    int owner = 0;
+    on_plateau(d, c, k, &owner);
+    if (owner == level) along.emplace_back(d.sizes[k].lw, d.sizes[k].median_z);
+  }
+  if (along.size() < 3) return false;
+  double mean_x = 0, mean_y = 0;
+  for (const auto& [x, y] : along) mean_x += x, mean_y += y;
+  mean_x /= static_cast<double>(along.size()), mean_y /= static_cast<double>(along.size());
+  double sxx = 0, sxy = 0;
+  for (const auto& [x, y] : along) sxx += (x - mean_x) * (x - mean_x), sxy += (x - mean_x) * (y - mean_y);
+  if (!(sxx > 0)) return false;
+  const double slope = sxy / sxx;  // ln rate per ln size
+  const double steepest = std::log(1 - kMaxLevelFall) / std::log(2.0);
+  // sigma comes from every size of the curve, not from these few: a normal quantile, not Student's.
+  return slope + 1.96 * d.sigma / std::sqrt(sxx) < steepest;
+}
+
+// Levels are plateaus: each rests on enough sizes (LevelSupport), falls no faster than a plateau
+// (falls_like_a_knee), and each
 // step to the next level is larger than the rates vary along the two plateaus it separates (the
 // range of their sizes' medians, in log): a step smaller than that does not separate the rates
 // of one plateau from the other's. A gradual decline fitted
@@ -684,6 +715,8 @@ bool levels_are_plateaus(const Data& d, const Candidate& c) {
   const std::vector<LevelSupport> support = level_support(d, c);
   if (!std::all_of(support.begin(), support.end(), [](const LevelSupport& l) { return l.enough(); })) return false;
   const int levels = c.lay.levels;
+  for (int i = 0; i < levels; ++i)
+    if (falls_like_a_knee(d, c, i)) return false;
   std::vector<double> lo(levels, std::numeric_limits<double>::infinity());
   std::vector<double> hi(levels, -std::numeric_limits<double>::infinity());
   for (std::size_t k = 0; k < d.sizes.size(); ++k) {
