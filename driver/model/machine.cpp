@@ -108,6 +108,7 @@ Value memory_value(const MemoryLevel& l, const std::string& per_unit) {
   if (l.gbs_ci95.known()) e.set("gbs_ci95", pair_value(l.gbs_ci95.lo, l.gbs_ci95.hi));
   if (l.capacity_bytes > 0) e.set("capacity_bytes", Value::number(l.capacity_bytes));
   if (l.capacity_ci95.known()) e.set("capacity_ci95", pair_value(l.capacity_ci95.lo, l.capacity_ci95.hi));
+  if (!l.capacity_note.empty()) e.set("capacity_note", Value::string(l.capacity_note));
   if (l.noisy) e.set("noisy", Value::boolean(true));
   e.set("stats", stats_value(l.stats)).set("probe", Value::string(l.probe)).set("params", text_map(l.params).flow());
   if (!l.headline_series.empty()) e.set("headline", Value::string(l.headline_series));

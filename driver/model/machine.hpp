@@ -54,6 +54,9 @@ struct MemoryLevel {
   Interval gbs_ci95;          // 95% interval of gbs from the level model (unknown: 0, 0)
   double capacity_bytes = 0;  // the knee to the next level (level model); 0: last level or none
   Interval capacity_ci95;
+  // Why capacity_bytes lies far from the size the device reports for the cache the level is
+  // named after (empty: it does not).
+  std::string capacity_note;
   bool noisy = false;  // resting on samples flagged noisy only (see stats.spread)
   Stats stats;
   std::string probe;                        // "bandwidth"

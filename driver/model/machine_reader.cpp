@@ -492,6 +492,7 @@ MemoryLevel read_memory_level(const Reader& r, const YAML::Node& n, const std::s
   l.gbs_ci95 = r.interval(n["gbs_ci95"], where + "gbs_ci95");
   l.capacity_bytes = r.opt_number(n, "capacity_bytes", where);
   l.capacity_ci95 = r.interval(n["capacity_ci95"], where + "capacity_ci95");
+  l.capacity_note = r.opt_text(n, "capacity_note", where);
   l.noisy = r.opt_flag(n, "noisy", where);
   l.stats = r.stats(n["stats"], where + "stats");
   l.probe = r.opt_text(n, "probe", where);

@@ -735,6 +735,49 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
   EXPECT_NEAR(machine.memory[1].gbs, 7700, 7700 * 0.05);  // not the ca read's 28000
   EXPECT_EQ(machine.memory[1].by_series.count("cache_op=ca;mode=read"), 0u);
   EXPECT_NEAR(machine.memory[2].gbs, 3100, 3100 * 0.05);
+  EXPECT_EQ(machine.memory[1].capacity_note, "");  // its knee at 52 MB is the 50 MiB L2's
+}
+
+// An H200's cg read ran at 11.2 TB/s on its 1 MiB set and at 8.5-10.8 from 2 MiB to the 60 MiB
+// L2: its L2 level ends at a knee near 1.2 MB, 50x below the cache the device reports. The
+// machine file says so beside the capacity.
+TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
+  if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  Machine machine;
+  machine.device.backend = "cuda";
+  machine.device.memory_name = "HBM";
+  machine.device.caches = {{"L1", 256 * 1024, 132}, {"L2", 60u << 20, 1}};
+  machine.device.kind = "gpu";
+  machine.device.name = "an H200-like GPU";
+  std::vector<Sample> samples;
+  int point = 0;
+  for (double w = 1 << 20; w <= (1u << 30); w *= std::sqrt(2.0), ++point)
+    for (int i = 0; i < 5; ++i) {
+      Sample s;
+      s.backend = "cuda";
+      s.probe = "bandwidth";
+      s.point = point;
+      s.sample = i;
+      s.params = params_from_string("cache_op=cg;mode=read;working_set_bytes=" + std::to_string(std::llround(w)));
+      s.working_set_bytes = w;
+      s.gbs = (w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0) * (1 + 0.002 * (i - 2));
+      s.seconds = 0.01;
+      s.bytes = s.gbs * 1e9 * s.seconds;
+      samples.push_back(s);
+    }
+  fit_samples(samples, machine);
+  const auto l2 =
+      std::find_if(machine.memory.begin(), machine.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; });
+  ASSERT_NE(l2, machine.memory.end());
+  EXPECT_NEAR(l2->gbs, 11200, 11200 * 0.05);
+  EXPECT_NE(l2->capacity_note.find("below the 60 MiB the device reports for L2"), std::string::npos)
+      << l2->capacity_note;
+  // The note survives the machine file.
+  const Machine back = read_machine_text(machine_to_yaml(machine), "round trip");
+  ASSERT_GT(back.memory.size(), 0u);
+  EXPECT_EQ(std::find_if(back.memory.begin(), back.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; })
+                ->capacity_note,
+            l2->capacity_note);
 }
 
 // The CUDA-only axes of the bandwidth probe and their defaults (the default run: 4 modes x
