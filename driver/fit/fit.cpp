@@ -545,10 +545,15 @@ void mark_noisy(const std::set<std::string>& noisy, const ProbeSamples& group, c
       machine.memory[i].noisy = true;
       flagged.insert(key);
     }
-  for (const std::string& key : noisy)
-    if (flagged.count(key) == 0)
-      machine.missing.push_back("probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
-                                ": most points are flagged noisy; its figures include them");
+  // Once per probe and series: the probe's other feeds read the same points (the issue probe's
+  // warp GIPS and its instruction roofline).
+  for (const std::string& key : noisy) {
+    if (flagged.count(key) != 0) continue;
+    const std::string note = "probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
+                             ": most points are flagged noisy; its figures include them";
+    if (std::find(machine.missing.begin(), machine.missing.end(), note) == machine.missing.end())
+      machine.missing.push_back(note);
+  }
 }
 
 // Nearest level first. Levels arrive in probe and series order (a GPU's ca read brings L1 and

@@ -446,5 +446,22 @@ TEST(FitSamples, UnknownProbeIsReportedMissing) {
   EXPECT_NE(m.missing[0].find("fit_test_no_such_probe"), std::string::npos);
 }
 
+// The issue probe's points from a run beside a foreign CUDA load on an H200 (every point flagged
+// foreign-load, recorded by bench/gpu-checks; results/measured/h200-sxm, 20261127T2101Z). Both
+// of its feeds read the same points: the note that they are noisy comes once.
+TEST(FitSamples, NoisyNoteOncePerProbeAndSeries) {
+  if (Registry::instance().probe("cuda", "issue") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  const std::vector<Sample> samples = read_sweep_csv(std::string(ROOFPROBE_SOURCE_DIR) +
+                                                     "/tests/unit/fixtures/sweeps/h200_issue_beside_foreign_load.csv");
+  ASSERT_EQ(samples.size(), 53u);
+  Machine m;
+  m.device.backend = "cuda";
+  m.device.kind = "gpu";
+  fit_samples(samples, m);
+  const auto notes = std::count(m.missing.begin(), m.missing.end(),
+                                std::string("probe 'issue': most points are flagged noisy; its figures include them"));
+  EXPECT_EQ(notes, 1) << ::testing::PrintToString(m.missing);
+}
+
 }  // namespace
 }  // namespace roofprobe
