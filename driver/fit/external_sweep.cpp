@@ -76,10 +76,10 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
 
 // gpu-benches: "     2 kB         5ms       0.4%   13646.3 GB/s ..." (gpu-cache) and
 // "   128 kB       256 kB         1ms ..." (gpu-l2-cache: per-block and total data set).
-// Lines before the header without a rate are the program's own output (gpu-cache prints the
-// clocks it read). One table per file: a second header is a second run (another GPU's table appended), whose sizes
-// would be fitted as one curve with the first's. A rate in another unit or with a decimal comma
-// would be read as another number.
+// Lines before the first row without a rate or a size are the program's own output (gpu-cache
+// prints the clocks it read; on ROCm, the HSA agents it found). One table per file: a second header is a second run
+// (another GPU's table appended), whose sizes would be fitted as one curve with the first's. A rate in another unit or
+// with a decimal comma would be read as another number.
 std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text, ExternalSweepShape* shape) {
   static const std::regex size_re(R"(([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
   static const std::regex time_re(R"([0-9]+(\.[0-9]+)?\s*(ns|us|ms|s)\b)");
@@ -99,9 +99,10 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
     }
     std::smatch rate;
     const bool has_rate = std::regex_search(line, rate, rate_re);
-    // What the program prints before its table (gpu-cache's "clock: 1980 1980 ..." readout):
-    // neither a rate nor a size.
-    if (!has_rate && header_line == 0 && !std::regex_search(line, size_re)) continue;
+    // What the program prints before its first row (gpu-cache's "clock: 1980 1980 ..." readout
+    // before the header; on ROCm, "Agent 0" and "Agent 1" after it, as in gpu-benches'
+    // gpu-cache/mi210.txt): neither a rate nor a size. Inside the table such a line is an error.
+    if (!has_rate && rows.empty() && !std::regex_search(line, size_re)) continue;
     if (!has_rate) fail_at(path, line_no, "no '<number> GB/s' (expected gpu-benches' gpu-cache or gpu-l2-cache table)");
     if (rate[2] != "GB/s")
       fail_at(path, line_no, "the bandwidth is in '" + rate[2].str() + "': gpu-benches writes 'GB/s'");

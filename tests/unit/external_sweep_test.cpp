@@ -291,6 +291,22 @@ TEST(GpuBenchesTables, H200GpuCacheKneeOfFourSizesIsNoLevel) {
   for (const MemoryLevel& l : m.memory) EXPECT_FALSE(l.gbs > 9400 && l.gbs < 25300) << l.level << " " << l.gbs;
 }
 
+TEST(GpuBenchesTables, Mi210GpuCacheAgentLinesBeforeTheRows) {
+  // ROCm's gpu-cache prints the HSA agents it found between the header and the first row.
+  const std::vector<CurvePoint> p =
+      read_external_sweep(fixture("gpu-benches/gpu-cache_mi210.txt"), SweepFormat::GpuBenches);
+  ASSERT_EQ(p.size(), 73u);
+  EXPECT_DOUBLE_EQ(p.front().x, 4 * 1024.0);
+  EXPECT_DOUBLE_EQ(p.front().y, 10566.5);
+  Machine m = gpu();
+  ExternalSweepOptions o;
+  o.format = SweepFormat::GpuBenches;
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-cache_mi210.txt"), m, o);
+  // Named by order (no reference file for an MI210): its L1, then its L2 to the end.
+  EXPECT_EQ(check_levels(m, {{"L1", 10500, 10650}, {"HBM", 4700, 5150}}), "");
+  EXPECT_TRUE(has_note(m, "levels named by their order")) << ::testing::PrintToString(m.missing);
+}
+
 TEST(GpuBenchesTables, A100GpuL2CacheStartsPastL1) {
   Machine m;
   const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
