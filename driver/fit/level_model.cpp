@@ -702,8 +702,21 @@ bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
   return slope + 1.96 * d.sigma / std::sqrt(sxx) < steepest;
 }
 
+// The converse: a knee falls faster than a level may. Where the fitted curve is no steeper than
+// kMaxLevelFall at a knee's centre, the "knee" is a gentle decline, and its two levels are one
+// sloped level: memory whose rate drifts down with the set (gpu-benches' L40 gpu-l2-cache from
+// 845 GB/s at 130 MB to 796 at 1.3 GB, fitted as 845 and 795 with a knee 3 octaves wide at
+// 750 MB; its RX 6900 XT from 504 to 450, fitted as 513 and 442).
+bool knee_falls_like_a_level(const Candidate& c, int knee) {
+  constexpr double h = 0.01;  // ln size
+  const double at = c.p[c.lay.c(knee)];
+  const double slope =
+      (model_log_rate(c.lay, c.p.data(), at + h) - model_log_rate(c.lay, c.p.data(), at - h)) / (2 * h);
+  return slope > std::log(1 - kMaxLevelFall) / std::log(2.0);
+}
+
 // Levels are plateaus: each rests on enough sizes (LevelSupport), falls no faster than a plateau
-// (falls_like_a_knee), and each
+// (falls_like_a_knee) and no slower at its knee (knee_falls_like_a_level), and each
 // step to the next level is larger than the rates vary along the two plateaus it separates (the
 // range of their sizes' medians, in log): a step smaller than that does not separate the rates
 // of one plateau from the other's. A gradual decline fitted
@@ -717,6 +730,8 @@ bool levels_are_plateaus(const Data& d, const Candidate& c) {
   const int levels = c.lay.levels;
   for (int i = 0; i < levels; ++i)
     if (falls_like_a_knee(d, c, i)) return false;
+  for (int i = 0; i + 1 < levels; ++i)
+    if (knee_falls_like_a_level(c, i)) return false;
   std::vector<double> lo(levels, std::numeric_limits<double>::infinity());
   std::vector<double> hi(levels, -std::numeric_limits<double>::infinity());
   for (std::size_t k = 0; k < d.sizes.size(); ++k) {

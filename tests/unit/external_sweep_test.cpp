@@ -307,6 +307,35 @@ TEST(GpuBenchesTables, Mi210GpuCacheAgentLinesBeforeTheRows) {
   EXPECT_TRUE(has_note(m, "levels named by their order")) << ::testing::PrintToString(m.missing);
 }
 
+// Tables of GPUs without a reference file: fitted without capacities, the levels are named by
+// their order (the last as memory, whatever it is).
+Machine fit_by_order(const std::string& file) {
+  Machine m = gpu();
+  ExternalSweepOptions o;
+  o.format = SweepFormat::GpuBenches;
+  fit_bandwidth_csv(fixture("gpu-benches/" + file), m, o);
+  return m;
+}
+
+TEST(GpuBenchesTables, A40AndL40GpuCacheL1ThenL2) {
+  EXPECT_EQ(check_levels(fit_by_order("gpu-cache_a40.txt"), {{"L1", 9250, 9360}, {"HBM", 2190, 2450}}), "");
+  EXPECT_EQ(check_levels(fit_by_order("gpu-cache_l40.txt"), {{"L1", 22200, 22630}, {"HBM", 5370, 5720}}), "");
+}
+
+TEST(GpuBenchesTables, SlowlyDecliningMemoryIsOneLevel) {
+  // The memory's rate drifts down with the set: 845 to 796 GB/s on the L40, 513 to 450 on the
+  // RX 6900 XT, 1.37 to 1.25 TB/s on the MI210. A knee no steeper than that drift is not a knee:
+  // these were fitted with two memory levels (845 and 795; 513 and 442; 1350 and 1257).
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_l40.txt"), {{"L1", 5100, 5340}, {"HBM", 796, 850}}), "");
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_rx6900xt.txt"),
+                         {{"L1", 4550, 4700}, {"L2", 1900, 2000}, {"HBM", 450, 513}}),
+            "");
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_mi210.txt"), {{"L1", 4700, 5110}, {"HBM", 1250, 1460}}), "");
+  // Scattered from size to size (0.79 to 1.31 TB/s): one level, not 1132 and 853 with a 2.34
+  // TB/s one from three sizes in the knee before them.
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_mi100.txt"), {{"L1", 2600, 2730}, {"HBM", 850, 1000}}), "");
+}
+
 TEST(GpuBenchesTables, A100GpuL2CacheStartsPastL1) {
   Machine m;
   const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
