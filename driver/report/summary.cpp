@@ -130,6 +130,8 @@ void print_summary(std::ostream& out, const Machine& m, const std::string& where
           << format_bytes(l.working_set_hi) << (l.headline_series.empty() ? "" : "  " + l.headline_series)
           << (l.noisy ? "  (noisy)" : "") << "\n";
     }
+    for (const auto& l : m.memory)
+      if (!l.capacity_note.empty()) out << "  " << l.level << ": " << l.capacity_note << "\n";
     out << "\n";
   }
   if (!m.compute.empty()) {

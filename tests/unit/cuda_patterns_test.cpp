@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "driver/fit/fit.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
+#include "driver/report/summary.hpp"
 
 namespace roofprobe {
 namespace {
@@ -772,6 +774,10 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   EXPECT_NEAR(l2->gbs, 11200, 11200 * 0.05);
   EXPECT_NE(l2->capacity_note.find("below the 60 MiB the device reports for L2"), std::string::npos)
       << l2->capacity_note;
+  // The summary prints it under the levels.
+  std::ostringstream summary;
+  print_summary(summary, machine, "dir");
+  EXPECT_NE(summary.str().find("  L2: the knee at "), std::string::npos) << summary.str();
   // The note survives the machine file.
   const Machine back = read_machine_text(machine_to_yaml(machine), "round trip");
   ASSERT_GT(back.memory.size(), 0u);
