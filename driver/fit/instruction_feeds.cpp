@@ -156,6 +156,7 @@ void fit_named_level(const ProbeSamples& group, const FeedSpec& spec, Machine& m
   if (!best) return;
   Plateau p;
   p.value = best->median;
+  p.value_ci95 = median_interval95(best->values);  // the median of the best point's samples
   p.stats = compute_stats(best->values);
   p.sizes = 1;
   const Sample* first = first_sample_of(primary->second, *best->params);

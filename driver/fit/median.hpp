@@ -3,8 +3,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "driver/fit/student_t.hpp"
+#include "driver/model/interval.hpp"
 
 namespace roofprobe {
 
@@ -16,6 +20,40 @@ inline double median_of(std::vector<double> v) {
   const double upper = v[mid];
   if (v.size() % 2 == 1) return upper;
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+}
+
+// A 95% interval of the median of `v` (unknown for fewer than 2 values). From 6 values on it is
+// distribution-free: the order statistics x(k) and x(n+1-k) with the largest k for which the
+// binomial chance that the median lies outside is at most 5% (n = 6: the smallest and largest;
+// n = 20: the 6th and 15th). Fewer values cannot give one at 95% without assuming a shape: there
+// the noise is taken as normal, and the median's standard error is sqrt(pi/2) that of the mean,
+// with Student's t for the few values.
+inline Interval median_interval95(std::vector<double> v) {
+  const std::size_t n = v.size();
+  if (n < 2) return {};
+  std::sort(v.begin(), v.end());
+  if (n >= 6) {
+    // P(Binomial(n, 1/2) <= k - 1) <= 0.025 for the largest k.
+    double below = 0, term = std::pow(0.5, static_cast<double>(n));  // P(X = 0)
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      below += term;
+      if (below > 0.025) break;
+      k = j + 1;
+      term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+    }
+    k = std::max<std::size_t>(k, 1);
+    return {v[k - 1], v[n - k]};
+  }
+  double mean = 0;
+  for (const double x : v) mean += x;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (const double x : v) ss += (x - mean) * (x - mean);
+  const double half = t975(static_cast<double>(n - 1)) * std::sqrt(M_PI / 2) *
+                      std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+  const double median = median_of(v);
+  return {std::max(0.0, median - half), median + half};
 }
 
 }  // namespace roofprobe

@@ -150,6 +150,12 @@ TEST(FitFeeds, SharedLevelAndWallsFromConflictDegrees) {
   EXPECT_DOUBLE_EQ(shared.gtxn_s, shared.gbs / 128) << "shared transactions are 128-byte wavefronts";
   EXPECT_NEAR(shared.bytes_per_clk_per_unit, 12.8, 0.2);
   EXPECT_EQ(shared.by_series.count("conflict_degree=32"), 1u);
+  // Three samples at 1280, 1267 and 1255 GB/s: an interval about the median that holds them.
+  ASSERT_TRUE(shared.gbs_ci95.known());
+  EXPECT_LT(shared.gbs_ci95.lo, shared.gbs);
+  EXPECT_GT(shared.gbs_ci95.hi, shared.gbs);
+  EXPECT_LT(shared.gbs_ci95.lo, 1255);
+  EXPECT_GT(shared.gbs_ci95.hi, 1280);
 
   ASSERT_EQ(m.shared_walls.size(), 5u);
   // Highest intensity first; the 1-way and broadcast walls are at 1, 32-way at 1/32.

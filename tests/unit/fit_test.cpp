@@ -4,6 +4,7 @@
 #include "tests/unit/fit_test_support.hpp"
 #include "driver/fit/curve_sizes.hpp"
 #include "driver/fit/fit.hpp"
+#include "driver/fit/median.hpp"
 #include "tests/unit/fit_only_probe.hpp"
 #include "tests/unit/temp_file.hpp"
 #include <gtest/gtest.h>
@@ -541,6 +542,27 @@ TEST(ComputeStats, BestMedianSpread) {
   EXPECT_DOUBLE_EQ(s.spread, 3 / 2.5);
   EXPECT_EQ(s.samples, 4);
   EXPECT_EQ(compute_stats({}).samples, 0);
+}
+
+// The interval a named level (shared memory, the host link) publishes for its median.
+TEST(MedianInterval, OrderStatisticsFromSixValuesNormalBelow) {
+  EXPECT_FALSE(median_interval95({}).known());
+  EXPECT_FALSE(median_interval95({5}).known());
+  // Six values: only the smallest and largest hold the median with 95% (96.9%).
+  Interval six = median_interval95({3, 1, 6, 2, 5, 4});
+  EXPECT_DOUBLE_EQ(six.lo, 1);
+  EXPECT_DOUBLE_EQ(six.hi, 6);
+  // Twenty: the 6th and 15th (P(Binomial(20, 1/2) <= 5) = 2.1%, <= 6: 5.8%).
+  std::vector<double> twenty;
+  for (int i = 20; i >= 1; --i) twenty.push_back(i);
+  const Interval t = median_interval95(twenty);
+  EXPECT_DOUBLE_EQ(t.lo, 6);
+  EXPECT_DOUBLE_EQ(t.hi, 15);
+  // Five: normal noise assumed; centred on the median, sqrt(pi/2) times the mean's t interval.
+  const Interval five = median_interval95({10, 11, 9, 10.5, 9.5});
+  const double half = 2.77644511 * std::sqrt(M_PI / 2) * std::sqrt(2.5 / 4) / std::sqrt(5.0);
+  EXPECT_NEAR(five.lo, 10 - half, 1e-9);
+  EXPECT_NEAR(five.hi, 10 + half, 1e-9);
 }
 
 Plateau ending_at(double capacity) {
