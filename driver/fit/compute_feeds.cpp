@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "driver/fit/feed_fitting.hpp"
+#include "driver/fit/median.hpp"
 #include "kernels/contract/device_power.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/model/sweep.hpp"
@@ -87,6 +88,7 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.name = render_name(spec.name_pattern, *best->params, fallback);
     c.source = "empirical";
     c.gflops = best->median;
+    c.gflops_ci95 = median_interval95(best->values);
     // The theoretical peak at the clock measured with this ceiling's own samples: the device's
     // figure is at its start-up clock and peaks scale with the clock.
     const DeviceInfo& dev = machine.device;

@@ -120,10 +120,9 @@ Value memory_value(const MemoryLevel& l, const std::string& per_unit) {
 
 Value compute_value(const ComputeCeiling& c) {
   Value e = Value::object();
-  e.set("name", Value::string(c.name))
-      .set("source", Value::string(c.source))
-      .set("gflops", Value::number(c.gflops))
-      .set("theoretical_gflops", Value::number(c.theoretical_gflops))
+  e.set("name", Value::string(c.name)).set("source", Value::string(c.source)).set("gflops", Value::number(c.gflops));
+  if (c.gflops_ci95.known()) e.set("gflops_ci95", pair_value(c.gflops_ci95.lo, c.gflops_ci95.hi));
+  e.set("theoretical_gflops", Value::number(c.theoretical_gflops))
       .set("fraction_of_theoretical", Value::number(c.fraction_of_theoretical))
       .set("clock_mhz", Value::number(c.clock_mhz));
   if (c.noisy) e.set("noisy", Value::boolean(true));

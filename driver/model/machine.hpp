@@ -86,6 +86,7 @@ struct ComputeCeiling {
   std::string name;  // FP64.FMA, FP32.noFMA, ...
   std::string source = "empirical";
   double gflops = 0;
+  Interval gflops_ci95;           // 95% interval of gflops, the best point's median (unknown: 0, 0)
   double theoretical_gflops = 0;  // 0 when it cannot be derived
   double fraction_of_theoretical = 0;
   double clock_mhz = 0;  // the clock the theoretical figure uses

@@ -515,6 +515,7 @@ ComputeCeiling read_compute_ceiling(const Reader& r, const YAML::Node& n, const 
   c.source = r.opt_text(n, "source", where);
   if (c.source.empty()) c.source = "empirical";
   c.gflops = r.number(r.need(n, "gflops", where), where + "gflops");
+  c.gflops_ci95 = r.interval(n["gflops_ci95"], where + "gflops_ci95");
   c.theoretical_gflops = r.opt_number(n, "theoretical_gflops", where);
   c.fraction_of_theoretical = r.opt_number(n, "fraction_of_theoretical", where);
   c.noisy = r.opt_flag(n, "noisy", where);

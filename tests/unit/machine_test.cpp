@@ -58,6 +58,7 @@ Machine sample_machine() {
   ComputeCeiling c;
   c.name = "FP64.FMA";
   c.gflops = 75.5;
+  c.gflops_ci95 = {75.1, 75.9};
   c.theoretical_gflops = 78.4;
   c.fraction_of_theoretical = 75.5 / 78.4;
   c.clock_mhz = 2450.5;
@@ -92,6 +93,8 @@ TEST(MachineFile, RoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(r.memory[0].by_series.at("mode=copy"), 120.5);
   ASSERT_EQ(r.compute.size(), 1u);
   EXPECT_DOUBLE_EQ(r.compute[0].gflops, 75.5);
+  EXPECT_DOUBLE_EQ(r.compute[0].gflops_ci95.lo, 75.1);
+  EXPECT_DOUBLE_EQ(r.compute[0].gflops_ci95.hi, 75.9);
   EXPECT_EQ(r.compute[0].params.at("flops_per_element"), "1024");
   EXPECT_TRUE(validate_machine_file(path).empty());
   // Written atomically: no temp file left beside it.
