@@ -692,6 +692,26 @@ TEST(CudaProbeDeclarations, BandwidthMatchesTheCpuProbe) {
   EXPECT_EQ(ws->defaults.size(), 33u);
 }
 
+// A CUDA bandwidth sweep of one access kernel (`kernel`: "cache_op=cg;mode=read") from 1 MiB to
+// 1 GiB, two sizes per octave, 5 samples each within 0.4% of rate_at(size), appended to `samples`.
+template <class RateAt>
+void append_cuda_bandwidth_curve(std::vector<Sample>& samples, int& point, const std::string& kernel, RateAt rate_at) {
+  for (double w = 1 << 20; w <= (1u << 30); w *= std::sqrt(2.0), ++point)
+    for (int i = 0; i < 5; ++i) {
+      Sample s;
+      s.backend = "cuda";
+      s.probe = "bandwidth";
+      s.point = point;
+      s.sample = i;
+      s.params = params_from_string(kernel + ";working_set_bytes=" + std::to_string(static_cast<long long>(w)));
+      s.working_set_bytes = w;
+      s.gbs = rate_at(w) * (1 + 0.002 * (i - 2));
+      s.seconds = 0.01;
+      s.bytes = s.gbs * 1e9 * s.seconds;
+      samples.push_back(s);
+    }
+}
+
 // A CUDA bandwidth sweep is fitted with the CUDA probe's feed, not the CPU probe's of the same
 // name (the fitter once took any backend's: ca and cg mixed into one curve, an H100's L1 and
 // L2 fitted as one 20 TB/s "L2"). H100-like curves: the ca read at L1 rate until the L1s
@@ -707,22 +727,7 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
   std::vector<Sample> samples;
   int point = 0;
   auto curve = [&](const std::string& kernel, auto rate_at) {
-    for (double w = 1 << 20; w <= (1u << 30); w *= std::sqrt(2.0)) {
-      for (int i = 0; i < 5; ++i) {
-        Sample s;
-        s.backend = "cuda";
-        s.probe = "bandwidth";
-        s.point = point;
-        s.sample = i;
-        s.params = params_from_string(kernel + ";working_set_bytes=" + std::to_string(static_cast<long long>(w)));
-        s.working_set_bytes = w;
-        s.gbs = rate_at(w) * (1 + 0.002 * (i - 2));
-        s.seconds = 0.01;
-        s.bytes = s.gbs * 1e9 * s.seconds;
-        samples.push_back(s);
-      }
-      ++point;
-    }
+    append_cuda_bandwidth_curve(samples, point, kernel, rate_at);
   };
   auto step = [](double w, double fast, double knee, double slow) { return w < knee ? fast : slow; };
   curve("cache_op=ca;mode=read", [&](double w) { return w < 20e6 ? 32000.0 : step(w, 28000, 52e6, 3100); });
@@ -753,20 +758,9 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   machine.device.name = "an H200-like GPU";
   std::vector<Sample> samples;
   int point = 0;
-  for (double w = 1 << 20; w <= (1u << 30); w *= std::sqrt(2.0), ++point)
-    for (int i = 0; i < 5; ++i) {
-      Sample s;
-      s.backend = "cuda";
-      s.probe = "bandwidth";
-      s.point = point;
-      s.sample = i;
-      s.params = params_from_string("cache_op=cg;mode=read;working_set_bytes=" + std::to_string(std::llround(w)));
-      s.working_set_bytes = w;
-      s.gbs = (w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0) * (1 + 0.002 * (i - 2));
-      s.seconds = 0.01;
-      s.bytes = s.gbs * 1e9 * s.seconds;
-      samples.push_back(s);
-    }
+  append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [](double w) {
+    return w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
+  });
   fit_samples(samples, machine);
   const auto l2 =
       std::find_if(machine.memory.begin(), machine.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; });
