@@ -50,7 +50,7 @@ inline Interval median_interval95(std::vector<double> v) {
   mean /= static_cast<double>(n);
   double ss = 0;
   for (const double x : v) ss += (x - mean) * (x - mean);
-  const double half = t975(static_cast<double>(n - 1)) * std::sqrt(M_PI / 2) *
+  const double half = t975(static_cast<double>(n - 1)) * std::sqrt(std::acos(-1.0) / 2) *
                       std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
   const double median = median_of(v);
   return {std::max(0.0, median - half), median + half};

@@ -295,8 +295,8 @@ TEST(FitSamples, ComputeCeilingsPerSeries) {
   const ComputeCeiling& fp64 = m.compute[2];
   EXPECT_DOUBLE_EQ(fp64.gflops, 1001);  // median of 1000, 1001, 1002 at 16 flops/element
   // Three samples: about the median, under normal noise (sd 1): t(2) sqrt(pi/2) / sqrt(3) = 3.11.
-  EXPECT_NEAR(fp64.gflops_ci95.lo, 1001 - 4.30265273 * std::sqrt(M_PI / 2) / std::sqrt(3.0), 1e-6);
-  EXPECT_NEAR(fp64.gflops_ci95.hi, 1001 + 4.30265273 * std::sqrt(M_PI / 2) / std::sqrt(3.0), 1e-6);
+  EXPECT_NEAR(fp64.gflops_ci95.lo, 1001 - 4.30265273 * std::sqrt(std::acos(-1.0) / 2) / std::sqrt(3.0), 1e-6);
+  EXPECT_NEAR(fp64.gflops_ci95.hi, 1001 + 4.30265273 * std::sqrt(std::acos(-1.0) / 2) / std::sqrt(3.0), 1e-6);
   EXPECT_DOUBLE_EQ(fp64.theoretical_gflops, 1250);
   EXPECT_DOUBLE_EQ(fp64.fraction_of_theoretical, 1001.0 / 1250);
   EXPECT_DOUBLE_EQ(fp64.clock_mhz, 3000);

@@ -560,7 +560,7 @@ TEST(MedianInterval, OrderStatisticsFromSixValuesNormalBelow) {
   EXPECT_DOUBLE_EQ(t.hi, 15);
   // Five: normal noise assumed; centred on the median, sqrt(pi/2) times the mean's t interval.
   const Interval five = median_interval95({10, 11, 9, 10.5, 9.5});
-  const double half = 2.77644511 * std::sqrt(M_PI / 2) * std::sqrt(2.5 / 4) / std::sqrt(5.0);
+  const double half = 2.77644511 * std::sqrt(std::acos(-1.0) / 2) * std::sqrt(2.5 / 4) / std::sqrt(5.0);
   EXPECT_NEAR(five.lo, 10 - half, 1e-9);
   EXPECT_NEAR(five.hi, 10 + half, 1e-9);
 }
