@@ -33,7 +33,7 @@ inline Interval median_interval95(std::vector<double> v) {
   if (n < 2) return {};
   std::sort(v.begin(), v.end());
   if (n >= 6) {
-    // P(Binomial(n, 1/2) <= k - 1) <= 0.025 for the largest k.
+    // P(Binomial(n, 1/2) <= k - 1) <= 0.025 for the largest k (k >= 1: P(X = 0) <= 1/64).
     double below = 0, term = std::pow(0.5, static_cast<double>(n));  // P(X = 0)
     std::size_t k = 0;
     for (std::size_t j = 0; j < n; ++j) {
@@ -42,16 +42,12 @@ inline Interval median_interval95(std::vector<double> v) {
       k = j + 1;
       term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
     }
-    k = std::max<std::size_t>(k, 1);
     return {v[k - 1], v[n - k]};
   }
   double mean = 0;
   for (const double x : v) mean += x;
   mean /= static_cast<double>(n);
-  double ss = 0;
-  for (const double x : v) ss += (x - mean) * (x - mean);
-  const double half = t975(static_cast<double>(n - 1)) * std::sqrt(std::acos(-1.0) / 2) *
-                      std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+  const double half = std::sqrt(std::acos(-1.0) / 2) * t_half_width95(v, mean);
   const double median = median_of(v);
   return {std::max(0.0, median - half), median + half};
 }

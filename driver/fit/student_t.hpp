@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <vector>
 
 namespace roofprobe {
 
@@ -17,6 +18,15 @@ inline double t975(double dof) {
   const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
   return z + (z3 + z) / (4 * dof) + (5 * z5 + 16 * z3 + 3 * z) / (96 * dof * dof) +
          (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * dof * dof * dof);
+}
+
+// Half the width of the 95% interval of the mean of `values` about `mean`: Student's t with
+// n - 1 degrees of freedom times the standard error. At least 2 values.
+inline double t_half_width95(const std::vector<double>& values, double mean) {
+  double m2 = 0;
+  for (const double v : values) m2 += (v - mean) * (v - mean);
+  const double n = static_cast<double>(values.size());
+  return t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
 }
 
 }  // namespace roofprobe

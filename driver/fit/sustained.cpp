@@ -18,10 +18,7 @@ namespace {
 // agree within 1%, so it stays well above zero; values identical in every window (a coarse timer)
 // still get a positive width.
 Interval mean_interval(const std::vector<double>& values, double mean) {
-  double m2 = 0;
-  for (double v : values) m2 += (v - mean) * (v - mean);
-  const double n = static_cast<double>(values.size());
-  const double half = t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
+  const double half = t_half_width95(values, mean);
   return {std::min(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
 }
 
