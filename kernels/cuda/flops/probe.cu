@@ -6,7 +6,8 @@
 // f16x2/bf16x2 instructions, K FLOPs per 16-bit value) and int32 (multiply-add counted as 2 ops).
 //
 // One kernel template serves every K (dispatch_chain_length picks the instantiation at run
-// time); nothing is rebuilt per FLOP count, unlike ERT.
+// time); nothing is rebuilt per FLOP count, unlike ERT. The kernels are instantiated in
+// kernels_<type>.cu (kernel_table.hpp); this file holds the host side.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -27,6 +28,7 @@
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
 #include "kernels/cuda/flops/kernel.cuh"
+#include "kernels/cuda/flops/kernel_table.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
 
 namespace roofprobe::cuda {
@@ -186,9 +188,6 @@ template <>
 struct ModelOf<std::uint32_t> : Int32Model {};
 
 template <class T>
-using FlopsKernel = void (*)(T*, std::size_t, int, T, T);
-
-template <class T>
 struct ChainFns {
   using Value = typename ModelOf<T>::Value;
   FlopsKernel<T> kernel = nullptr;
@@ -200,17 +199,13 @@ template <class T>
 ChainFns<T> chain_fns(int k, FlopForm form) {
   using Model = ModelOf<T>;
   ChainFns<T> fns;
-  const bool ok = dispatch_chain_length(k, [&](auto kc) {
+  fns.kernel = flops_kernel_for<T>(k, form);
+  dispatch_chain_length(k, [&](auto kc) {
     constexpr int K = decltype(kc)::value;
-    if (form == FlopForm::Fma) {
-      fns.kernel = &flops_kernel<T, K, FlopForm::Fma>;
-      fns.host = &Model::template chain<K, FlopForm::Fma>;
-    } else {
-      fns.kernel = &flops_kernel<T, K, FlopForm::NoFma>;
-      fns.host = &Model::template chain<K, FlopForm::NoFma>;
-    }
+    fns.host =
+        form == FlopForm::Fma ? &Model::template chain<K, FlopForm::Fma> : &Model::template chain<K, FlopForm::NoFma>;
   });
-  if (!ok)
+  if (fns.kernel == nullptr || fns.host == nullptr)
     throw std::invalid_argument("flops: flops_per_element=" + std::to_string(k) + " is not a power of two in 1..1024");
   return fns;
 }

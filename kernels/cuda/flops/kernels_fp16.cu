@@ -1,0 +1,6 @@
+// The fp16 FLOP kernels of every chain length and form (kernel_table.hpp says why one file per type).
+#include "kernels/cuda/flops/kernel_table.cuh"
+
+namespace roofprobe::cuda {
+template FlopsKernel<F16x2> flops_kernel_for<F16x2>(int, FlopForm);
+}  // namespace roofprobe::cuda
