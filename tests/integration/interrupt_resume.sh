@@ -6,12 +6,23 @@ rp=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# A small run (32 points, seconds): what is tested is the interruption and the resume, and the
+# probes and the fit are the same as in a quick run.
+cat > "$work/small.yaml" <<'YAML'
+measurement: {warmup_seconds: 0.01, min_samples: 3, min_seconds: 0.02, max_noise: 0.02, timeout_seconds: 0.1, target_launch_seconds: 0.005}
+cpu:
+  sustained_seconds: 0
+  probes:
+    bandwidth: {mode: [read, copy], working_set_bytes: {min: 4KiB, max: 64MiB, points_per_octave: 1}}
+    flops: {precision: [fp64], form: [fma], flops_per_element: [1, 64]}
+YAML
+
 # distinct points in a sweep.csv
 points() { tail -n +2 "$1" | cut -d, -f4 | sort -un | wc -l; }
 
-interrupt() {  # interrupt SIGNAL DIR: start a quick run and send SIGNAL once it has measured something
+interrupt() {  # interrupt SIGNAL DIR: start a small run and send SIGNAL once it has measured something
   local sig=$1 dir=$2
-  "$rp" run --quick --backend cpu --out "$dir" -q > "$dir.out" 2> "$dir.err" &
+  "$rp" run --config "$work/small.yaml" --backend cpu --out "$dir" -q > "$dir.out" 2> "$dir.err" &
   local pid=$!
   for _ in $(seq 100); do
     sleep 0.2
