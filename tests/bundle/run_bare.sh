@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bundle.bare_env: the unpacked bundle run from an empty environment (env -i, PATH=/usr/bin:/bin,
 # no LD_LIBRARY_PATH), from a folder that is not where it was built:
-#   roofprobe --version and list; a quick CPU characterization, validated; roofprobe-bench lists
+#   roofprobe --version and list; a small CPU characterization, validated; roofprobe-bench lists
 #   its benchmarks; the GPU tests run, or all skip with the CUDA backend's reason where there is
 #   no GPU; and there, the acceptance says so in one line and exits 2 without writing anything.
 #   run_bare.sh TARBALL WORK WITH_CUDA
@@ -17,16 +17,27 @@ bare "$root/bin/roofprobe" list > list.txt || fail "roofprobe list"
 grep -q '^flops \[cpu\]' list.txt || fail "roofprobe list names no CPU flops probe"
 if [[ $with_cuda == ON ]]; then grep -q '^flops \[cuda\]' list.txt || fail "roofprobe list names no CUDA probe"; fi
 
-bare "$root/bin/roofprobe" run --backend cpu --quick --out "$work/run" --quiet > run.txt || fail "roofprobe run --backend cpu --quick"
+# A run of seconds rather than the quick run's minute: what is checked is that the bundle's probes,
+# fitter and plots run from it; the quick run itself is integration.run_quick_cpu's.
+cat > small.yaml <<'YAML'
+measurement: {warmup_seconds: 0.01, min_samples: 3, min_seconds: 0.02, max_noise: 0.02, timeout_seconds: 0.1, target_launch_seconds: 0.005}
+cpu:
+  sustained_seconds: 0
+  probes:
+    bandwidth: {mode: [read], working_set_bytes: {min: 4KiB, max: 64MiB, points_per_octave: 1}}
+    flops: {precision: [fp64], form: [fma], flops_per_element: [1, 64]}
+YAML
+bare "$root/bin/roofprobe" run --backend cpu --config small.yaml --out "$work/run" --quiet > run.txt ||
+  fail "roofprobe run --backend cpu --config small.yaml"
 for f in machine.yaml sweep.csv run.yaml; do [[ -s $work/run/$f ]] || fail "run wrote no $f"; done
-bare "$root/bin/roofprobe" validate "$work/run/machine.yaml" || fail "the quick run's machine.yaml does not validate"
+bare "$root/bin/roofprobe" validate "$work/run/machine.yaml" || fail "the run's machine.yaml does not validate"
 # What the run measured is the fitter's business (integration.run_quick_cpu); here it must have
 # run its probes from the bundle: complete, with a memory level and a compute ceiling. Incomplete
 # only where another process used the cores during a point (the file then names it, and says so).
 grep -q '^complete: true' "$work/run/machine.yaml" || grep -q 'other processes used' "$work/run/machine.yaml" ||
-  fail "the quick run's machine.yaml is not complete, and not for foreign load"
-grep -qE '^  (L1|L2|L3|DRAM) ' run.txt || fail "the quick run printed no memory level"
-grep -qE '^  FP(64|32)\.(no)?FMA ' run.txt || fail "the quick run printed no compute ceiling"
+  fail "the run's machine.yaml is not complete, and not for foreign load"
+grep -qE '^  (L1|L2|L3|DRAM) ' run.txt || fail "the run printed no memory level"
+grep -qE '^  FP(64|32)\.(no)?FMA ' run.txt || fail "the run printed no compute ceiling"
 
 bare "$root/bin/roofprobe-bench" --benchmark_list_tests > bench.txt || fail "roofprobe-bench"
 (( $(wc -l < bench.txt) > 0 )) || fail "roofprobe-bench lists no benchmark"
