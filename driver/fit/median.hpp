@@ -27,7 +27,9 @@ inline double median_of(std::vector<double> v) {
 // binomial chance that the median lies outside is at most 5% (n = 6: the smallest and largest;
 // n = 20: the 6th and 15th). Fewer values cannot give one at 95% without assuming a shape: there
 // the noise is taken as normal, and the median's standard error is sqrt(pi/2) that of the mean,
-// with Student's t for the few values.
+// with Student's t for the few values. A rate is positive: where normal noise would put the lower
+// bound at or below 0 (a spread as wide as the rate, as when another process slowed some
+// launches), the noise is taken as log-normal instead, the same interval of the logarithms.
 inline Interval median_interval95(std::vector<double> v) {
   const std::size_t n = v.size();
   if (n < 2) return {};
@@ -44,12 +46,19 @@ inline Interval median_interval95(std::vector<double> v) {
     }
     return {v[k - 1], v[n - k]};
   }
-  double mean = 0;
-  for (const double x : v) mean += x;
-  mean /= static_cast<double>(n);
-  const double half = std::sqrt(std::acos(-1.0) / 2) * t_half_width95(v, mean);
+  const auto normal_half_width = [](const std::vector<double>& x) {
+    double mean = 0;
+    for (const double e : x) mean += e;
+    mean /= static_cast<double>(x.size());
+    return std::sqrt(std::acos(-1.0) / 2) * t_half_width95(x, mean);
+  };
   const double median = median_of(v);
-  return {std::max(0.0, median - half), median + half};
+  const double half = normal_half_width(v);
+  if (median - half > 0 || v.front() <= 0) return {std::max(0.0, median - half), median + half};
+  std::vector<double> logs;
+  for (const double x : v) logs.push_back(std::log(x));
+  const double log_half = normal_half_width(logs);
+  return {median * std::exp(-log_half), median * std::exp(log_half)};
 }
 
 }  // namespace roofprobe

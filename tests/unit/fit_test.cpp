@@ -563,6 +563,23 @@ TEST(MedianInterval, OrderStatisticsFromSixValuesNormalBelow) {
   const double half = 2.77644511 * std::sqrt(std::acos(-1.0) / 2) * std::sqrt(2.5 / 4) / std::sqrt(5.0);
   EXPECT_NEAR(five.lo, 10 - half, 1e-9);
   EXPECT_NEAR(five.hi, 10 + half, 1e-9);
+  // Five launches of which two ran alone and three beside another process (a CPU run under
+  // foreign load): normal noise would reach below 0, so the interval is that of the logarithms,
+  // positive and around the median.
+  const std::vector<double> loaded = {9.97359881, 9.96337349, 3.24196114, 3.29252304, 3.26312384};
+  const Interval skewed = median_interval95(loaded);
+  std::vector<double> logs;
+  for (const double x : loaded) logs.push_back(std::log(x));
+  double mean = 0;
+  for (const double x : logs) mean += x / 5;
+  double m2 = 0;
+  for (const double x : logs) m2 += (x - mean) * (x - mean);
+  const double log_half = 2.77644511 * std::sqrt(std::acos(-1.0) / 2) * std::sqrt(m2 / 4) / std::sqrt(5.0);
+  EXPECT_NEAR(skewed.lo, 3.29252304 * std::exp(-log_half), 1e-9);
+  EXPECT_NEAR(skewed.hi, 3.29252304 * std::exp(log_half), 1e-9);
+  EXPECT_GT(skewed.lo, 0);
+  EXPECT_LT(skewed.lo, 3.24196114);
+  EXPECT_GT(skewed.hi, 3.29252304);
 }
 
 Plateau ending_at(double capacity) {
