@@ -46,18 +46,14 @@ inline Interval median_interval95(std::vector<double> v) {
     }
     return {v[k - 1], v[n - k]};
   }
-  const auto normal_half_width = [](const std::vector<double>& x) {
-    double mean = 0;
-    for (const double e : x) mean += e;
-    mean /= static_cast<double>(x.size());
-    return std::sqrt(std::acos(-1.0) / 2) * t_half_width95(x, mean);
-  };
+  const double median_to_mean = std::sqrt(std::acos(-1.0) / 2);  // ratio of the standard errors
+  double mean = 0;
+  for (const double e : v) mean += e;
+  mean /= static_cast<double>(n);
   const double median = median_of(v);
-  const double half = normal_half_width(v);
+  const double half = median_to_mean * t_half_width95(v, mean);
   if (median - half > 0 || v.front() <= 0) return {std::max(0.0, median - half), median + half};
-  std::vector<double> logs;
-  for (const double x : v) logs.push_back(std::log(x));
-  const double log_half = normal_half_width(logs);
+  const double log_half = median_to_mean * log_t_half_width95(v);
   return {median * std::exp(-log_half), median * std::exp(log_half)};
 }
 

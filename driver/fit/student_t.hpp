@@ -29,4 +29,17 @@ inline double t_half_width95(const std::vector<double>& values, double mean) {
   return t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
 }
 
+// The same half width for the logarithms of `values` (all positive) about their mean: the
+// interval a rate or an energy takes where its noise is log-normal, used where normal noise would
+// reach 0 or below.
+inline double log_t_half_width95(const std::vector<double>& values) {
+  std::vector<double> logs;
+  double mean = 0;
+  for (const double v : values) {
+    logs.push_back(std::log(v));
+    mean += logs.back();
+  }
+  return t_half_width95(logs, mean / static_cast<double>(logs.size()));
+}
+
 }  // namespace roofprobe

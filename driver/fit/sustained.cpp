@@ -14,11 +14,17 @@ namespace roofprobe {
 
 namespace {
 
-// The 95% interval of `mean`, the mean of `values` (kSettleWindows of them; Student's t). Settled windows
-// agree within 1%, so it stays well above zero; values identical in every window (a coarse timer)
-// still get a positive width.
+// The 95% interval of `mean`, the mean of `values` (Student's t). Settled rates agree within 1%,
+// so theirs stays well above zero; the windows' energies per FLOP or byte are not held to the
+// settle rule (a CPU package's counter also counts other processes' cores), and where normal noise
+// would put the lower bound at or below 0 the noise is taken as log-normal: a rate and an energy
+// are positive. Values identical in every window (a coarse timer) still get a positive width.
 Interval mean_interval(const std::vector<double>& values, double mean) {
   const double half = t_half_width95(values, mean);
+  if (mean - half <= 0 && *std::min_element(values.begin(), values.end()) > 0) {
+    const double log_half = log_t_half_width95(values);
+    return {mean * std::exp(-log_half), mean * std::exp(log_half)};
+  }
   return {std::min(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
 }
 

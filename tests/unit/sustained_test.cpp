@@ -155,6 +155,29 @@ TEST(SustainedFit, EnergyRestsOnWindowsTheCounterCanResolve) {
   EXPECT_NEAR(longer.compute[0].sustained->pj_per_unit, 2.0 / (91e9 * 0.1) * 1e12, 1e-9);
 }
 
+TEST(SustainedFit, AnEnergyTheWindowsDisagreeOnKeepsAPositiveInterval) {
+  // Settled rates, but one window's counter took in another process's cores (a CPU package
+  // counter does): 2, 2 and 8 J. Normal noise would reach below 0 picojoules; the file would then
+  // be refused. The interval is the log-normal one, about the figure, and the file reads back.
+  Machine m = burst_machine();
+  std::vector<Sample> rows;
+  const double joules[] = {2.0, 2.0, 8.0};
+  for (int i = 0; i < 3; ++i) rows.push_back(window("FP64.FMA", i, 91, 3100, joules[i]));
+  fit_sustained(rows, m);
+  ASSERT_TRUE(m.compute[0].sustained.has_value());
+  const SustainedFigure& f = *m.compute[0].sustained;
+  const double pj = 12.0 / (3 * 91e9 * 0.1) * 1e12;
+  EXPECT_NEAR(f.pj_per_unit, pj, 1e-9);
+  ASSERT_TRUE(f.pj_ci95.known());
+  EXPECT_GT(f.pj_ci95.lo, 0);
+  EXPECT_LT(f.pj_ci95.lo, pj / 2) << "as wide as the windows' disagreement";
+  EXPECT_GT(f.pj_ci95.hi, 2 * pj);
+  EXPECT_NEAR(f.pj_ci95.lo * f.pj_ci95.hi, pj * pj, 1e-9 * pj * pj) << "symmetric in the logarithm";
+  const Machine back = read_machine_text(machine_to_yaml(m), "m.yaml");
+  ASSERT_TRUE(back.compute[0].sustained.has_value());
+  EXPECT_NEAR(back.compute[0].sustained->pj_ci95.lo, f.pj_ci95.lo, 1e-4 * f.pj_ci95.lo);
+}
+
 TEST(SustainedFit, UnsettledIsMarkedWithoutInterval) {
   Machine m = burst_machine();
   std::vector<Sample> rows;
