@@ -12,6 +12,8 @@ packages=(cmake g++ make pkg-config git libyaml-cpp-dev libcli11-dev libgtest-de
 packages+=(clang libomp-dev)
 # The style check (ctest -R format.sources): Debian's clang-format, whose version fixes the output.
 packages+=(clang-format)
+# The compiler cache the top-level CMakeLists.txt uses when present (ROOFPROBE_CCACHE).
+packages+=(ccache)
 # bench/peers-gpu reads machine files with PyYAML (ctest -R peers_tables).
 packages+=(python3-yaml)
 if apt-cache show libclang-rt-dev > /dev/null 2>&1; then packages+=(libclang-rt-dev); fi
