@@ -47,14 +47,9 @@ inline Interval median_interval95(std::vector<double> v) {
     return {v[k - 1], v[n - k]};
   }
   const double median_to_mean = std::sqrt(std::acos(-1.0) / 2);  // ratio of the standard errors
-  double mean = 0;
-  for (const double e : v) mean += e;
-  mean /= static_cast<double>(n);
-  const double median = median_of(v);
-  const double half = median_to_mean * t_half_width95(v, mean);
-  if (median - half > 0 || v.front() <= 0) return {std::max(0.0, median - half), median + half};
-  const double log_half = median_to_mean * log_t_half_width95(v);
-  return {median * std::exp(-log_half), median * std::exp(log_half)};
+  Interval i = t_interval95(v, median_of(v), median_to_mean);
+  i.lo = std::max(0.0, i.lo);  // reached only with values at or below 0
+  return i;
 }
 
 }  // namespace roofprobe

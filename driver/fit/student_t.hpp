@@ -1,9 +1,13 @@
 // Student's t quantile for 95% intervals, shared by the level model (a level's rate from its
-// plateau sizes) and the energy model (coefficients from the robust covariance).
+// plateau sizes), the energy model (coefficients from the robust covariance), the median of few
+// samples and the sustained figures.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "driver/model/interval.hpp"
 
 namespace roofprobe {
 
@@ -29,17 +33,26 @@ inline double t_half_width95(const std::vector<double>& values, double mean) {
   return t975(n - 1) * std::sqrt(m2 / (n - 1)) / std::sqrt(n);
 }
 
-// The same half width for the logarithms of `values` (all positive) about their mean: the
-// interval a rate or an energy takes where its noise is log-normal, used where normal noise would
-// reach 0 or below.
-inline double log_t_half_width95(const std::vector<double>& values) {
-  std::vector<double> logs;
+// A 95% interval about `center` (the mean of `values`, or a statistic whose standard error is
+// `scale` times the mean's): center +- scale x Student's t half width. A rate or an energy is
+// positive: where that lower bound would be at or below 0 (a spread as wide as the value, as when
+// another process slowed some launches) and every value is positive, the noise is taken as
+// log-normal instead, center x exp(+- the same half width of the logarithms).
+inline Interval t_interval95(const std::vector<double>& values, double center, double scale = 1) {
+  const double n = static_cast<double>(values.size());
   double mean = 0;
+  for (const double v : values) mean += v;
+  mean /= n;
+  const double half = scale * t_half_width95(values, mean);
+  if (center - half > 0 || *std::min_element(values.begin(), values.end()) <= 0) return {center - half, center + half};
+  std::vector<double> logs;
+  double log_mean = 0;
   for (const double v : values) {
     logs.push_back(std::log(v));
-    mean += logs.back();
+    log_mean += logs.back();
   }
-  return t_half_width95(logs, mean / static_cast<double>(logs.size()));
+  const double log_half = scale * t_half_width95(logs, log_mean / n);
+  return {center * std::exp(-log_half), center * std::exp(log_half)};
 }
 
 }  // namespace roofprobe

@@ -17,15 +17,11 @@ namespace {
 // The 95% interval of `mean`, the mean of `values` (Student's t). Settled rates agree within 1%,
 // so theirs stays well above zero; the windows' energies per FLOP or byte are not held to the
 // settle rule (a CPU package's counter also counts other processes' cores), and where normal noise
-// would put the lower bound at or below 0 the noise is taken as log-normal: a rate and an energy
-// are positive. Values identical in every window (a coarse timer) still get a positive width.
+// would put the lower bound at or below 0 the noise is taken as log-normal (t_interval95). Values
+// identical in every window (a coarse timer) still get a positive width.
 Interval mean_interval(const std::vector<double>& values, double mean) {
-  const double half = t_half_width95(values, mean);
-  if (mean - half <= 0 && *std::min_element(values.begin(), values.end()) > 0) {
-    const double log_half = log_t_half_width95(values);
-    return {mean * std::exp(-log_half), mean * std::exp(log_half)};
-  }
-  return {std::min(mean - half, mean * (1 - 1e-9)), std::max(mean + half, mean * (1 + 1e-9))};
+  const Interval i = t_interval95(values, mean);
+  return {std::min(i.lo, mean * (1 - 1e-9)), std::max(i.hi, mean * (1 + 1e-9))};
 }
 
 SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool compute, const DeviceInfo& device) {
