@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "driver/model/csv_text.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/report/points.hpp"
 #include "driver/model/sweep.hpp"
+#include "driver/model/units.hpp"
 
 namespace roofprobe {
 
@@ -62,9 +64,7 @@ std::string render_script(const PlotScript& script, const PlotOptions& options);
 // ---- internals shared by plot/*.cpp and tests/unit/plot_test.cpp ---------------------------
 namespace plot_detail {
 
-// A rate or size that can be drawn on a log axis.
-bool finite_positive(double v);
-std::string lower(std::string s);
+using csv_text::lower;
 
 // Label text: three significant digits, the unit prefix that keeps the mantissa below 1000.
 std::string format_bandwidth(double gbs);   // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"

@@ -12,13 +12,6 @@
 namespace roofprobe {
 namespace plot_detail {
 
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 namespace {
 
 // Rounds to three significant digits first, so a value that prints as "1000" in one prefix

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "driver/model/median_of.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {
@@ -89,12 +90,6 @@ std::string series_name(const Sample& s, const std::vector<std::string>& axes, b
   return name.empty() ? "samples" : name;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::vector<Series> collect_series(const Machine& m, const std::vector<Sample>& samples) {
   const std::set<std::string> probes = memory_probes(m);
   std::set<std::string> seen_probes;
@@ -126,7 +121,7 @@ std::vector<Series> collect_series(const Machine& m, const std::vector<Sample>& 
   for (std::size_t i = 0; i < out.size(); ++i)
     for (const auto& [size, points] : per_point[i]) {
       double best = 0;
-      for (const auto& [params, rates] : points) best = std::max(best, median(rates));
+      for (const auto& [params, rates] : points) best = std::max(best, median_of(rates));
       out[i].medians.push_back({size, best});
     }
   return out;

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "driver/model/median_of.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {
@@ -60,12 +61,6 @@ std::string series_name(const Sample& s, bool name_probe) {
   return name_probe ? s.probe + " " + name : name;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::vector<Series> collect(const std::vector<Sample>& samples, std::set<std::string>* probes) {
   for (const Sample& s : samples)
     if (is_flop_sample(s)) probes->insert(s.probe);
@@ -86,7 +81,7 @@ std::vector<Series> collect(const std::vector<Sample>& samples, std::set<std::st
     per_x[it->second][x].push_back(sample_gflops(s));
   }
   for (std::size_t i = 0; i < out.size(); ++i)
-    for (const auto& [x, ys] : per_x[i]) out[i].medians.push_back({x, median(ys)});
+    for (const auto& [x, ys] : per_x[i]) out[i].medians.push_back({x, median_of(ys)});
   return out;
 }
 

@@ -1,5 +1,4 @@
-// The median of a sample, shared by the fitter's statistics and the level model's noise and
-// misfit estimates.
+// The 95% interval of a sample's median (median_of is in driver/model, where the plots reach it).
 #pragma once
 
 #include <algorithm>
@@ -9,18 +8,9 @@
 
 #include "driver/fit/student_t.hpp"
 #include "driver/model/interval.hpp"
+#include "driver/model/median_of.hpp"
 
 namespace roofprobe {
-
-// The median (mean of the two middle values for an even count); 0 for no values.
-inline double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-}
 
 // A 95% interval of the median of `v` (unknown for fewer than 2 values). From 6 values on it is
 // distribution-free: the order statistics x(k) and x(n+1-k) with the largest k for which the

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "driver/model/errors.hpp"
+#include "driver/model/units.hpp"
 #include "driver/report/export.hpp"
 
 namespace roofprobe {
@@ -17,8 +18,6 @@ const std::vector<std::string>& compare_formats() {
 }
 
 namespace {
-
-bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 
 constexpr const char* kDeviceMemory = "device memory";
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "driver/model/units.hpp"
+
 namespace roofprobe {
 
 // ASCII upper case, for matching level and ceiling names ("l2" and "L2", "fma" and "FMA").
@@ -13,8 +15,5 @@ inline std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
   return s;
 }
-
-// A value worth exporting: finite and above zero (0 stands for "not measured").
-inline bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 
 }  // namespace roofprobe

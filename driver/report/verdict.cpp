@@ -9,43 +9,42 @@
 
 #include "driver/report/compare.hpp"
 #include "driver/model/errors.hpp"
+#include "driver/model/units.hpp"
 #include "driver/report/export.hpp"
 
 namespace roofprobe {
 
 namespace {
 
-bool positive(double v) { return std::isfinite(v) && v > 0; }
-
 // A reference entry of `source` for the memory level named `level`, 0 when the file has none.
 double reference_level(const Machine& r, const std::string& level, const std::string& source) {
   for (const MemoryLevel& l : r.memory)
-    if (l.level == level && l.source == source && positive(l.gbs)) return l.gbs;
+    if (l.level == level && l.source == source && finite_positive(l.gbs)) return l.gbs;
   return 0;
 }
 
 double reference_compute(const Machine& r, const std::string& name, const std::string& source) {
   for (const ComputeCeiling& c : r.compute)
-    if (c.name == name && c.source == source && positive(c.gflops)) return c.gflops;
+    if (c.name == name && c.source == source && finite_positive(c.gflops)) return c.gflops;
   return 0;
 }
 
 // Decides row.verdict from the figures already in the row (constants in verdict.hpp).
 void judge(VerdictRow& row) {
   const double above = 1 + kVerdictAboveTolerance;
-  if (positive(row.peak) && row.measured > row.peak * above) {
+  if (finite_positive(row.peak) && row.measured > row.peak * above) {
     row.verdict = "above peak";
     row.basis = "peak";
-  } else if (positive(row.spec) && row.measured > row.spec * above) {
+  } else if (finite_positive(row.spec) && row.measured > row.spec * above) {
     row.verdict = "above spec";
     row.basis = "spec";
-  } else if (positive(row.published)) {
+  } else if (finite_positive(row.published)) {
     row.verdict = row.measured >= kVerdictOkOfPublished * row.published ? "ok" : "low";
     row.basis = "published";
-  } else if (positive(row.spec)) {
+  } else if (finite_positive(row.spec)) {
     row.verdict = row.measured >= kVerdictOkOfSpec * row.spec ? "ok" : "low";
     row.basis = "spec";
-  } else if (positive(row.peak)) {
+  } else if (finite_positive(row.peak)) {
     row.verdict = row.measured >= kVerdictOkOfSpec * row.peak ? "ok" : "low";
     row.basis = "peak";
   } else {
@@ -68,7 +67,7 @@ void count(Verdict& v, const VerdictRow& row) {
 
 void add_memory_rows(Verdict& v, const Machine& m, const Machine& r) {
   for (const MemoryLevel* l : best_memory_levels(m)) {
-    if (l->source != "empirical" || !positive(l->gbs)) continue;
+    if (l->source != "empirical" || !finite_positive(l->gbs)) continue;
     // The device's own memory has the reference's name for it (DRAM, HBM, GDDR).
     const bool device_memory = l->level == m.device.memory_name && !r.device.memory_name.empty();
     const std::string ref = device_memory ? r.device.memory_name : l->level;
@@ -82,12 +81,12 @@ void add_memory_rows(Verdict& v, const Machine& m, const Machine& r) {
 void add_compute_rows(Verdict& v, const Machine& m, const Machine& r) {
   const std::vector<std::pair<std::string, double>> ref_peaks = theoretical_peaks(r);
   for (const ComputeCeiling* c : best_compute_ceilings(m)) {
-    if (c->source != "empirical" || !positive(c->gflops)) continue;
+    if (c->source != "empirical" || !finite_positive(c->gflops)) continue;
     VerdictRow row{"compute", c->name, "GFLOP/s", c->gflops};
     row.peak = c->theoretical_gflops;
     row.peak_clock_mhz = c->clock_mhz;
     row.spec = reference_compute(r, c->name, "spec");
-    if (!positive(row.spec))  // a reference whose ceiling is published has its spec as the peak
+    if (!finite_positive(row.spec))  // a reference whose ceiling is published has its spec as the peak
       for (const auto& [name, gflops] : ref_peaks)
         if (name == c->name) row.spec = gflops;
     row.published = reference_compute(r, c->name, "published");
@@ -96,7 +95,7 @@ void add_compute_rows(Verdict& v, const Machine& m, const Machine& r) {
 }
 
 void add_instruction_rows(Verdict& v, const Machine& m, const Machine& r) {
-  if (!m.warp_gips || !positive(m.warp_gips->measured_gips)) return;
+  if (!m.warp_gips || !finite_positive(m.warp_gips->measured_gips)) return;
   VerdictRow row{"instructions", "warp GIPS", "GIPS", m.warp_gips->measured_gips};
   row.peak = m.warp_gips->theoretical_gips;
   row.peak_clock_mhz = m.warp_gips->clock_mhz;
@@ -108,22 +107,22 @@ void add_instruction_rows(Verdict& v, const Machine& m, const Machine& r) {
 }
 
 std::string num(double v) {
-  if (!positive(v)) return "-";
+  if (!finite_positive(v)) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
   return buf;
 }
 
 std::string percent(double part, double whole) {
-  if (!positive(part) || !positive(whole)) return "-";
+  if (!finite_positive(part) || !finite_positive(whole)) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", 100 * part / whole);
   return buf;
 }
 
 std::string peak_text(const VerdictRow& r) {
-  if (!positive(r.peak)) return "-";
-  return positive(r.peak_clock_mhz) ? num(r.peak) + " @" + num(r.peak_clock_mhz) : num(r.peak);
+  if (!finite_positive(r.peak)) return "-";
+  return finite_positive(r.peak_clock_mhz) ? num(r.peak) + " @" + num(r.peak_clock_mhz) : num(r.peak);
 }
 
 const char* kColumns[] = {"ceiling", "unit",    "measured",  "peak @MHz",    "of peak",
@@ -190,7 +189,7 @@ std::string format_markdown(const Verdict& v) {
 }
 
 std::string csv_number(double v) {
-  if (!positive(v)) return "";
+  if (!finite_positive(v)) return "";
   std::ostringstream s;
   s.precision(17);
   s << v;

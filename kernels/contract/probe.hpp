@@ -120,8 +120,8 @@ struct FeedSpec {
     std::string params;       // "axis=value;..." the series must have; "" matches every series
     std::string first_level;  // the nearest level it reaches ("cache_op=cg" -> "L2": it bypasses L1)
     // Past its first level it measures mixtures, not levels: only its first level and memory
-    // are published from it (an H100's ca read past its L1s still hits L1 three times in four:
-    // Nsight Compute, in the first run under results/measured/h100-sxm/).
+    // are published from it (an H100's ca read past its L1s still hits L1 three times in four,
+    // as Nsight Compute counts it).
     bool first_level_only = false;
   };
   std::vector<SeriesReach> series_reach;

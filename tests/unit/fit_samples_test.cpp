@@ -370,8 +370,8 @@ TEST(FitSamples, NoisyDecisionIsPerSeriesNotPerProbe) {
   EXPECT_TRUE(m.compute[1].noisy);
 }
 
-// A loaded machine flags most DRAM-sized points noisy (seen on the 2-core CI VM: 7 of 9 sizes
-// past the L3); the memory levels still come from every point, so DRAM does not vanish.
+// A loaded machine flags most DRAM-sized points noisy (a loaded 2-core VM: 7 of 9 sizes past
+// the L3); the memory levels still come from every point, so DRAM does not vanish.
 TEST(FitSamples, NoisyMemorySizesStillFormTheirLevel) {
   register_test_probes();
   std::vector<Sample> samples;

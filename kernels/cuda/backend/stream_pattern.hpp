@@ -13,9 +13,9 @@
 //   cg  the accesses bypass L1 (ld.global.cg / st.global.cg) and the block -> elements
 //       assignment moves on by one block every launch: on launch l block b streams the elements
 //       block (b + l) mod B streamed on launch 0. Within a launch each element is read by one
-//       block only. (An earlier version rotated every pass of a read launch; on an H100 blocks
-//       drift a pass apart, so a block re-read what its neighbour had just read and a 181 MB set
-//       "streamed" at 7.2 TB/s, twice HBM: the first run under results/measured/h100-sxm/.)
+//       block only. (Rotating every pass instead lets blocks that drift a pass apart re-read
+//       what a neighbour has just read: an H100 then "streamed" a 181 MB set at 7.2 TB/s, twice
+//       its HBM.)
 //   cs  cg's loads and rotation, but streaming stores (st.global.cs: evict-first in L2), for
 //       the writing modes only: a store stream that will not be read again need not displace
 //       anything else from L2, and on the way to DRAM the dirty lines it leaves are the first

@@ -218,9 +218,9 @@ __device__ __forceinline__ std::uint32_t xor_low_bits(std::uint32_t x, std::uint
 
 // The tile's values, unchanged (`zero` is 0 at run time), but each now depends on all of them:
 // no chain starts before every load of the tile has arrived. Without it ptxas starts the
-// chains as their loads arrive and puts runs of HFMA2.MMA back to back; on an H100 the f16x2
-// chains then ran at 68% of peak where the register-resident chains of fma_mix, alternating
-// HFMA2 and HFMA2.MMA, ran at 98% (the first run under results/measured/h100-sxm/).
+// chains as their loads arrive and puts runs of HFMA2.MMA back to back; on an H100 such f16x2
+// chains ran at 68% of peak where the register-resident chains of fma_mix, alternating HFMA2
+// and HFMA2.MMA, ran at 98%.
 template <class T>
 __device__ __forceinline__ Slots<T> join_loads(Slots<T> v, std::uint32_t zero) {
   std::uint32_t all = 0;

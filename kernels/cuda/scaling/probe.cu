@@ -172,7 +172,7 @@ class ScalingPoint final : public RepeatedPoint {
       throw std::runtime_error("scaling: the SM census saw " + std::to_string(ids.size()) + " of the device's " +
                                std::to_string(device_sms) + " SMs (is the GPU shared with other processes?)");
     smid_limit_ = scaling_smid_limit(ids, sm_count_);
-    active_sms_ = smid_limit_ == 0xFFFFFFFFu ? static_cast<int>(ids.size()) : sm_count_;
+    active_sms_ = scaling_active_sms(sm_count_, static_cast<int>(ids.size()));
   }
 
   // Estimated seconds per pass, only to size the first launches: memory_read at the DRAM's

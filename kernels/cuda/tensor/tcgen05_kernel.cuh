@@ -9,7 +9,7 @@
 // wrappers (the toolkit's own spelling of the PTX).
 //
 // Compiled only for sm_100a (__CUDA_ARCH_FEAT_SM100_ALL); elsewhere the kernel writes
-// kTensorNotCompiled into `hits`. Not measured yet: no Blackwell GPU has been lent to the project.
+// kTensorNotCompiled into `hits`. Not measured: it needs a Blackwell GPU.
 #pragma once
 
 #include <cuda/ptx>
