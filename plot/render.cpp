@@ -40,13 +40,30 @@ void write_text_file(const fs::path& path, const std::string& text) {
   write_file_atomically(path.string(), content, inside_output_directory(kOwnMark));
 }
 
+// An image carries no mark, but roofprobe writes VIEW.gp beside every VIEW.<format> it renders:
+// an existing image is roofprobe's to replace only with a marked script of its name beside it.
+// Any other (a user's picture, or an input of the command that happens to have the name) is
+// refused.
+void check_image_replaceable(const fs::path& dir, const std::string& view, const std::string& format) {
+  const fs::path image = dir / (view + "." + format);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(image, ec))) return;
+  check_output_replaceable(image.string(), inside_output_directory());  // a link, a FIFO, a device
+  const fs::path script = dir / (view + ".gp");
+  if (!fs::exists(fs::symlink_status(script, ec)))
+    throw InputError(image.string() + ": is a file roofprobe did not write (no " + script.filename().string() +
+                     " of roofprobe's beside it); it is not replaced (move it away, or choose another output)");
+  check_output_replaceable(script.string(), inside_output_directory(kOwnMark));
+}
+
 // Every file a script writes, checked before the first is written: a user's file of one of these
 // names stops the command with nothing written.
-void check_plot_files(const fs::path& dir, const std::vector<PlotScript>& scripts) {
+void check_plot_files(const fs::path& dir, const std::vector<PlotScript>& scripts, const std::string& format) {
   for (const PlotScript& script : scripts) {
     check_output_replaceable((dir / (script.view + ".gp")).string(), inside_output_directory(kOwnMark));
     for (const auto& [name, text] : script.data_files)
       check_output_replaceable((dir / name).string(), inside_output_directory(kOwnMark));
+    check_image_replaceable(dir, script.view, format);
   }
 }
 
@@ -221,7 +238,7 @@ PlotReport render_plots(const Machine& machine, const std::vector<Sample>& sampl
 
   const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
   ensure_plot_directory(dir, options.out_dir_named_by_user);
-  check_plot_files(dir, scripts);
+  check_plot_files(dir, scripts, options.format);
 
   // Scripts and data are written even without gnuplot: they render anywhere gnuplot exists.
   for (const PlotScript& script : scripts) {
@@ -240,7 +257,7 @@ PlotReport render_plots(const Machine& machine, const std::vector<Sample>& sampl
 std::string render_script(const PlotScript& script, const PlotOptions& options) {
   const fs::path dir = options.out_dir.empty() ? fs::path(".") : fs::path(options.out_dir);
   ensure_plot_directory(dir, options.out_dir_named_by_user);
-  check_plot_files(dir, {script});
+  check_plot_files(dir, {script}, options.format);
   write_text_file(dir / (script.view + ".gp"), script.script);
   for (const auto& [name, text] : script.data_files) write_text_file(dir / name, text);
   const std::string gnuplot = find_gnuplot();

@@ -102,6 +102,7 @@ int fit_command(const FitOptions& o) {
     if (!o.sweep_csv.empty())
       for (const char* beside : {"run.yaml", "feeds.yaml"})
         inputs.push_back((fs::path(o.sweep_csv).parent_path() / beside).string());
+    if (!o.gpu.empty()) inputs.push_back(reference_file(o.gpu));
     check_output_is_not_an_input(o.out, inputs, "--out");
   }
   Machine machine;

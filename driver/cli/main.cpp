@@ -40,7 +40,10 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
   run_cmd->add_flag("--quick", o->quick,
                     "Short run (embedded configs/quick.yaml; with --config: quick measurement budget)");
   run_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str();
-  run_cmd->add_option("--out", o->out_dir, "Output directory (default results/<host>/<device>/<UTC time>/)");
+  run_cmd->add_option(
+      "--out", o->out_dir,
+      "Output directory (default results/<host>/<device>/<UTC time>/): machine.yaml, sweep.csv, run.yaml, feeds.yaml, "
+      "config.yaml, plots/; with MPI also fleet.yaml, aggregates.yaml and rank-R/");
   run_cmd->add_option("--threads", o->threads, "CPU threads (default: config, 0 = all cores)")
       ->check(CLI::Range(0, 1 << 20));
   run_cmd->add_flag("--oversubscribe", o->oversubscribe,

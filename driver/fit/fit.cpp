@@ -95,8 +95,9 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; the fit with " + std::to_string(level.levels) + " levels has one there, near " +
            std::string(rate) +
-           ", but the data do not locate its rate (the curve reaches it at too few sizes: a knee, not a plateau): "
-           "it lies between the rates of the levels either side";
+           ", but the data do not locate its rate (the curve reaches it at too few sizes: a knee, not a plateau): " +
+           (level.first ? "the first level of the curve, it is faster than the level after it"
+                        : "it lies between the rates of the levels either side");
   if (level.supporting_sizes >= 0)
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; a fit with " + std::to_string(level.levels) + " levels puts one near " + rate +
@@ -150,7 +151,10 @@ std::vector<SeriesGap> merge_series_gaps(std::vector<SeriesGap> gaps) {
                         std::max(into.rate_ci95.hi, gap.level.rate_ci95.hi)};
     else
       into.rate_ci95 = {};
-    it->series.insert(it->series.end(), gap.series.begin(), gap.series.end());
+    // Two gaps of one series (its first level and the one after, both unlocated) name it once.
+    for (std::string& name : gap.series)
+      if (std::find(it->series.begin(), it->series.end(), name) == it->series.end())
+        it->series.push_back(std::move(name));
   }
   return merged;
 }
@@ -267,6 +271,7 @@ struct SeriesLevels {
   std::vector<Plateau> plateaus;
   std::vector<std::string> names;
   bool first_level_only = false;              // FeedSpec::SeriesReach: publishes its first level and memory only
+  std::string declared_first;                 // FeedSpec::SeriesReach: the level its first one is, if declared
   std::optional<UnresolvedLevel> unresolved;  // a level its curve cannot rule out
   std::vector<UnresolvedLevel> unlocated;     // levels of its fit whose rates the data do not locate
   std::vector<UnresolvedLevel> in_knees;      // knees of its fit where a level may hide
@@ -287,6 +292,7 @@ std::optional<SeriesLevels> fit_series_levels(const std::string& key, const std:
   }
   const FeedSpec::SeriesReach* reach = reach_of(spec, *samples.front());
   s.first_level_only = reach != nullptr && reach->first_level_only;
+  if (reach != nullptr) s.declared_first = reach->first_level;
   std::vector<std::string> names =
       name_levels(plateaus, device.caches, device.memory_name, reach ? reach->first_level : "");
   // Past the last cache there is no further level: a level named memory before the last is the
@@ -475,9 +481,20 @@ void fit_memory_levels(const ProbeSamples& group, const FeedSpec& spec, Machine&
     machine.memory.push_back(level_across_series(name, fitted, group, spec, machine.device));
   explain_capacities(machine, first_new);
   if (!fitted.empty()) name_unresolved_caches(group, machine);
+  // A series' first level of one size (one whose smaller sizes were underfilled and left out) is a
+  // gap worth naming only where it is faster than the level it declares, as the probe publishes
+  // it: otherwise that level already stands for it (an H100's cg copy read 7.3 TB/s at its first
+  // size, and the L2 published from its other kernels is 8.1).
+  const auto published_at_least = [&](const std::string& name, double rate) {
+    for (std::size_t i = first_new; i < machine.memory.size(); ++i)
+      if (machine.memory[i].level == name && machine.memory[i].gbs >= rate) return true;
+    return false;
+  };
   std::vector<SeriesGap> gaps;
   for (const SeriesLevels& s : fitted) {
-    for (const UnresolvedLevel& u : s.unlocated) gaps.push_back({u, s.fitted_levels, {s.key}});
+    for (const UnresolvedLevel& u : s.unlocated)
+      if (!(u.first && !s.declared_first.empty() && published_at_least(s.declared_first, u.rate)))
+        gaps.push_back({u, s.fitted_levels, {s.key}});
     if (s.unresolved) gaps.push_back({*s.unresolved, s.fitted_levels, {s.key}});
     // A series that reaches only its first level (a GPU's ca read) leaves the levels past it to
     // the kernels that reach them: a level hiding in its knee is theirs to measure.

@@ -898,18 +898,21 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
   return u;
 }
 
-// Moves out of fit.levels the inner levels whose rate the data do not locate (LevelModelFit::
-// unlocated). The first and the last level are never moved: each extends to an end of the sweep,
-// where the curve is at its rate. The span between the neighbours is the interval: levels fall
-// with size, so a level between two others is slower than the one and faster than the other,
-// whatever the knees' shapes.
+// Moves out of fit.levels the levels whose rate the data do not locate (LevelModelFit::
+// unlocated). The last level is never moved: it extends to the end of the sweep, where the curve
+// stays at its rate. The first needs two sampled sizes: a first level of one (an H200's L2 read,
+// whose smaller sets were underfilled and left out, read 11.2 TB/s at its first size and 8.9-10.6
+// at the next four) is that size's figure, not a plateau. The span
+// between the neighbours is the interval: levels fall with size, so a level between two others
+// is slower than the one and faster than the other, whatever the knees' shapes; a first level has
+// no faster neighbour, and its own interval bounds it from above.
 std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit, std::vector<bool>& located) {
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());
   located.assign(chosen_levels, false);
   for (int i = 0; i < chosen_levels; ++i) {
     const FittedLevel& level = fit.levels[i];
-    const bool inner = i > 0 && i + 1 < chosen_levels;
+    const bool before_last = i + 1 < chosen_levels;
     // A level is located by sizes that read its rate off the data: two where the fitted curve
     // comes within kReachedSpan of it, which no knee shape can move far; or, with its rate
     // pinned by the fit, kMinServedSizes that it serves most (a Skylake-SP's L3 squeezed between
@@ -917,8 +920,11 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
     // sizes are a knee's: a long-tailed knee drawn as a shoulder gave a level of two sizes with
     // an interval of 3%, 13% above the truth.
     const bool pinned = level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan;
-    located[i] = !inner || d.one_sample_per_size || level.reached_sizes >= kMinPlateauSizes ||
-                 (pinned && level.sizes >= kMinServedSizes);
+    // A first level extends to the smallest size, where nothing before it blends in: the sizes
+    // it serves most locate it, if there are two (a loaded VM's L1, scattered at every size, has
+    // them; one size alone is only that size's figure).
+    located[i] = !before_last || d.one_sample_per_size || level.reached_sizes >= kMinPlateauSizes ||
+                 (pinned && level.sizes >= kMinServedSizes) || (i == 0 && level.sizes >= kMinPlateauSizes);
   }
   std::vector<FittedLevel> kept;
   for (int i = 0; i < chosen_levels; ++i) {
@@ -930,15 +936,21 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit&
     // The bounds are the nearest located levels: a neighbour that is itself unlocated bounds
     // nothing.
     int faster = i - 1, slower = i + 1;
-    while (!located[faster]) --faster;
+    while (faster >= 0 && !located[faster]) --faster;
     while (!located[slower]) ++slower;
     UnresolvedLevel u;
     u.rate = level.rate;
-    u.rate_ci95 = {fit.levels[slower].rate, fit.levels[faster].rate};
-    u.x_lo = fit.levels[i - 1].capacity > 0 ? fit.levels[i - 1].capacity : d.sizes.front().x;
+    const double above = faster >= 0               ? fit.levels[faster].rate
+                         : level.rate_ci95.known() ? std::max(level.rate_ci95.hi, level.rate)
+                                                   : level.rate * kLocatedSpan;
+    u.rate_ci95 = {fit.levels[slower].rate, above};
+    u.x_lo = i > 0 && fit.levels[i - 1].capacity > 0 ? fit.levels[i - 1].capacity
+             : i > 0                                 ? d.sizes.front().x
+                                                     : level.x_lo;
     u.x_hi = level.capacity > 0 ? level.capacity : d.sizes.back().x_last;
     u.levels = chosen_levels;
     u.unlocated = true;
+    u.first = faster < 0;
     out.push_back(u);
   }
   // The level before a removed one keeps its own knee: the rates either side are measured, and

@@ -83,8 +83,10 @@ struct UnresolvedLevel {
   int supporting_sizes = -1;
   // True for a level the chosen fit has but whose rate the data do not locate (LevelModelFit::
   // unlocated): its interval is then the span between the levels either side, which the data do
-  // bound, and delta_bic and supporting_sizes say nothing.
+  // bound, and delta_bic and supporting_sizes say nothing. `first`: it is the fit's first level,
+  // with no level before it; its interval reaches up to its own upper bound instead.
   bool unlocated = false;
+  bool first = false;
   // True for a level that may hide inside a knee of the chosen fit (LevelModelFit::in_knees): a
   // fit with one more level there, lasting an octave or more, is not ruled out by the data. Its
   // interval is the span between the published levels either side; `chi_square` is the

@@ -41,6 +41,10 @@ printf 'working_set_bytes,gbs\n4096,100\n8192,100\n16384,100\n65536,50\n131072,5
 x=$(sum x.csv)
 expect fit_bandwidth_into_itself error "--out x.csv: is the input x.csv" -- "$rp" fit --bandwidth-csv x.csv --out x.csv
 unchanged fit_bandwidth_into_itself x.csv "$x"
+cp "$src/results/reference/h200-sxm.yaml" ref.yaml
+r=$(sum ref.yaml)
+expect fit_bandwidth_into_its_gpu_file error "--out ref.yaml: is the input ref.yaml" -- "$rp" fit --bandwidth-csv x.csv --gpu ref.yaml --out ref.yaml
+unchanged fit_bandwidth_into_its_gpu_file ref.yaml "$r"
 cp "$src/tests/unit/fixtures/ncu_raw_v100.csv" f.csv
 f=$(sum f.csv)
 expect points_into_its_input error "--out f.csv: is the input f.csv" -- "$rp" points --ncu-csv f.csv --out f.csv
@@ -83,6 +87,21 @@ r=$(sum report.gp)
 expect compare_over_users_script error "report.gp: is a file roofprobe did not write" -- "$rp" compare "$h200" "$h200" --plot report.png
 unchanged compare_over_users_script report.gp "$r"
 absent compare_over_users_script report_roofs.dat
+# An image carries no mark: one without roofprobe's script of its name beside it is the user's.
+echo "my picture" > users.png
+r=$(sum users.png)
+expect compare_over_users_image error "users.png: is a file roofprobe did not write" -- "$rp" compare "$h200" "$h200" --plot users.png
+unchanged compare_over_users_image users.png "$r"
+absent compare_over_users_image users.gp
+cp "$h200" input.png
+r=$(sum input.png)
+expect compare_plot_over_its_input error "input.png: is a file roofprobe did not write" -- "$rp" compare input.png "$h200" --plot input.png
+unchanged compare_plot_over_its_input input.png "$r"
+mkdir P && echo "my picture" > P/hierarchical.png
+r=$(sum P/hierarchical.png)
+expect plot_over_users_image error "hierarchical.png: is a file roofprobe did not write" -- "$rp" plot "$h200" --kind hierarchical --out P
+unchanged plot_over_users_image P/hierarchical.png "$r"
+absent plot_over_users_image P/hierarchical.gp
 if command -v gnuplot > /dev/null; then
   expect compare_plot_twice_1 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png
   expect compare_plot_twice_2 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png

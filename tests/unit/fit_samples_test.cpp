@@ -45,6 +45,12 @@ void register_test_probes() {
     bw.feeds = {mem};
     Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(bw));
 
+    // A GPU-like bandwidth probe whose kernels all declare their first level (they bypass L1).
+    ProbeInfo l2 = bw;
+    l2.name = "fit_test_l2bw";
+    l2.feeds[0].series_reach = {{"", "L2", false}};
+    Registry::instance().add_probe(std::make_unique<FitOnlyProbe>(l2));
+
     Registry::instance().add_probe(
         std::make_unique<FitOnlyProbe>(testing::flops_like_probe("fit_test_flops", "fit_test")));
     return true;
@@ -246,6 +252,42 @@ TEST(FitSamples, ALevelACurveCannotRuleOutIsNamedUnderMissing) {
   EXPECT_EQ(m.missing[0], unresolved_level_note(*fit.unresolved, levels, curve));
   for (std::size_t i = 0; i < fit.in_knees.size(); ++i)
     EXPECT_EQ(m.missing[1 + i], unresolved_level_note(fit.in_knees[i], levels, curve));
+}
+
+// A kernel whose smaller sets were left out (underfilled) may read a first level at its first size
+// alone: not a plateau, so not published. It is a gap worth a note only where it is faster than
+// the level it declares as the probe publishes it; a slower one adds nothing to that level.
+TEST(FitSamples, AFirstLevelOfOneSizeIsAGapOnlyWhereItIsFaster) {
+  register_test_probes();
+  for (const double first : {7000.0, 12000.0}) {
+    Rng rng(7);
+    std::vector<Sample> samples;
+    int point = 0;
+    for (double x : geometric_sizes(1 * MiB, 1024 * MiB, 2)) {
+      const double read = x < 40 * MiB ? 9000 : 4500;
+      const double copy = x < 1.2 * MiB ? first : x < 40 * MiB ? 6000 : 4000;
+      for (int k = 0; k < 5; ++k)
+        for (const auto& [mode, rate] : {std::pair{"read", read}, std::pair{"copy", copy}}) {
+          Sample s = bw_sample(mode, x, rate * std::exp(0.01 * rng.normal()), k);
+          s.probe = "fit_test_l2bw";
+          s.point = point;
+          samples.push_back(s);
+        }
+      ++point;
+    }
+    Machine m;
+    m.device.caches = {{"L1", 256 << 10, 1}, {"L2", 60 << 20, 1}};
+    m.device.memory_name = "HBM";
+    fit_samples(samples, m);
+    const std::string ctx = "copy's first size at " + std::to_string(first);
+    ASSERT_EQ(m.memory.size(), 2u) << ctx;
+    EXPECT_EQ(m.memory[0].level, "L2") << ctx;
+    EXPECT_NEAR(m.memory[0].gbs, 9000, 9000 * 0.02) << ctx;
+    const auto gaps = std::count_if(m.missing.begin(), m.missing.end(), [](const std::string& note) {
+      return note.find("the first level of the curve") != std::string::npos;
+    });
+    EXPECT_EQ(gaps, first > 9000 ? 1 : 0) << ctx << ": " << ::testing::PrintToString(m.missing);
+  }
 }
 
 // One gap that several access kernels show is one note, naming them all: an H200's rmw and copy

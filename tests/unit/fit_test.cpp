@@ -299,6 +299,28 @@ TEST(FindPlateaus, FindsWhatErtsFixedRuleMisses) {
   EXPECT_EQ(ours.size() + unlocated.size(), 4u);
 }
 
+// A first level that only the smallest size reaches is that size's figure, not a plateau: it is
+// left out, named with an interval that holds it and starts at the next level's rate, and the
+// next level, located by its sizes, comes first.
+TEST(FindPlateaus, AFirstLevelOfOneSizeIsNamedNotPublished) {
+  Rng rng(5);
+  std::vector<CurvePoint> points;
+  for (double x : geometric_sizes(1 * MiB, 1024 * MiB, 2)) {
+    const double rate = x < 1.2 * MiB ? 11000 : x < 40 * MiB ? 9000 : 4500;
+    for (int k = 0; k < 5; ++k) points.push_back({x, rate * std::exp(0.01 * rng.normal())});
+  }
+  std::vector<UnresolvedLevel> unlocated;
+  const auto plateaus = find_plateaus(points, {}, nullptr, nullptr, &unlocated);
+  ASSERT_EQ(plateaus.size(), 2u);
+  EXPECT_NEAR(plateaus[0].value, 9000, 9000 * 0.02);
+  EXPECT_NEAR(plateaus[1].value, 4500, 4500 * 0.02);
+  ASSERT_EQ(unlocated.size(), 1u);
+  EXPECT_TRUE(unlocated[0].first);
+  EXPECT_NEAR(unlocated[0].rate_ci95.lo, plateaus[0].value, 1e-6 * plateaus[0].value);
+  EXPECT_GE(unlocated[0].rate_ci95.hi, 11000);
+  EXPECT_EQ(unresolved_level_note(unlocated[0], 2, "c").find("either side"), std::string::npos);
+}
+
 TEST(FindPlateaus, FlatCurveIsOneLevelNamedAsMemory) {
   std::vector<CurvePoint> pts;
   for (double x : geometric_sizes(4 * KiB, 64 * MiB, 4)) pts.push_back({x, 250});
