@@ -244,6 +244,15 @@ ScalarType resolve_plain_scalar(const std::string& text) {
 
 namespace {
 
+// Plain scalars that YAML 1.2 reads as text but a YAML 1.1 reader (PyYAML, the usual reader of a
+// machine file) reads as something else: the booleans yes/no/on/off/y/n in their three cases,
+// and sexagesimal numbers (a PCI bus id, 0000:00:06.0, would read as 6.0).
+bool misread_by_yaml_1_1(const std::string& text) {
+  static const std::regex bool_11("y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF");
+  static const std::regex base_60("[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?");
+  return std::regex_match(text, bool_11) || std::regex_match(text, base_60);
+}
+
 void emit(YAML::Emitter& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::Null:
@@ -259,7 +268,14 @@ void emit(YAML::Emitter& out, const Value& v) {
       out << v.as_real();
       return;
     case Value::Kind::String:
+      // A string that reads as a number, a boolean or null is quoted: it stays a string.
+      if (resolve_plain_scalar(v.as_text()) != ScalarType::String || misread_by_yaml_1_1(v.as_text()))
+        out << YAML::DoubleQuoted;
+      out << v.as_text();
+      return;
     case Value::Kind::Text:
+      if (resolve_plain_scalar(v.as_text()) == ScalarType::String && misread_by_yaml_1_1(v.as_text()))
+        out << YAML::DoubleQuoted;
       out << v.as_text();
       return;
     case Value::Kind::Array:

@@ -102,6 +102,22 @@ TEST(MachineFile, RoundTripKeepsEveryField) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
 }
 
+// A YAML 1.1 reader (PyYAML) reads `on` as true and `0000:00:06.0` as the number 6.0: such text
+// is written quoted, and read back as the same text.
+TEST(MachineFile, TextThatAYamlReaderWouldTakeForANumberIsQuoted) {
+  Machine m = sample_machine();
+  m.device.extra = {{"ecc", "on"}, {"pci_bus_id", "0000:00:06.0"}, {"persistence", "Off"}, {"clock", "1980"}};
+  const std::string yaml = machine_to_yaml(m);
+  EXPECT_NE(yaml.find("ecc: \"on\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("pci_bus_id: \"0000:00:06.0\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("persistence: \"Off\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("clock: 1980"), std::string::npos) << yaml;  // a number in text stays a number
+  std::string path = temp_dir() + "/quoted.yaml";
+  write_machine_file(m, path);
+  const Machine r = read_machine_file(path);
+  EXPECT_EQ(r.device.extra, m.device.extra);
+}
+
 TEST(MachineFile, RoundTripsInstructionRooflineSections) {
   std::string path = temp_dir() + "/gpu.yaml";
   Machine m = sample_machine();
