@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <utility>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -645,6 +646,17 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
       problems.push_back(path + ": " + key + ".source: expected empirical, spec or published");
     if (l.working_set_lo > l.working_set_hi) problems.push_back(path + ": " + key + ".working_set_bytes: lo > hi");
   }
+  // One figure per name and source: a reader (export, compare, plot) looks a level or ceiling up
+  // by its name and would take one of two and drop the other without a word.
+  std::set<std::pair<std::string, std::string>> named;
+  for (std::size_t i = 0; i < m.memory.size(); ++i)
+    if (!named.insert({"memory " + m.memory[i].level, m.memory[i].source}).second)
+      problems.push_back(path + ": memory[" + std::to_string(i) + "] (" + m.memory[i].level + "): a second " +
+                         m.memory[i].source + " level of that name");
+  for (std::size_t i = 0; i < m.compute.size(); ++i)
+    if (!named.insert({"compute " + m.compute[i].name, m.compute[i].source}).second)
+      problems.push_back(path + ": compute[" + std::to_string(i) + "] (" + m.compute[i].name + "): a second " +
+                         m.compute[i].source + " ceiling of that name");
   for (std::size_t i = 0; i < m.compute.size(); ++i) {
     const auto& c = m.compute[i];
     std::string key = "compute[" + std::to_string(i) + "] (" + c.name + ")";

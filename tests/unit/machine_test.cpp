@@ -199,6 +199,20 @@ TEST(MachineFile, ValidateFlagsNonPositiveRates) {
 
 // A name read from the file is quoted back escaped: a control character in a level's name (a fuzz
 // finding) must not reach the terminal or split the one-line error.
+// Two levels of one name and source: readers look levels up by name, and export kept the first
+// of two L1s and said the file had no L2.
+TEST(MachineFile, ValidateRefusesTwoFiguresOfOneNameAndSource) {
+  Machine m = sample_machine();
+  m.memory[1].level = m.memory[0].level;
+  const auto problems = validate_machine_text(machine_to_yaml(m), "m.yaml");
+  ASSERT_EQ(problems.size(), 1u) << ::testing::PrintToString(problems);
+  EXPECT_EQ(problems[0], "m.yaml: memory[1] (L1): a second empirical level of that name");
+  m = sample_machine();
+  m.memory[1].level = m.memory[0].level;
+  m.memory[1].source = "spec";  // a measured and a spec figure of one level: both are its
+  EXPECT_TRUE(validate_machine_text(machine_to_yaml(m), "m.yaml").empty());
+}
+
 TEST(MachineFile, ProblemsAndWarningsQuoteNamesAsOnePrintableLine) {
   std::string path = temp_dir() + "/control.yaml";
   Machine m = sample_machine();
