@@ -170,7 +170,10 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
 std::optional<double> compare_ratio(const CompareRow& row, std::size_t i) {
   if (i >= row.cells.size() || !row.cells[0].present || !row.cells[i].present) return std::nullopt;
   if (!finite_positive(row.cells[0].value)) return std::nullopt;
-  return row.cells[i].value / row.cells[0].value;
+  // Valid extremes (1e200 against 1e-200) overflow or underflow: no ratio, rather than "inf" or 0.
+  const double ratio = row.cells[i].value / row.cells[0].value;
+  if (row.cells[i].value > 0 && !finite_positive(ratio)) return std::nullopt;
+  return ratio;
 }
 
 std::vector<Machine> read_compare_inputs(const std::vector<std::string>& files) {
@@ -188,7 +191,9 @@ namespace {
 std::string short_number(double v) {
   char buf[32];
   const double a = std::fabs(v);
-  if (a < 1e15 && v == std::floor(v))
+  if (a >= 1e15)
+    std::snprintf(buf, sizeof buf, "%.4g", v);  // past any real figure: an exponent, never cut off
+  else if (v == std::floor(v))
     std::snprintf(buf, sizeof buf, "%.0f", v);  // counts, sizes, round figures
   else if (a >= 100)
     std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -230,7 +235,7 @@ std::string ratio_text(const CompareRow& row, std::size_t i) {
   const std::optional<double> r = compare_ratio(row, i);
   if (!r) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", *r);
+  std::snprintf(buf, sizeof buf, *r >= 1e6 || *r < 1e-3 ? "%.3gx" : "%.2fx", *r);
   return buf;
 }
 

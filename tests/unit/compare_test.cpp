@@ -293,8 +293,23 @@ TEST(CompareOverlay, ExtremeButValidRatesAreRefusedNotDrawn) {
     EXPECT_NE(what.find("no readable plot (compare without --plot)"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }
-  // The table itself still compares them.
-  EXPECT_NO_THROW(build_compare_table({"a.yaml", "b.yaml"}, {a, b}));
+  // The table itself still compares them: every figure whole, with an exponent, and no ratio
+  // where the quotient overflows or underflows.
+  const CompareTable t = build_compare_table({"a.yaml", "b.yaml"}, {a, b});
+  const CompareRow* l2 = find_row(t, "L2");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_FALSE(compare_ratio(*l2, 1).has_value());
+  const std::string text = format_compare_table(t, "text");
+  std::istringstream lines(text);
+  std::string line, l2_line;
+  while (std::getline(lines, line))
+    if (line.find("  L2 [GB/s]") == 0) l2_line = line;
+  EXPECT_NE(l2_line.find("3e-200"), std::string::npos) << text;
+  EXPECT_NE(l2_line.find("3e+200"), std::string::npos) << l2_line;
+  EXPECT_EQ(l2_line.find("inf"), std::string::npos) << l2_line;
+  EXPECT_EQ(l2_line.back(), '-') << l2_line;
+  const CompareTable back = build_compare_table({"b.yaml", "a.yaml"}, {b, a});
+  EXPECT_FALSE(compare_ratio(*find_row(back, "L2"), 1).has_value());
 }
 
 TEST(CompareOverlay, DrawsEveryMachineInItsColourWithTheSharedCeilings) {
