@@ -90,6 +90,18 @@ std::string number(double v) {
   return buf;
 }
 
+// Sizes and work counts are whole numbers: written whole while a double holds them exactly
+// (below 2^53), so working_set_bytes=1073741824 in the parameters is 1073741824 in its column
+// too, not 1.07374182e+09.
+std::string count(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  return number(v);
+}
+
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> out;
   std::string field;
@@ -175,12 +187,12 @@ std::vector<Sample> burst_samples(const std::vector<Sample>& samples) {
 std::string sweep_csv_row(const Sample& s) {
   std::ostringstream out;
   out << s.rank << ',' << s.backend << ',' << s.probe << ',' << s.point << ',' << s.sample << ','
-      << params_to_string(s.params) << ',' << number(s.working_set_bytes) << ',' << number(s.seconds) << ','
-      << number(s.bytes) << ',' << number(s.flops) << ',' << number(s.transactions) << ','
-      << number(s.warp_instructions) << ',' << number(s.shared_wavefronts) << ',' << number(s.gbs) << ','
-      << number(s.gflops) << ',' << number(s.gtxn_s) << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ','
-      << number(s.clock_mhz) << ',' << s.point_samples << ',' << s.flags << ',' << number(s.power_w) << ','
-      << s.throttle << ',' << number(s.energy_j) << ',' << number(s.power_cap_w) << ',' << s.phase;
+      << params_to_string(s.params) << ',' << count(s.working_set_bytes) << ',' << number(s.seconds) << ','
+      << count(s.bytes) << ',' << count(s.flops) << ',' << count(s.transactions) << ',' << count(s.warp_instructions)
+      << ',' << count(s.shared_wavefronts) << ',' << number(s.gbs) << ',' << number(s.gflops) << ',' << number(s.gtxn_s)
+      << ',' << number(s.gips) << ',' << number(s.shared_gtxn_s) << ',' << number(s.clock_mhz) << ',' << s.point_samples
+      << ',' << s.flags << ',' << number(s.power_w) << ',' << s.throttle << ',' << number(s.energy_j) << ','
+      << number(s.power_cap_w) << ',' << s.phase;
   return out.str();
 }
 

@@ -271,6 +271,21 @@ TEST(MachineFile, PhysicalWarningsOnGpuSections) {
       << warnings[0];
 }
 
+// A size or a work count is written whole: 1073741824 bytes, not 1.07374182e+09 (which reads
+// back as 1073741820, 4 bytes off the size in the point's parameters).
+TEST(SweepCsv, SizesAndCountsAreWrittenWhole) {
+  Sample s;
+  s.backend = "cpu";
+  s.probe = "bandwidth";
+  s.params = {{"working_set_bytes", "1073741824"}};
+  s.working_set_bytes = 1073741824;
+  s.bytes = 324783833088;
+  s.flops = 1.5;  // not whole: as any rate, 9 significant digits
+  s.seconds = 0.0123456789012;
+  const std::string row = sweep_csv_row(s);
+  EXPECT_NE(row.find(",1073741824,0.0123456789,324783833088,1.5,"), std::string::npos) << row;
+}
+
 TEST(SweepCsv, RoundTripAndTornLastLine) {
   std::string path = temp_dir() + "/sweep.csv";
   fs::remove(path);
