@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "driver/model/errors.hpp"
 #include "driver/model/units.hpp"
@@ -40,6 +41,16 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
                      std::to_string(*ranks.rbegin()) +
                      "): a sweep holds one device's run; fit each rank's own DIR/rank-R/sweep.csv");
   const std::string backend = backends.empty() ? std::string() : *backends.begin();
+  // Each sample of a run is one row: a row twice is two runs' rows in one file, or one file
+  // appended to itself, and fitted as they are it would double the samples and narrow every
+  // interval.
+  std::set<std::tuple<std::string, int, int>> seen;
+  for (const Sample& s : samples)
+    if (!seen.insert({s.phase, s.point, s.sample}).second)
+      throw InputError(sweep_path + ": point " + std::to_string(s.point) + " sample " + std::to_string(s.sample) +
+                       (s.phase.empty() ? std::string() : " of phase " + s.phase) +
+                       " is in it twice: rows of two runs, or a file appended to itself; a sweep holds each "
+                       "sample of one run once");
 
   const std::string run_id = provenance_of(record.run_header, "run_id");
   if (record.run_header != nullptr) {

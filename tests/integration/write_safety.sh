@@ -113,6 +113,9 @@ tail -n +2 S/sweep.csv | sed 's/^0,cpu,/1,cpu,/' >> mixed/sweep.csv
 expect fit_two_ranks error "rows of two MPI ranks" -- "$rp" fit mixed/sweep.csv --out mixed.yaml
 mkdir twobackends && cp S/sweep.csv twobackends/ && tail -n +2 S/sweep.csv | sed 's/^0,cpu,/0,cuda,/' >> twobackends/sweep.csv
 expect fit_two_backends error "rows of two backends" -- "$rp" fit twobackends/sweep.csv --out twobackends.yaml
+mkdir twice && cp S/run.yaml S/feeds.yaml twice/ && { cat S/sweep.csv; tail -n +2 S/sweep.csv; } > twice/sweep.csv
+expect fit_rows_twice error "sample 0 is in it twice" -- "$rp" fit twice/sweep.csv --out twice.yaml
+absent fit_rows_twice twice.yaml
 mkdir gpurun && cp S/sweep.csv gpurun/ && sed -e 's/^  kind: cpu/  kind: gpu/' -e 's/^  backend: cpu/  backend: cuda/' S/run.yaml > gpurun/run.yaml
 expect fit_cpu_sweep_beside_gpu_run error "rows are of the cpu backend, but run.yaml beside it" -- "$rp" fit gpurun/sweep.csv --out gpurun.yaml
 # The first point whole, the second cut after its first row (the writer was killed).
