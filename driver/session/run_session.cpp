@@ -39,18 +39,25 @@ namespace fs = std::filesystem;
 
 namespace roofprobe {
 
+namespace {
+
+// --quick with a config file keeps its probes and axes but measures with quick's budget, and
+// quick's sustained phase at most: a first look, not a figure to report. (config.yaml keeps the
+// file's text, so a resumed run applies it again: run.yaml records `quick`.)
+void apply_quick_budget(RunConfig& config) {
+  const RunConfig quick = load_embedded_config("quick.yaml");
+  config.measurement = quick.measurement;
+  for (BackendConfig& b : config.backends)
+    if (const BackendConfig* q = quick.backend(b.name))
+      b.sustained_seconds = std::min(b.sustained_seconds, q->sustained_seconds);
+}
+
+}  // namespace
+
 RunConfig choose_config(const RunOptions& o) {
   if (o.config_path.empty()) return load_embedded_config(o.quick ? "quick.yaml" : "default.yaml");
   RunConfig config = load_config_file(o.config_path);
-  if (o.quick) {
-    // --quick with a file keeps its probes and axes but measures with quick's budget.
-    const RunConfig quick = load_embedded_config("quick.yaml");
-    config.measurement = quick.measurement;
-    // and quick's sustained phase at most: a first look, not a figure to report.
-    for (BackendConfig& b : config.backends)
-      if (const BackendConfig* q = quick.backend(b.name))
-        b.sustained_seconds = std::min(b.sustained_seconds, q->sustained_seconds);
-  }
+  if (o.quick) apply_quick_budget(config);
   return config;
 }
 
@@ -215,7 +222,8 @@ void begin_record(const RunOptions& o, const RunConfig& config, const BackendCon
                           {"host", host_name()},
                           {"backend", bc.name},
                           {"run_id", new_run_id()},
-                          {"planned_points", std::to_string(plan.points.size())}};
+                          {"planned_points", std::to_string(plan.points.size())},
+                          {"quick", o.quick ? "true" : "false"}};
     for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
     write_run_record(dir, config, machine);
   }
@@ -495,6 +503,11 @@ int resume_run(const RunOptions& o) {
     throw InputError(dir + "/config.yaml: cannot resume: it changed since the run started");
   if (!o.config_path.empty() && config_hash(load_config_file(o.config_path).text) != recorded)
     throw InputError(o.config_path + ": cannot resume: differs from the config " + dir + " was started with");
+  // The measurement budget the run started with: --quick is a run's, not a resume's, to choose.
+  const bool started_quick = state.header.provenance["quick"] == "true";
+  if (o.quick && !started_quick)
+    throw InputError("--quick: the run in " + dir + " does not record --quick (run.yaml); drop --quick to resume it");
+  if (started_quick) apply_quick_budget(config);
   const std::string backend = state.header.provenance["backend"];
   const BackendConfig* bc = config.backend(backend);
   if (bc == nullptr || !bc->built)

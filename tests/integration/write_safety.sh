@@ -141,6 +141,7 @@ unchanged resume_finished S/machine.yaml "$m"
 unchanged resume_finished S/sweep.csv "$sweep"
 expect resume_other_out error "--out elsewhere.*--resume S" -- "$rp" run --resume S --out elsewhere -q
 expect resume_other_backend error "--backend cuda.*cpu" -- "$rp" run --resume S --backend cuda -q
+expect resume_with_quick error "--quick: the run in S does not record --quick" -- "$rp" run --resume S --quick -q
 
 # --- bounded budgets ----------------------------------------------------------------------------
 for setting in "warmup_seconds: 1e6" "target_launch_seconds: 1e6" "max_noise: 1e-6" "timeout_seconds: 1e308"; do
