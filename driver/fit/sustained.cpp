@@ -27,22 +27,24 @@ Interval mean_interval(const std::vector<double>& values, double mean) {
 SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool compute, const DeviceInfo& device) {
   std::vector<double> rates, clocks;
   double seconds = 0;
-  std::string throttled;
   for (const Sample* w : windows) {
     rates.push_back(compute ? w->gflops : w->gbs);
     clocks.push_back(w->clock_mhz);
     seconds += w->seconds;
-    add_throttle_reasons(throttled, w->throttle);
   }
   SustainedFigure f;
   f.windows = static_cast<int>(windows.size());
   f.seconds = seconds;
   f.settled = windows_settled(rates, clocks);
-  f.throttled = throttled;
-  f.limited_by = fitting::limit_of(throttled, device);
   // The figure rests on the last windows: the settled ones, or, unsettled, the latest there are.
+  // Its limit is theirs too: the phase's first windows still carry the power of the phase before
+  // (an H200's TF32 phase began throttled at 647 W and settled at 1980 MHz and 494 W).
   const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(kSettleWindows), windows.size());
   const auto last = windows.end() - static_cast<std::ptrdiff_t>(n);
+  std::string throttled;
+  for (auto it = last; it != windows.end(); ++it) add_throttle_reasons(throttled, (*it)->throttle);
+  f.throttled = throttled;
+  f.limited_by = fitting::limit_of(throttled, device);
   double sum = 0, watts = 0;
   int powered = 0;
   std::vector<double> mhz;
