@@ -466,6 +466,10 @@ struct DrawnPoint {
 };
 
 constexpr double kEdgeInsetPx = 16;  // from the frame to an off-scale marker's centre
+// Off-scale markers along an edge are placed on a grid of this pitch: markers closer than that
+// overlap anyway, and one arrow per grid place bounds gnuplot's work (its time grows with the
+// square of the arrows: 60,000 off-scale points took 10 s, one arrow each).
+constexpr double kEdgeGridPx = 4;
 
 DrawnPoint place_point(const ChartPoint& p, const Ranges& r, const std::string& colour) {
   DrawnPoint d{p.x, p.y, false, {}};
@@ -476,8 +480,11 @@ DrawnPoint place_point(const ChartPoint& p, const Ranges& r, const std::string& 
   if (v < 0) dy = -1;
   if (v > r.y.px) dy = 1;
   if (dx == 0 && dy == 0) return d;
-  if (dx != 0) u = dx < 0 ? kEdgeInsetPx : r.x.px - kEdgeInsetPx;
-  if (dy != 0) v = dy < 0 ? kEdgeInsetPx : r.y.px - kEdgeInsetPx;
+  const auto on_grid = [](double w, double px) {
+    return std::clamp(std::round(w / kEdgeGridPx) * kEdgeGridPx, kEdgeInsetPx, px - kEdgeInsetPx);
+  };
+  u = dx != 0 ? (dx < 0 ? kEdgeInsetPx : r.x.px - kEdgeInsetPx) : on_grid(u, r.x.px);
+  v = dy != 0 ? (dy < 0 ? kEdgeInsetPx : r.y.px - kEdgeInsetPx) : on_grid(v, r.y.px);
   d.off_scale = true;
   d.x = r.x.from_px(u);
   d.y = r.y.from_px(v);
@@ -615,7 +622,9 @@ PlotScript render_roofline_chart(const RooflineChart& c, const std::string& form
   s += "set ylabel " + gnuplot_string(c.y_label) + "\n";
   s += key_command(layout);
   s += labels;
-  for (const DrawnPoint& d : drawn) s += d.arrow;
+  std::set<std::string> arrows;  // markers at one grid place share their arrow
+  for (const DrawnPoint& d : drawn)
+    if (!d.arrow.empty() && arrows.insert(d.arrow).second) s += d.arrow;
   s += off_scale_notes(c, overlay, drawn, layout);
 
   PlotScript out;

@@ -646,6 +646,17 @@ TEST(PlotPoints, FarPointsAreDrawnAtTheEdgeWithAnArrowAndListed) {
   for (const std::string& tick : tick_labels(h.script, "x")) EXPECT_EQ(tick.find("e+"), std::string::npos) << tick;
 }
 
+// gnuplot's time grows with the square of the arrows: 60,000 off-scale points, one arrow each,
+// took 10 s. Markers along an edge sit on a grid, and one arrow serves each grid place.
+TEST(PlotPoints, ManyOffScalePointsShareTheirArrows) {
+  std::vector<KernelPoint> many;
+  for (int i = 0; i < 20000; ++i) many.push_back({"k", "HBM", std::pow(2.0, -6 + 12.0 * i / 20000), 1e12, "flop"});
+  const PlotScript h = view(build_with(v100_machine(), options_with(-1, many)), "hierarchical");
+  const int arrows = count(h.script, "set arrow from first");
+  EXPECT_GE(arrows, 10);
+  EXPECT_LE(arrows, 400);
+}
+
 // ncu's names keep their template and argument lists (1,200 characters for PyTorch's kernels):
 // cut to the key's width, three of them read the same. The key shows base names, numbered.
 TEST(PlotPoints, LongKernelNamesAreShortAndUniqueInTheKey) {
