@@ -6,7 +6,9 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 ok() { echo "ok   $*"; }
 
 # expect NAME RC_KIND PATTERN -- CMD...: RC_KIND is "error" (exit 1 or 2, not a signal) or "ok".
-# PATTERN is a grep -E regex the first stderr line must match ("-": none checked).
+# PATTERN is a grep -E regex the error line (or, for "ok", the first stderr line) must match
+# ("-": none checked). An error is one `error: ...` line; beside it stderr may hold only `note:`
+# and `warning:` lines.
 expect() {
   local name=$1 kind=$2 pattern=$3
   shift 4
@@ -19,6 +21,10 @@ expect() {
   else
     (( rc == 1 || rc == 2 )) || { fail "$name: want exit 1 or 2, got $rc: $first"; return; }
     [[ $first == error:* ]] || { fail "$name: first stderr line is not 'error: ...': $first"; return; }
+    local errors; errors=$(grep -c -E '^error:' "$name.stderr")
+    (( errors == 1 )) || { fail "$name: $errors 'error:' lines, want one: $first"; return; }
+    local other; other=$(grep -v -m1 -E '^(error|note|warning):' "$name.stderr")
+    [[ -z $other ]] || { fail "$name: a stderr line beside the error is not a note or warning: $other"; return; }
   fi
   if [[ $pattern != - ]] && ! grep -qE -- "$pattern" <<< "$first"; then fail "$name: want /$pattern/ in: $first"; return; fi
   ok "$name: ${first:-exit 0}"
