@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/report/compare.hpp"
 #include "driver/run/config.hpp"
 #include "driver/run/engine.hpp"
@@ -373,6 +374,25 @@ int compare_command(const CompareOptions& o) {
       const std::string& name = machines[i].device.name;
       return (name.empty() ? o.files[i] : name) + " (" + o.files[i] + ")";
     };
+    // A verdict holds a device to its own kind's reference: a CPU against a GPU's is refused, and
+    // two models (the first word of each name with a digit: H100, H200, 4090) are named.
+    const std::string& measured_kind = machines[0].device.kind;
+    const std::string& reference_kind = machines[1].device.kind;
+    if (!measured_kind.empty() && !reference_kind.empty() && measured_kind != reference_kind)
+      throw InputError("compare --verdict: " + label(0) + " is a " + measured_kind + ", the reference " + label(1) +
+                       " a " + reference_kind + ": give the reference of the measured device");
+    const auto model = [](const std::string& name) {
+      std::istringstream words(name);
+      std::string word;
+      while (words >> word)
+        if (word.find_first_of("0123456789") != std::string::npos) return csv_text::lower(word);
+      return std::string();
+    };
+    const std::string measured_model = model(machines[0].device.name);
+    const std::string reference_model = model(machines[1].device.name);
+    if (!measured_model.empty() && !reference_model.empty() && measured_model != reference_model)
+      std::cerr << "warning: compare --verdict: " << label(0) << " and the reference " << label(1)
+                << " name different models; the verdict holds the one to the other's figures\n";
     std::cout << format_verdict(build_verdict(machines[0], label(0), machines[1], label(1)), o.format) << std::flush;
     return 0;
   }

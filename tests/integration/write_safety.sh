@@ -87,6 +87,7 @@ r=$(sum report.gp)
 expect compare_over_users_script error "report.gp: is a file roofprobe did not write" -- "$rp" compare "$h200" "$h200" --plot report.png
 unchanged compare_over_users_script report.gp "$r"
 absent compare_over_users_script report_roofs.dat
+expect compare_verdict_across_kinds error "is a cpu, the reference .* a gpu" -- "$rp" compare S/machine.yaml "$h200" --verdict
 # An image carries no mark: one without roofprobe's script of its name beside it is the user's.
 echo "my picture" > users.png
 r=$(sum users.png)
