@@ -260,6 +260,15 @@ void write_run_plots(const Machine& machine, const std::vector<Sample>& all, con
 // waiting run learns it at once) and again under the directory's lock (the answer that counts).
 void refuse_files_in_the_way(const std::string& dir, const ResumeState* resume) {
   if (resume != nullptr) return;
+  // A finished run has nothing to resume: the hint would only meet another refusal.
+  const auto finished_run = [&] {
+    try {
+      const Machine m = read_machine_file(dir + "/machine.yaml");
+      return m.complete && m.provenance.count("finished") > 0;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
   for (const char* f : kRunFiles) {
     struct stat st {};
     if (::lstat((dir + "/" + f).c_str(), &st) != 0) continue;
@@ -268,6 +277,10 @@ void refuse_files_in_the_way(const std::string& dir, const ResumeState* resume) 
       throw InputError(dir + "/" + f +
                        ": is a symbolic link; a run never writes through a link in its directory "
                        "(remove it, or choose another --out)");
+    if (ours && finished_run())
+      throw InputError(dir +
+                       ": already holds a finished run (machine.yaml); a run is never overwritten: choose "
+                       "another --out");
     throw InputError(dir + (ours ? ": already holds a run (" + std::string(f) +
                                        "); a run is never overwritten: continue an interrupted one with --resume " +
                                        dir + ", or choose another --out"
@@ -344,6 +357,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   std::optional<RunDirectoryLock> dir_lock;
   if (struct stat st{}; ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     ensure_writable_directory(dir);
+    refuse_files_in_the_way(dir, resume);  // first without the lock: a refused run leaves no lock file
     dir_lock.emplace(dir);
     refuse_files_in_the_way(dir, resume);
   }

@@ -56,6 +56,7 @@ mkdir U1 && echo "my notes" > U1/config.yaml
 expect run_over_users_config error "U1.*config.yaml" -- "$rp" run --config tiny.yaml --backend cpu --out U1 -q
 [[ $(cat U1/config.yaml) == "my notes" ]] && ok "run_over_users_config: config.yaml kept" || fail "run_over_users_config: config.yaml changed"
 absent run_over_users_config U1/sweep.csv
+absent run_over_users_config U1/.roofprobe.lock
 mkdir -p U2/plots && echo "my figure" > U2/plots/hierarchical.png
 expect run_over_users_plots error "U2.*plots" -- "$rp" run --config tiny.yaml --backend cpu --out U2 -q
 [[ $(cat U2/plots/hierarchical.png) == "my figure" ]] && ok "run_over_users_plots: kept" || fail "run_over_users_plots: changed"
