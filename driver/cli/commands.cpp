@@ -256,6 +256,22 @@ int plot_command(const PlotCommandOptions& o) {
   return 0;
 }
 
+// The newest compute capability the probes' existence rules and the ncu metric lists are written
+// for (every row of kernels/cuda/backend/gpu_arith_rates.hpp); a newer one is shown as it, with a
+// note, so a new GPU still gets a list.
+constexpr double kNewestKnownComputeCapability = 12.1;
+
+void note_if_newer_than_known(double cc) {
+  if (cc > kNewestKnownComputeCapability + 1e-9) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "note: compute capability %.1f is newer than any this roofprobe knows (up to %.1f): shown as "
+                  "the newest it knows\n",
+                  cc, kNewestKnownComputeCapability);
+    std::cerr << text;
+  }
+}
+
 int points_command(const PointsOptions& o) {
   if (o.ncu_metrics) {
     std::optional<double> cc;
@@ -269,6 +285,7 @@ int points_command(const PointsOptions& o) {
         throw InputError(o.machine_file +
                          ": the device has no compute_capability (not a CUDA GPU's file?): use --arch");
     }
+    if (cc) note_if_newer_than_known(*cc);
     std::cout << ncu_metrics_for(cc) << "\n";
     return 0;
   }
@@ -324,6 +341,7 @@ int list_command(const std::string& backend, bool feeds_yaml, const std::string&
     device.backend = "cuda";
     device.kind = "gpu";
     device.extra["compute_capability"] = std::to_string(major) + "." + std::to_string(minor);
+    note_if_newer_than_known(major + minor / 10.0);
     std::cout << "compute capability " << device.extra["compute_capability"] << "\n";
     print_existing_combinations(std::cout, Registry::instance().probes("cuda"), device);
     return 0;

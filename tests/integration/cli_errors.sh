@@ -61,6 +61,13 @@ if "$rp" points --ncu-metrics --arch sm_90 | grep -q "^gpu__time_duration.sum,.*
 else
   echo "FAIL points_ncu_metrics: no sm_90 list"; failures=$((failures+1))
 fi
+# A compute capability newer than any it knows still gets a list, with a note that says so.
+if "$rp" points --ncu-metrics --arch sm_130 2> "$work/newer.err" | grep -q "^gpu__time_duration.sum," &&
+  grep -q "^note: compute capability 13.0 is newer than any this roofprobe knows" "$work/newer.err"; then
+  echo "ok   points_ncu_metrics_newer: a list and a note"
+else
+  echo "FAIL points_ncu_metrics_newer: $(cat "$work/newer.err")"; failures=$((failures+1))
+fi
 if "$rp" points --help | grep -q -- "--full-names.*numbered #1, #2"; then
   echo "ok   points_help_names: --full-names says how names are shortened"
 else
