@@ -1091,7 +1091,19 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   // them do not (a VM's sweep whose noise hides where its plateaus end), no reading meets them,
   // and the criterion's own choice stands, subject to the same test.
   if (std::isfinite(least.cost) && (!std::isfinite(chosen.cost) || !misfit_reason(d, chosen).empty())) chosen = least;
-  if (!std::isfinite(chosen.cost)) return {};
+  if (!std::isfinite(chosen.cost)) {
+    // Every fit failed: rates beyond what the fit's arithmetic holds (1e200 GB/s), or none that
+    // the model can take. Said so, not taken for too few sizes.
+    const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                              [](const CurvePoint& a, const CurvePoint& b) { return a.y < b.y; });
+    char why[200];
+    std::snprintf(why, sizeof why, "no level model could be fitted to the curve (rates %.3g to %.3g GB/s)", lo->y,
+                  hi->y);
+    LevelModelFit none;
+    none.model = why;
+    none.rejected = true;
+    return none;
+  }
   if (std::string why = misfit_reason(d, chosen); !why.empty()) {
     LevelModelFit none;
     none.model = std::move(why);

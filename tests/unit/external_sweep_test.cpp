@@ -210,6 +210,22 @@ TEST(ExternalSweep, LevelNamesMustMatchTheLevelsFound) {
   EXPECT_THROW(fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), m, o), InputError);
 }
 
+// Rates a double holds but the fit's arithmetic does not: said so, not taken for too few sizes.
+TEST(ExternalSweep, RatesNoFitCanTakeAreNamedAsSuch) {
+  std::string text = "working_set_bytes,gbs\n";
+  for (int i = 0; i < 15; ++i) text += std::to_string(4096LL << i) + "," + (i < 7 ? "4e200" : "1e200") + "\n";
+  TempFile f(text, ".csv");
+  Machine m = gpu();
+  try {
+    fit_bandwidth_csv(f.path(), m, {});
+    FAIL() << "a fit of rates at 1e200 GB/s";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no level model could be fitted to the curve (rates 1e+200 to 4e+200 GB/s)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- the result tables gpu-benches publishes (tests/unit/fixtures/gpu-benches/README.md) --------
 
 // What `fit --gpu NAME` takes from results/reference/NAME.yaml.
