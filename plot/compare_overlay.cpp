@@ -132,7 +132,7 @@ void overlay_lines(const std::vector<Machine>& machines, const std::vector<std::
       const double v = best_ceiling(m, name);
       if (v <= 0) continue;
       peak = std::max(peak, v);
-      ceilings.push_back({i, name + ": " + format_compute(v) + spec_mark(best_source(m, name)), v, 0});
+      ceilings.push_back({i, name + ": " + format_ceiling(name, v) + spec_mark(best_source(m, name)), v, 0});
     }
     for (const MemoryLevel* l : best_memory_levels(m))
       roofs.push_back({i, who[i] + ": " + l->level + " " + format_bandwidth(l->gbs) + spec_mark(l->source), l->gbs,

@@ -69,7 +69,9 @@ using csv_text::lower;
 // Label text: three significant digits, the unit prefix that keeps the mantissa below 1000.
 std::string format_bandwidth(double gbs);   // 182 -> "182 GB/s", 3412 -> "3.41 TB/s"
 std::string format_compute(double gflops);  // 98.26 -> "98.3 GFLOP/s", 1234 -> "1.23 TFLOP/s"
-std::string format_size(double bytes);      // 65536 -> "64 KiB"
+// A ceiling's rate: OP/s for integer ceilings (INT32.FMA, TENSOR.INT8.INT32), FLOP/s otherwise.
+std::string format_ceiling(const std::string& name, double g);
+std::string format_size(double bytes);  // 65536 -> "64 KiB"
 // A gnuplot string literal holding `text` verbatim (single-quoted; control characters dropped).
 std::string gnuplot_string(const std::string& text);
 

@@ -30,6 +30,11 @@ std::string format_bandwidth(double gbs) {
 
 std::string format_compute(double gflops) { return format_rate_g(gflops, "FLOP/s"); }
 
+std::string format_ceiling(const std::string& name, double g) {
+  const bool integer = name.rfind("INT", 0) == 0 || name.find(".INT") != std::string::npos;
+  return format_rate_g(g, integer ? "OP/s" : "FLOP/s");
+}
+
 std::string format_size(double bytes) { return format_bytes(bytes); }
 
 namespace {

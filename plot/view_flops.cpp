@@ -113,8 +113,8 @@ std::vector<Line> ceiling_lines(const Machine& machine, const std::vector<Series
     }
     // The fma_mix probe's points: faint and unlabelled (is_fma_mix_point).
     const bool mix_point = is_fma_mix_point(c.name);
-    lines.push_back({(c.name.empty() ? std::string("compute") : c.name) + ": " + format_compute(c.gflops), c.gflops,
-                     mix_point ? std::string("#b0b0b0") : colour, !mix_point});
+    lines.push_back({(c.name.empty() ? std::string("compute") : c.name) + ": " + format_ceiling(c.name, c.gflops),
+                     c.gflops, mix_point ? std::string("#b0b0b0") : colour, !mix_point});
   }
   return lines;
 }

@@ -107,8 +107,8 @@ bool build_hierarchical_view(const ViewInput& in, PlotScript* out, std::string* 
       continue;
     }
     const std::string colour = ceiling_colour(measured.size());
-    measured.push_back({sourced_name(name, c.source) + ": " + format_compute(c.gflops), c.gflops, colour, "lw 2.5",
-                        "hierarchical_compute.dat", true});
+    measured.push_back({sourced_name(name, c.source) + ": " + format_ceiling(name, c.gflops), c.gflops, colour,
+                        "lw 2.5", "hierarchical_compute.dat", true});
     if (finite_positive(c.theoretical_gflops))
       theoretical.push_back({"", c.theoretical_gflops, colour, "lw 1.5 dt 2", "hierarchical_theoretical.dat", false});
     const std::string precision = fma_precision(name);

@@ -33,6 +33,14 @@ TEST(PlotFormat, ComputeUsesGigaThenTera) {
   EXPECT_EQ(format_compute(66900), "66.9 TFLOP/s");
 }
 
+// An integer ceiling counts operations, not floating-point ones.
+TEST(PlotFormat, IntegerCeilingsAreInOps) {
+  EXPECT_EQ(plot_detail::format_ceiling("INT32.FMA", 33200), "33.2 TOP/s");
+  EXPECT_EQ(plot_detail::format_ceiling("TENSOR.INT8.INT32", 1.87e6), "1.87 POP/s");
+  EXPECT_EQ(plot_detail::format_ceiling("TENSOR.FP16.FP32", 845000), "845 TFLOP/s");
+  EXPECT_EQ(plot_detail::format_ceiling("FP64.FMA", 33000), "33 TFLOP/s");
+}
+
 TEST(PlotFormat, SizesUseBinaryPrefixes) {
   EXPECT_EQ(format_size(512), "512 B");
   EXPECT_EQ(format_size(4 * KiB), "4 KiB");
