@@ -222,7 +222,7 @@ bool build_flops_view(const ViewInput& in, PlotScript* out, std::string* why) {
   const std::vector<Series> series = collect(in.samples, &probes);
   if (series.empty()) {
     *why = in.samples.empty()
-               ? "no sweep samples (no sweep.csv beside the machine file)"
+               ? "no sweep samples (no sweep.csv beside the machine file, or one with no rows)"
                : "no FLOP samples in the sweep (rows with flops > 0 and bytes > 0; probe 'flops' not run)";
     return false;
   }
