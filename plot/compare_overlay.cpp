@@ -173,44 +173,50 @@ std::string key_script_for(const std::vector<Roof>& roofs, const std::vector<Cei
   return key_script;
 }
 
-// The ceiling labels' script; grows y's range until the highest label fits.
-std::string ceiling_labels_script(const std::vector<Ceiling>& ceilings, const Frame& frame, LogAxis& y,
-                                  std::size_t machine_count) {
-  // Ceiling labels at their line's height where they can be, moved apart where they would
-  // touch; a connector from the line's end at the frame keeps a moved label attached. The y
-  // range grows until the highest label fits.
-  std::string labels_script;
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    std::vector<double> wanted;
-    for (const Ceiling& c : ceilings) wanted.push_back(y.to_px(c.gflops));
-    const std::vector<double> placed = spread_apart(wanted, Frame::kLinePx + 2);
-    const double connector_px = 1.5 * Frame::kCharPx;
-    const double label_x = frame.right + (connector_px + 4) / Frame::kWidthPx;
-    labels_script = "# ceiling labels (right margin) and their connectors, coloured by machine\n";
-    double top_px = 0;
-    for (std::size_t k = 0; k < ceilings.size(); ++k) {
-      const Ceiling& c = ceilings[k];
-      const std::string colour = series_colour(c.machine);
-      const double at = y.from_px(placed[k]);
-      labels_script += "set arrow from graph 1, first " + num(c.gflops) + " to screen " +
-                       num(frame.right + connector_px / Frame::kWidthPx) + ", first " + num(at) +
-                       " nohead lw 1.5 lc rgb '" + colour + "'\n";
-      labels_script += "set label " + gnuplot_string(c.label) + " at screen " + num(label_x) + ", first " + num(at) +
-                       " left tc rgb '" + colour + "'\n";
-      top_px = std::max(top_px, placed[k] + Frame::kLinePx / 2);
-    }
-    const double excess = top_px + 6 - y.px;
-    if (excess <= 0) break;
-    // Too many labels for the height left (the key grows with every file): no y range fits them.
-    if (!(y.px > 0) || !std::isfinite(y.px_per_decade()) || !std::isfinite(y.hi))
-      throw InputError("compare --plot: " + std::to_string(machine_count) +
-                       " machine files do not fit one plot; plot them in smaller groups");
-    y.hi *= std::pow(10.0, excess / y.px_per_decade() * 1.2);
-  }
-  if (!std::isfinite(y.hi) || !std::isfinite(y.lo) || !(y.hi > y.lo))
-    throw InputError("compare --plot: " + std::to_string(machine_count) +
-                     " machine files do not fit one plot; plot them in smaller groups");
+// Moves labels placed `gap` apart (spread_apart) into [lo, hi], keeping their order and gaps:
+// down from the top first, then up from the bottom. False when they cannot all fit.
+bool fit_between(std::vector<double>& placed, double gap, double lo, double hi) {
+  const std::size_t n = placed.size();
+  if (n == 0) return true;
+  if (static_cast<double>(n - 1) * gap > hi - lo) return false;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return placed[a] < placed[b]; });
+  placed[order[n - 1]] = std::min(placed[order[n - 1]], hi);
+  for (std::size_t k = n - 1; k-- > 0;) placed[order[k]] = std::min(placed[order[k]], placed[order[k + 1]] - gap);
+  placed[order[0]] = std::max(placed[order[0]], lo);
+  for (std::size_t k = 1; k < n; ++k) placed[order[k]] = std::max(placed[order[k]], placed[order[k - 1]] + gap);
+  return true;
+}
 
+// The ceiling labels' script. Each label sits at its line's height where it can, moved apart
+// where labels would touch and kept inside the frame, with a connector from the line's end to a
+// moved label. The axis is never stretched to make room (four machines' 24 labels took it from
+// 1e6 to 1e9): labels that cannot fit the frame's height are refused.
+std::string ceiling_labels_script(const std::vector<Ceiling>& ceilings, const Frame& frame, const LogAxis& y,
+                                  std::size_t machine_count) {
+  std::vector<double> wanted;
+  for (const Ceiling& c : ceilings) wanted.push_back(y.to_px(c.gflops));
+  const double gap = Frame::kLinePx + 2;
+  std::vector<double> placed = spread_apart(wanted, gap);
+  const double margin = Frame::kLinePx / 2 + 3;
+  if (!(y.px > 0) || !fit_between(placed, gap, margin, y.px - margin))
+    throw InputError("compare --plot: " + std::to_string(machine_count) + " machine files have " +
+                     std::to_string(ceilings.size()) +
+                     " ceilings to label, more than fit one plot; plot them in smaller groups");
+  const double connector_px = 1.5 * Frame::kCharPx;
+  const double label_x = frame.right + (connector_px + 4) / Frame::kWidthPx;
+  std::string labels_script = "# ceiling labels (right margin) and their connectors, coloured by machine\n";
+  for (std::size_t k = 0; k < ceilings.size(); ++k) {
+    const Ceiling& c = ceilings[k];
+    const std::string colour = series_colour(c.machine);
+    const double at = y.from_px(placed[k]);
+    labels_script += "set arrow from graph 1, first " + num(c.gflops) + " to screen " +
+                     num(frame.right + connector_px / Frame::kWidthPx) + ", first " + num(at) +
+                     " nohead lw 1.5 lc rgb '" + colour + "'\n";
+    labels_script += "set label " + gnuplot_string(c.label) + " at screen " + num(label_x) + ", first " + num(at) +
+                     " left tc rgb '" + colour + "'\n";
+  }
   return labels_script;
 }
 

@@ -128,7 +128,7 @@ grep -q '^    gbs: 50' q.yaml && ok "quoted_commas: parsed by field" || fail "qu
 # --- comparisons that cannot be drawn, fleets with odd rank directories --------------------------
 reference=$here/../../results/reference/h100-sxm.yaml
 files=(); for i in $(seq 1 14); do files+=("$reference"); done
-expect compare_many_plot error "do not fit one plot" -- "$rp" compare "${files[@]}" --plot many.png
+expect compare_many_plot error "more than fit one plot" -- "$rp" compare "${files[@]}" --plot many.png
 [[ ! -e many.gp && ! -e many.png ]] && ok "compare_many_plot: nothing written" || fail "compare_many_plot: wrote files"
 mkdir -p fleet/rank-0 fleet/rank-99999999999 && cp done/machine.yaml fleet/rank-0/
 expect fleet_odd_rank ok - -- "$rp" fleet fleet

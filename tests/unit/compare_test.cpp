@@ -2,6 +2,7 @@
 // device memory compared whatever each file calls it, schema errors naming the file, the three
 // printed forms, and the overlay plot's script.
 #include <gtest/gtest.h>
+#include <regex>
 
 #include <unistd.h>
 
@@ -347,6 +348,30 @@ TEST(CompareOverlay, NoSharedCeilingDrawsEachMachinesPeakAndSpecIsMarked) {
   const PlotScript s = build_compare_overlay({a, b}, {"A", "B"}, "x", "svg");
   EXPECT_NE(s.script.find("FP32.FMA: 19.5 TFLOP/s (spec)"), std::string::npos) << s.script;
   EXPECT_NE(s.script.find("set terminal svg"), std::string::npos);
+}
+
+// Labels are moved apart inside the frame; the axis is never stretched to make room for them
+// (four machines' 24 labels once took it from 1e6 to 1e9 GFLOP/s), and too many are refused.
+TEST(CompareOverlay, LabelsFitTheFrameWithoutStretchingTheAxis) {
+  std::vector<Machine> machines;
+  for (int i = 0; i < 4; ++i) {
+    Machine m = gpu("GPU " + std::to_string(i), 100, 1000 + 100 * i, 10000 + 1000 * i, 11000 + 1000 * i);
+    for (const char* name : {"FP32.FMA", "TENSOR.FP16.FP32", "TENSOR.BF16.FP32", "TENSOR.TF32.FP32", "TENSOR.FP8.FP32"})
+      m.compute.push_back(ceiling(name, 500000 + 1000 * i, 600000));
+    machines.push_back(m);
+  }
+  const PlotScript p = build_compare_overlay(machines, {"A", "B", "C", "D"}, "cmp", "png");
+  std::smatch range;
+  ASSERT_TRUE(std::regex_search(p.script, range, std::regex("set yrange \\[([0-9.e+-]+):([0-9.e+-]+)\\]")));
+  EXPECT_LE(std::stod(range[2]), 2 * 503000 * 1.01) << "the axis was stretched for the labels";
+  // Each machine adds its ceilings' labels: twelve machines' do not fit one frame.
+  for (int i = 4; i < 12; ++i) machines.push_back(machines[i % 4]);
+  try {
+    build_compare_overlay(machines, {}, "cmp", "png");
+    FAIL() << "the labels of twelve machines drawn in one frame";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than fit one plot"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CompareOverlay, NeedsRoofsAndCeilings) {
