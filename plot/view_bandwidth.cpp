@@ -312,9 +312,16 @@ bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why
   }
   const std::vector<CacheMark> caches = cache_marks(in.machine);
 
+  // The key under the axis label, as many rows as its entries take (a GPU's 14 series and the
+  // two markers are four rows: a fixed margin put them over the axis label).
+  std::vector<std::string> key_titles;
+  for (const Series& one : series) key_titles.push_back(one.name + " (median)");
+  if (!levels.empty()) key_titles.push_back("fitted level");
+  if (!caches.empty()) key_titles.push_back("cache capacity");
   Frame frame;
-  frame.bottom = 0.15;  // room for the key under the axis label
-  frame.top = 0.89;     // room for the cache labels under the title
+  frame.top = 0.89;  // room for the cache labels under the title
+  const KeyLayout key = key_layout(key_titles, frame);
+  frame.bottom = frame_bottom_for_key(key.rows);
   Ranges r = choose_ranges(series, levels, caches, frame);
 
   // Grow the y range until the highest level label fits inside the frame.
@@ -337,7 +344,7 @@ bool build_bandwidth_view(const ViewInput& in, PlotScript* out, std::string* why
   s += log10_tics("y", r.y.lo, r.y.hi);
   s += "set xlabel 'working set [bytes; 1 KiB = 1024 B]'\n";
   s += "set ylabel 'bandwidth [GB/s; 1 GB = 1e9 B]'\n";
-  s += "set key at screen 0.5, screen 0.012 center bottom horizontal samplen 2 spacing 1.1\n";
+  s += key_command(key);
   s += cache_commands(caches, r, frame);
   s += levels_text;
   s += plot_command(series, !levels.empty(), !caches.empty());

@@ -3,6 +3,7 @@
 // per-architecture figures behind the theoretical peaks. Plain C++: the RP_HD helpers are
 // ordinary inline functions here, and no CUDA header is included.
 #include <gtest/gtest.h>
+#include <regex>
 
 #include <algorithm>
 #include <cmath>
@@ -745,9 +746,9 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
   EXPECT_EQ(machine.memory[1].capacity_note, "");  // its knee at 52 MB is the 50 MiB L2's
 }
 
-// An H200's cg read ran at 11.2 TB/s on its 1 MiB set and at 8.5-10.8 from 2 MiB to the 60 MiB
-// L2: its L2 level ends at a knee near 1.2 MB, 50x below the cache the device reports. The
-// machine file says so beside the capacity.
+// A cg read at 11.2 TB/s from 1 to 5.7 MiB and 8.8 from there to the 60 MiB L2: its L2 level
+// ends at a knee near 7 MB, 9x below the cache the device reports. The machine file says so
+// beside the capacity.
 TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
   Machine machine;
@@ -759,7 +760,7 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   std::vector<Sample> samples;
   int point = 0;
   append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [](double w) {
-    return w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
+    return w < 6.5e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
   });
   fit_samples(samples, machine);
   const auto l2 =
@@ -778,6 +779,38 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   EXPECT_EQ(std::find_if(back.memory.begin(), back.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; })
                 ->capacity_note,
             l2->capacity_note);
+}
+
+// An H200's cg read ran at 11.2 TB/s on its 1 MiB set alone (its smaller sets were underfilled
+// and left out) and at 8.5-10.8 from 2 MiB to the 60 MiB L2. One size is not a plateau: L2 is
+// the level its sizes locate, and the one size is named under missing: with an interval that
+// holds it.
+TEST(CudaProbeDeclarations, BandwidthFirstSizeAloneIsNamedNotPublished) {
+  if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  Machine machine;
+  machine.device.backend = "cuda";
+  machine.device.memory_name = "HBM";
+  machine.device.caches = {{"L1", 256 * 1024, 132}, {"L2", 60u << 20, 1}};
+  machine.device.kind = "gpu";
+  std::vector<Sample> samples;
+  int point = 0;
+  append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [](double w) {
+    return w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
+  });
+  fit_samples(samples, machine);
+  const auto l2 =
+      std::find_if(machine.memory.begin(), machine.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; });
+  ASSERT_NE(l2, machine.memory.end());
+  EXPECT_NEAR(l2->gbs, 8800, 8800 * 0.02);
+  EXPECT_EQ(l2->capacity_note, "");  // its knee is the 60 MiB L2's
+  const auto note = std::find_if(machine.missing.begin(), machine.missing.end(), [](const std::string& n) {
+    return n.find("the first level of the curve") != std::string::npos;
+  });
+  ASSERT_NE(note, machine.missing.end()) << ::testing::PrintToString(machine.missing);
+  std::smatch ci;
+  ASSERT_TRUE(std::regex_search(*note, ci, std::regex("95% CI ([0-9.]+) - ([0-9.]+)"))) << *note;
+  EXPECT_LE(std::stod(ci[1]), 11200);
+  EXPECT_GE(std::stod(ci[2]), 11200);
 }
 
 // The CUDA-only axes of the bandwidth probe and their defaults (the default run: 4 modes x
