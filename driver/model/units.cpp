@@ -48,7 +48,9 @@ std::string format_bytes(double bytes) {
     ++u;
   }
   char buf[64];
-  if (u == 0 || std::fabs(bytes - std::round(bytes)) < 1e-9)
+  // From 999.5 up (1020 MiB, just short of a GiB) three significant digits would take an
+  // exponent ("1.02e+03 MiB"): the whole number reads better.
+  if (u == 0 || std::fabs(bytes - std::round(bytes)) < 1e-9 || std::fabs(bytes) >= 999.5)
     std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
   else
     std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);

@@ -214,6 +214,8 @@ TEST(Units, ParseAndFormat) {
   EXPECT_EQ(format_bytes(1.5 * 1048576), "1.5 MiB");
   EXPECT_EQ(format_bytes(1073741824), "1 GiB");
   EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1020.0 * 1048576 + 1000), "1020 MiB");  // never "1.02e+03 MiB"
+  EXPECT_EQ(format_bytes(999.7 * 1024), "1000 KiB");
   EXPECT_EQ(format_rate_g(182.34, "B/s"), "182 GB/s");
   EXPECT_EQ(format_rate_g(3412, "B/s"), "3.41 TB/s");
   EXPECT_EQ(format_rate_g(9.87, "FLOP/s"), "9.87 GFLOP/s");
