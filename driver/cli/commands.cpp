@@ -105,6 +105,13 @@ int fit_command(const FitOptions& o) {
         inputs.push_back((fs::path(o.sweep_csv).parent_path() / beside).string());
     if (!o.gpu.empty()) inputs.push_back(reference_file(o.gpu));
     check_output_is_not_an_input(o.out, inputs, "--out");
+    // The run's config.yaml is no input of a refit, but its record: --resume reads it.
+    if (!o.sweep_csv.empty()) {
+      const std::string config = (fs::path(o.sweep_csv).parent_path() / "config.yaml").string();
+      if (same_file(o.out, config))
+        throw InputError("--out " + o.out + ": is the config of the run whose sweep this is (" + config +
+                         "); a refit writes a machine file: choose another --out");
+    }
   }
   Machine machine;
   machine.provenance = {{"tool", "roofprobe"},

@@ -36,6 +36,9 @@ mkdir -p sub && ln -s ../S/sweep.csv sub/alias.csv
 expect fit_into_a_link_to_its_sweep error "is the input S/sweep.csv" -- "$rp" fit S/sweep.csv --out sub/alias.csv
 expect fit_into_another_spelling error "is the input" -- "$rp" fit S/sweep.csv --out ./sub/../S/sweep.csv
 expect fit_into_its_run_yaml error "is the input S/run.yaml" -- "$rp" fit S/sweep.csv --out S/run.yaml
+c=$(sum S/config.yaml)
+expect fit_into_its_config error "is the config of the run" -- "$rp" fit S/sweep.csv --out S/config.yaml
+unchanged fit_into_its_config S/config.yaml "$c"
 unchanged fit_into_its_sweep S/sweep.csv "$sweep"
 printf 'working_set_bytes,gbs\n4096,100\n8192,100\n16384,100\n65536,50\n131072,50\n262144,50\n' > x.csv
 x=$(sum x.csv)
