@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
@@ -254,6 +255,20 @@ int plot_command(const PlotCommandOptions& o) {
   if (fs::exists(sweep)) samples = burst_samples(read_sweep_csv(sweep.string()));
   options.out_dir = o.out_dir.empty() ? (dir / "plots").string() : o.out_dir;
   options.out_dir_named_by_user = !o.out_dir.empty();
+  // A point of a level the machine file has no roof for is drawn alone: said so, with the levels
+  // it has (an export's HBM points over a CPU's file, whose memory is DRAM).
+  std::set<std::string> roofs, roofless;
+  std::string roof_list;
+  for (const MemoryLevel& l : machine.memory)
+    if (roofs.insert(csv_text::lower(l.level)).second) roof_list += (roof_list.empty() ? "" : ", ") + l.level;
+  for (const KernelPoint& p : options.points)
+    if (!p.level.empty() && !roofs.count(csv_text::lower(p.level))) roofless.insert(p.level);
+  if (!roofless.empty()) {
+    std::string names;
+    for (const std::string& n : roofless) names += (names.empty() ? "" : ", ") + n;
+    std::cerr << "note: " << o.points_file << ": points at " << names << " have no roof in " << o.machine_file
+              << " (its levels: " << (roof_list.empty() ? "none" : roof_list) << "); they are drawn without one\n";
+  }
   PlotReport report = render_plots(machine, samples, options);
   for (const auto& s : report.skipped) std::cerr << "note: skipped " << s << "\n";
   for (const auto& w : report.written) std::cout << w << "\n";

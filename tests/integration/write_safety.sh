@@ -108,6 +108,9 @@ expect plot_over_users_image error "hierarchical.png: is a file roofprobe did no
 unchanged plot_over_users_image P/hierarchical.png "$r"
 absent plot_over_users_image P/hierarchical.gp
 if command -v gnuplot > /dev/null; then
+  printf 'kernel,level,intensity,performance\nk1,HBM,2,20\nk2,L1,1,5\n' > roofless.csv
+  cpu_machine=$src/results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml
+  expect plot_points_without_a_roof ok "points at HBM have no roof in .*machine.yaml \(its levels: L1, " -- "$rp" plot "$cpu_machine" --points roofless.csv --kind hierarchical --out PR
   expect compare_plot_twice_1 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png
   expect compare_plot_twice_2 ok - -- "$rp" compare "$h200" "$h200" --plot mine.png
 fi
