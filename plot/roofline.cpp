@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "plot/plot.hpp"
@@ -181,47 +182,73 @@ std::string roof_labels(const RooflineChart& c, const Ranges& r, bool* fits) {
     }
     roof_texts.push_back({merged_label(texts), group.size() == 1 ? c.roofs[group.front()].colour : "#333333", rate});
   }
+  // Every roof line's distance across (parallel lines): a label must not lie across another.
+  std::vector<double> roof_across;
+  for (const ChartRoof& roof : c.roofs) roof_across.push_back(r.y.to_px(roof.rate * r.x.lo) * cs);
+  // The fastest roof's label first: a slower roof's label that finds the band above it taken
+  // then goes below its own roof, where nothing is.
+  std::stable_sort(roof_texts.begin(), roof_texts.end(),
+                   [](const RoofLabel& a, const RoofLabel& b) { return a.rate > b.rate; });
   std::string s = "# roof labels (rotated to the roofs' screen angle)\n";
   for (const RoofLabel& roof : roof_texts) {
     const double v0 = r.y.to_px(roof.rate * r.x.lo);    // roof height at the left edge, px
     const double u_enter = std::max(0.0, -v0 / slope);  // where the roof enters the frame
     const double across = v0 * cs;                      // distance between parallel roofs
     const double length = Frame::text_px(roof.text);
-    // Start far enough right that the lifted text clears the left border.
-    const double start = (u_enter + lift * sn + 1.5 * Frame::kCharPx) / cs + v0 * sn;
     // Where the roof ends (its ridge), as a distance along it.
     const double end = r.x.to_px(peak / roof.rate) * cs + r.y.to_px(peak) * sn;
-    auto u_at = [&](double a) { return a * cs - across * sn - lift * sn; };  // text baseline x
-    double along = start;
-    // Each move goes right past an obstacle, so a few rounds settle it; the cap guards against
-    // rounding sending it back and forth.
-    for (int round = 0; round < 64; ++round) {
-      bool moved = false;
-      for (const Placed& p : placed) {
-        const bool same_band = std::fabs(p.across - across) < Frame::kLinePx + 2;
-        const bool overlap = along < p.along + p.length + Frame::kCharPx && p.along < along + length + Frame::kCharPx;
-        if (same_band && overlap) {
-          along = p.along + p.length + 2 * Frame::kCharPx;
-          moved = true;
+    // The label's place along the roof, on one side of it (side +1: above, -1: below): from
+    // where the lifted text clears the left border, moved right past other labels in its band
+    // and past walls. nullopt when that runs past the roof's end.
+    const auto place = [&](double side) -> std::optional<double> {
+      const double offset = side * lift;  // from the roof to the text's middle, across it
+      const double band = across + offset;
+      // Another roof close beside this one runs through the text on that side (an L1 roof 10 px
+      // above an L2's): no place there. Roofs a label names together lie within a few px.
+      for (double other : roof_across)
+        if (std::fabs(other - across) > 4 && std::fabs(other - band) < Frame::kLinePx / 2 + 1) return std::nullopt;
+      const double start = (u_enter + std::fabs(offset) * sn + 1.5 * Frame::kCharPx) / cs + v0 * sn;
+      auto u_at = [&](double a) { return a * cs - across * sn - offset * sn; };  // text baseline x
+      double along = start;
+      // Each move goes right past an obstacle, so a few rounds settle it; the cap guards against
+      // rounding sending it back and forth.
+      for (int round = 0; round < 64; ++round) {
+        bool moved = false;
+        for (const Placed& p : placed) {
+          const bool same_band = std::fabs(p.across - band) < Frame::kLinePx + 2;
+          const bool overlap = along < p.along + p.length + Frame::kCharPx && p.along < along + length + Frame::kCharPx;
+          if (same_band && overlap) {
+            along = p.along + p.length + 2 * Frame::kCharPx;
+            moved = true;
+          }
         }
-      }
-      for (double w : wall_px) {
-        const double lo = u_at(along) - half_height - pad, hi = u_at(along + length) + half_height + pad;
-        if (w > lo && w < hi) {
-          along = (w + pad + half_height + 1 + across * sn + lift * sn) / cs;
-          moved = true;
+        for (double w : wall_px) {
+          const double lo = u_at(along) - half_height - pad, hi = u_at(along + length) + half_height + pad;
+          if (w > lo && w < hi) {
+            along = (w + pad + half_height + 1 + across * sn + offset * sn) / cs;
+            moved = true;
+          }
         }
+        if (!moved) break;
       }
-      if (!moved) break;
-    }
-    if (along + length > end - Frame::kCharPx && along != start) {
+      if (along + length > end - Frame::kCharPx && along != start) return std::nullopt;
+      return along;
+    };
+    // Above the roof; where that runs out of room (a roof close above takes its band), below it;
+    // and where neither fits, at the start above, with the caller told to widen the axis.
+    double side = 1;
+    std::optional<double> along = place(side);
+    if (!along) along = place(side = -1);
+    if (!along) {
       *fits = false;
-      along = start;
+      side = 1;
+      along = (u_enter + lift * sn + 1.5 * Frame::kCharPx) / cs + v0 * sn;
     }
-    placed.push_back({along, length, across});
-    // Back from (along, across) to screen px, then lifted off the roof perpendicular to it.
-    const double u = along * cs - across * sn - lift * sn;
-    const double v = along * sn + across * cs + lift * cs;
+    const double offset = side * lift;
+    placed.push_back({*along, length, across + offset});
+    // Back from (along, across) to screen px, then moved off the roof perpendicular to it.
+    const double u = *along * cs - across * sn - offset * sn;
+    const double v = *along * sn + across * cs + offset * cs;
     s += "set label " + gnuplot_string(roof.text) + " at first " + num(r.x.from_px(u)) + ", first " +
          num(r.y.from_px(v)) + " left rotate by " + num(angle * 180 / kPi) + " front tc rgb '" + roof.colour + "'\n";
   }
