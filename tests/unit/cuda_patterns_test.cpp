@@ -746,11 +746,9 @@ TEST(CudaProbeDeclarations, BandwidthSweepFitsWithTheCudaFeeds) {
   EXPECT_EQ(machine.memory[1].capacity_note, "");  // its knee at 52 MB is the 50 MiB L2's
 }
 
-// A cg read at 11.2 TB/s from 1 to 5.7 MiB and 8.8 from there to the 60 MiB L2: its L2 level
-// ends at a knee near 7 MB, 9x below the cache the device reports. The machine file says so
-// beside the capacity.
-TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
-  if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+// An H200-like GPU (60 MiB of L2) fitted from one cg read: 11.2 TB/s below `fast_until` bytes,
+// 8.8 from there to 64 MB, HBM's 4.55 beyond; its sizes from 1 MiB up, as the probe's.
+Machine h200_like_cg_read(double fast_until) {
   Machine machine;
   machine.device.backend = "cuda";
   machine.device.memory_name = "HBM";
@@ -759,12 +757,24 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
   machine.device.name = "an H200-like GPU";
   std::vector<Sample> samples;
   int point = 0;
-  append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [](double w) {
-    return w < 6.5e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
+  append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [&](double w) {
+    return w < fast_until ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
   });
   fit_samples(samples, machine);
-  const auto l2 =
-      std::find_if(machine.memory.begin(), machine.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; });
+  return machine;
+}
+
+std::vector<MemoryLevel>::const_iterator level_named(const Machine& m, const std::string& name) {
+  return std::find_if(m.memory.begin(), m.memory.end(), [&](const MemoryLevel& l) { return l.level == name; });
+}
+
+// A cg read at 11.2 TB/s from 1 to 5.7 MiB and 8.8 from there to the 60 MiB L2: its L2 level
+// ends at a knee near 7 MB, 9x below the cache the device reports. The machine file says so
+// beside the capacity.
+TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
+  if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
+  const Machine machine = h200_like_cg_read(6.5e6);
+  const auto l2 = level_named(machine, "L2");
   ASSERT_NE(l2, machine.memory.end());
   EXPECT_NEAR(l2->gbs, 11200, 11200 * 0.05);
   EXPECT_NE(l2->capacity_note.find("below the 60 MiB the device reports for L2"), std::string::npos)
@@ -787,19 +797,8 @@ TEST(CudaProbeDeclarations, BandwidthL2KneeFarBelowTheCacheIsExplained) {
 // holds it.
 TEST(CudaProbeDeclarations, BandwidthFirstSizeAloneIsNamedNotPublished) {
   if (Registry::instance().probe("cuda", "bandwidth") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
-  Machine machine;
-  machine.device.backend = "cuda";
-  machine.device.memory_name = "HBM";
-  machine.device.caches = {{"L1", 256 * 1024, 132}, {"L2", 60u << 20, 1}};
-  machine.device.kind = "gpu";
-  std::vector<Sample> samples;
-  int point = 0;
-  append_cuda_bandwidth_curve(samples, point, "cache_op=cg;mode=read", [](double w) {
-    return w < 1.2e6 ? 11200.0 : w < 64e6 ? 8800.0 : 4550.0;
-  });
-  fit_samples(samples, machine);
-  const auto l2 =
-      std::find_if(machine.memory.begin(), machine.memory.end(), [](const MemoryLevel& l) { return l.level == "L2"; });
+  const Machine machine = h200_like_cg_read(1.2e6);
+  const auto l2 = level_named(machine, "L2");
   ASSERT_NE(l2, machine.memory.end());
   EXPECT_NEAR(l2->gbs, 8800, 8800 * 0.02);
   EXPECT_EQ(l2->capacity_note, "");  // its knee is the 60 MiB L2's
