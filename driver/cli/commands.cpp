@@ -1,6 +1,7 @@
 #include "driver/cli/commands.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -415,7 +416,8 @@ int compare_command(const CompareOptions& o) {
       return (name.empty() ? o.files[i] : name) + " (" + o.files[i] + ")";
     };
     // A verdict holds a device to its own kind's reference: a CPU against a GPU's is refused, and
-    // two models (the first word of each name with a digit: H100, H200, 4090) are named.
+    // two models (the first word of each name with a digit, up to its first other sign: H100,
+    // H200, 4090; "Tesla V100-SXM2-16GB" is a V100) are named.
     const std::string& measured_kind = machines[0].device.kind;
     const std::string& reference_kind = machines[1].device.kind;
     if (!measured_kind.empty() && !reference_kind.empty() && measured_kind != reference_kind)
@@ -425,7 +427,10 @@ int compare_command(const CompareOptions& o) {
       std::istringstream words(name);
       std::string word;
       while (words >> word)
-        if (word.find_first_of("0123456789") != std::string::npos) return csv_text::lower(word);
+        if (word.find_first_of("0123456789") != std::string::npos) {
+          const auto end = std::find_if(word.begin(), word.end(), [](unsigned char c) { return !std::isalnum(c); });
+          return csv_text::lower(std::string(word.begin(), end));
+        }
       return std::string();
     };
     const std::string measured_model = model(machines[0].device.name);

@@ -902,10 +902,10 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
 // unlocated). The last level is never moved: it extends to the end of the sweep, where the curve
 // stays at its rate. The first needs two sampled sizes: a first level of one (an H200's L2 read,
 // whose smaller sets were underfilled and left out, read 11.2 TB/s at its first size and 8.9-10.6
-// at the next four) is that size's figure, not a plateau. The span
-// between the neighbours is the interval: levels fall with size, so a level between two others
-// is slower than the one and faster than the other, whatever the knees' shapes; a first level has
-// no faster neighbour, and its own interval bounds it from above.
+// at the next four) is that size's figure, not a plateau. The span between the located
+// neighbours is the interval: levels fall with size, so a level between two others is slower
+// than the one and faster than the other, whatever the knees' shapes; a level with no located
+// level before it has its own interval's upper bound instead.
 std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit, std::vector<bool>& located) {
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());

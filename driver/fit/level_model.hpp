@@ -83,8 +83,8 @@ struct UnresolvedLevel {
   int supporting_sizes = -1;
   // True for a level the chosen fit has but whose rate the data do not locate (LevelModelFit::
   // unlocated): its interval is then the span between the levels either side, which the data do
-  // bound, and delta_bic and supporting_sizes say nothing. `first`: it is the fit's first level,
-  // with no level before it; its interval reaches up to its own upper bound instead.
+  // bound, and delta_bic and supporting_sizes say nothing. `first`: no located level comes
+  // before it (it is the curve's first); its interval reaches up to its own upper bound instead.
   bool unlocated = false;
   bool first = false;
   // True for a level that may hide inside a knee of the chosen fit (LevelModelFit::in_knees): a
