@@ -22,11 +22,16 @@ std::string throttle_of(const std::vector<const Sample*>& samples, const Params&
 // What bound a ceiling, from the throttle reasons its samples recorded (NVML's, throttle.hpp in
 // the CUDA backend): the power cap, with its watts where the device reported them; temperature;
 // a hardware slowdown; or, when nothing lowered the clock, the clock itself. Empty where the
-// device reports no throttle reasons (CPUs, a GPU without NVML): nobody knows.
-std::string limit_of(const std::string& throttled, const DeviceInfo& dev) {
-  const auto has = [&](const char* reason) { return has_throttle_reason(throttled, reason); };
+// device reports no throttle reasons (CPUs, a GPU without NVML): nobody knows. Launches that ran
+// at the device's top clock were not slowed, whatever reason NVML reported around them (an H200's
+// FP64 noFMA point: sw-power at 1980 MHz of 1980 and 529 W): their limit is the clock.
+std::string limit_of(const std::string& throttled, const DeviceInfo& dev, double clock_mhz) {
+  constexpr double kTopClockFraction = 0.995;
+  const bool at_top_clock =
+      clock_mhz > 0 && dev.clock_max_mhz > 0 && clock_mhz >= dev.clock_max_mhz * kTopClockFraction;
+  const auto has = [&](const char* reason) { return !at_top_clock && has_throttle_reason(throttled, reason); };
   std::vector<std::string> limits;
-  if (has_power_cap_reason(throttled)) {
+  if (!at_top_clock && has_power_cap_reason(throttled)) {
     const auto cap = dev.extra.find(kExtraPowerLimitW);
     limits.push_back(cap == dev.extra.end() ? "power cap" : "power cap " + cap->second + " W");
   }
@@ -34,7 +39,7 @@ std::string limit_of(const std::string& throttled, const DeviceInfo& dev) {
   if (has("hw-slowdown")) limits.push_back("hardware slowdown");
   std::string out;
   for (const std::string& l : limits) out += (out.empty() ? "" : " and ") + l;
-  if (out.empty() && throttled.empty()) {
+  if (out.empty() && (throttled.empty() || at_top_clock)) {
     const auto telemetry = dev.extra.find("telemetry");
     if (telemetry != dev.extra.end() && telemetry->second.rfind("NVML", 0) == 0) out = "clock";
   }
@@ -109,7 +114,7 @@ void fit_compute_ceilings(const ProbeSamples& group, const FeedSpec& spec, Machi
     c.probe = group.probe;
     c.params = *best->params;
     c.throttled = throttle_of(samples, *best->params);
-    c.limited_by = limit_of(c.throttled, dev);
+    c.limited_by = limit_of(c.throttled, dev, own_clock);
     // Probes that count their instructions (tensor MMAs) give the instruction ceiling too: the
     // same point's rate in warp instructions, and the FLOPs one instruction does.
     instruction_rate(samples, *best->params, c.gflops, &c.flops_per_instruction, &c.instructions_gips);

@@ -21,10 +21,6 @@ struct ProbeSamples {
 
 std::vector<ProbeSamples> group_by_probe(const std::vector<Sample>& samples);
 
-// What bound a ceiling, from the throttle reasons its samples recorded ("power cap 700 W",
-// "temperature", "clock"; compute_feeds.cpp). Empty where the device reports no reasons.
-std::string limit_of(const std::string& throttled, const DeviceInfo& dev);
-
 // "axis=value;axis=value" of the series axes a sample has (sorted, params_to_string).
 std::string series_key(const Params& params, const std::vector<std::string>& axes);
 
@@ -66,8 +62,9 @@ double median_clock_of(const std::vector<const Sample*>& samples, const Params& 
 const Sample* first_sample_of(const std::vector<const Sample*>& samples, const Params& params);
 
 // What bound a ceiling ("power cap 700 W", "temperature", "clock"), from the "+"-joined throttle
-// reasons its samples recorded; empty where the device reports none.
-std::string limit_of(const std::string& throttled, const DeviceInfo& dev);
+// reasons its samples recorded and the clock they ran at (MHz, 0: unknown); empty where the
+// device reports no reasons (compute_feeds.cpp).
+std::string limit_of(const std::string& throttled, const DeviceInfo& dev, double clock_mhz = 0);
 
 // The rate figures every memory level carries, from its plateau and the device.
 MemoryLevel make_level(const Plateau& p, const std::string& name, const std::string& metric, const DeviceInfo& device);

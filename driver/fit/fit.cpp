@@ -777,7 +777,7 @@ PowerCapResult fit_one_cap(double cap_w, const std::vector<Sample>& samples, con
       add_throttle_reasons(throttled, s->throttle);
     }
     f.clock_mhz = clocks.empty() ? 0 : median_of(clocks);
-    f.limited_by = limit_of(throttled, capped.device);
+    f.limited_by = limit_of(throttled, capped.device, f.clock_mhz);
     result.ceilings.push_back(f);
   }
   return result;

@@ -44,7 +44,6 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   std::string throttled;
   for (auto it = last; it != windows.end(); ++it) add_throttle_reasons(throttled, (*it)->throttle);
   f.throttled = throttled;
-  f.limited_by = fitting::limit_of(throttled, device);
   double sum = 0, watts = 0;
   int powered = 0;
   std::vector<double> mhz;
@@ -59,6 +58,7 @@ SustainedFigure figure_of(const std::vector<const Sample*>& windows, bool comput
   }
   f.rate = sum / static_cast<double>(n);
   f.clock_mhz = mhz.empty() ? 0 : median_of(mhz);
+  f.limited_by = fitting::limit_of(throttled, device, f.clock_mhz);
   f.power_w = powered > 0 ? watts / powered : 0;  // the board's reported power, unless the counter tells
   // The energy figures rest on the last windows that together span the counter's resolution
   // (kEnergyIntervalsPerPoint updates; the windows share readings, so only the stretch's two ends

@@ -230,6 +230,31 @@ TEST(SustainedFit, TheLimitIsThatOfTheWindowsTheFigureRestsOn) {
       << m.compute[0].sustained->limited_by;
 }
 
+// NVML can report sw-power around launches that ran at the device's top clock (an H200's FP64
+// noFMA point: 1980 MHz of 1980, 529 W): nothing slowed them, and their limit is the clock.
+TEST(SustainedFit, AReasonAtTheTopClockIsNoLimit) {
+  Machine m = burst_machine();
+  m.device.extra["power_limit_w"] = "700";
+  m.device.extra["telemetry"] = "NVML: SM clock, board power and throttle reasons during every launch";
+  m.device.clock_max_mhz = 1980;
+  std::vector<Sample> rows;
+  for (int i = 0; i < 3; ++i) {
+    rows.push_back(window("FP64.FMA", i, 60, 1980));
+    rows.back().throttle = "sw-power";
+  }
+  fit_sustained(rows, m);
+  ASSERT_TRUE(m.compute[0].sustained.has_value());
+  EXPECT_EQ(m.compute[0].sustained->throttled, "sw-power");  // recorded as NVML said
+  EXPECT_EQ(m.compute[0].sustained->limited_by, "clock");
+  // Below the top clock the same reason is the limit.
+  for (Sample& w : rows) w.clock_mhz = 1785;
+  Machine capped = burst_machine();
+  capped.device = m.device;
+  fit_sustained(rows, capped);
+  ASSERT_TRUE(capped.compute[0].sustained.has_value());
+  EXPECT_EQ(capped.compute[0].sustained->limited_by, "power cap 700 W");
+}
+
 TEST(SustainedFit, WindowsBesideAForeignLoadAreNotPublished) {
   std::vector<Sample> rows;
   for (int i = 0; i < 4; ++i) rows.push_back(window("FP64.FMA", i, 90, 3100));
