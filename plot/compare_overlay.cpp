@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <set>
 
 #include "driver/model/errors.hpp"
@@ -180,7 +181,7 @@ bool fit_between(std::vector<double>& placed, double gap, double lo, double hi) 
   if (n == 0) return true;
   if (static_cast<double>(n - 1) * gap > hi - lo) return false;
   std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return placed[a] < placed[b]; });
   placed[order[n - 1]] = std::min(placed[order[n - 1]], hi);
   for (std::size_t k = n - 1; k-- > 0;) placed[order[k]] = std::min(placed[order[k]], placed[order[k + 1]] - gap);

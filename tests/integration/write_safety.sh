@@ -12,10 +12,6 @@ cd "$work" || exit 1
 export ROOFPROBE_LOCK_DIR=$work/locks
 source "$here/expect_lib.sh"
 EXPECT_TIMEOUT=120
-absent() {  # absent NAME PATH
-  cases=$((cases + 1))
-  [[ ! -e $2 && ! -L $2 ]] && ok "$1: $2 not created" || fail "$1: $2 was created"
-}
 
 cat > tiny.yaml <<'YAML'
 measurement: {warmup_seconds: 0.002, min_samples: 3, min_seconds: 0.005, max_noise: 0.5, timeout_seconds: 0.02, target_launch_seconds: 0.002}
@@ -150,6 +146,9 @@ unchanged resume_finished S/sweep.csv "$sweep"
 expect resume_other_out error "--out elsewhere.*--resume S" -- "$rp" run --resume S --out elsewhere -q
 expect resume_other_backend error "--backend cuda.*cpu" -- "$rp" run --resume S --backend cuda -q
 expect resume_with_quick error "--quick: the run in S does not record --quick" -- "$rp" run --resume S --quick -q
+mkdir nobackend && cp S/config.yaml S/sweep.csv nobackend/ && grep -v '^  backend:' S/run.yaml > nobackend/run.yaml
+expect resume_run_yaml_without_backend error "nobackend/run.yaml: cannot resume: it records no backend" -- \
+  "$rp" run --resume nobackend -q
 
 # --- bounded budgets ----------------------------------------------------------------------------
 for setting in "warmup_seconds: 1e6" "target_launch_seconds: 1e6" "max_noise: 1e-6" "timeout_seconds: 1e308"; do
