@@ -14,8 +14,7 @@ rp=$1 work=$2
 limit=${ROOFPROBE_BAD_INPUT_SECONDS:-1}
 rm -rf "$work" && mkdir -p "$work/in" "$work/cwd"
 in=$work/in
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/expect_lib.sh"
 
 # check NAME FILE RUN_PATTERN VALIDATE_PATTERN: both commands on FILE (a pattern "-" skips that
 # command). Patterns are grep -E regexes the error line must match after the "error: FILE" prefix

@@ -3,83 +3,71 @@
 set -uo pipefail
 rp=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
-failures=0
-expect_error() {  # expect_error NAME PATTERN -- ARGS...
-  local name=$1 pattern=$2; shift 3
-  local out="$work/$name"
-  "$@" > "$out.stdout" 2> "$out.stderr"
-  local rc=$?
-  local lines; lines=$(grep -c . "$out.stderr")
-  if (( rc == 0 )); then echo "FAIL $name: exit 0"; failures=$((failures+1)); return; fi
-  if ! head -1 "$out.stderr" | grep -q "^error: "; then echo "FAIL $name: stderr: $(cat "$out.stderr")"; failures=$((failures+1)); return; fi
-  if (( lines != 1 )); then echo "FAIL $name: $lines stderr lines"; failures=$((failures+1)); return; fi
-  if ! grep -q -- "$pattern" "$out.stderr"; then echo "FAIL $name: want '$pattern' in: $(cat "$out.stderr")"; failures=$((failures+1)); return; fi
-  echo "ok   $name: $(cat "$out.stderr")"
-}
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$work" || exit 1
+source "$here/expect_lib.sh"
 cfg() { printf '%s\n' "$2" > "$work/$1.yaml"; echo "$work/$1.yaml"; }
 
-expect_error missing_config "no such file" -- "$rp" run --config "$work/nope.yaml" --out "$work/o1"
-expect_error empty_config "empty configuration" -- "$rp" run --config "$(cfg empty '')" --out "$work/o2"
-expect_error malformed_yaml "malformed YAML" -- "$rp" run --config "$(cfg bad 'cpu: [unclosed')" --out "$work/o3"
-expect_error unknown_key "did you mean 'measurement'" -- "$rp" run --config "$(cfg unknown $'measurment:\n  min_samples: 3\ncpu:\n  probes: {flops: {}}')" --out "$work/o4"
-expect_error unknown_axis ":4: cpu.probes.flops.precison" -- "$rp" run --config "$(cfg axis $'cpu:\n  probes:\n    flops:\n      precison: [fp64]')" --out "$work/o5"
-expect_error wrong_type "expected a number" -- "$rp" run --config "$(cfg type $'measurement:\n  min_samples: many\ncpu:\n  probes: {flops: {}}')" --out "$work/o6"
-expect_error zero_size "size must be > 0" -- "$rp" run --config "$(cfg zero $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0')" --out "$work/o7"
-expect_error min_gt_max "min (1 GiB) > max" -- "$rp" run --config "$(cfg minmax $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}')" --out "$work/o8"
-expect_error too_big "exceeds 80% of the DRAM" -- "$rp" run --config "$(cfg big $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 500GiB')" --out "$work/o9"
-expect_error bad_choice "not one of the choices" -- "$rp" run --config "$(cfg choice $'cpu:\n  probes:\n    flops:\n      precision: fp128')" --out "$work/o10"
+refused missing_config "no such file" -- "$rp" run --config "$work/nope.yaml" --out "$work/o1"
+refused empty_config "empty configuration" -- "$rp" run --config "$(cfg empty '')" --out "$work/o2"
+refused malformed_yaml "malformed YAML" -- "$rp" run --config "$(cfg bad 'cpu: [unclosed')" --out "$work/o3"
+refused unknown_key "did you mean 'measurement'" -- "$rp" run --config "$(cfg unknown $'measurment:\n  min_samples: 3\ncpu:\n  probes: {flops: {}}')" --out "$work/o4"
+refused unknown_axis ":4: cpu.probes.flops.precison" -- "$rp" run --config "$(cfg axis $'cpu:\n  probes:\n    flops:\n      precison: [fp64]')" --out "$work/o5"
+refused wrong_type "expected a number" -- "$rp" run --config "$(cfg type $'measurement:\n  min_samples: many\ncpu:\n  probes: {flops: {}}')" --out "$work/o6"
+refused zero_size "size must be > 0" -- "$rp" run --config "$(cfg zero $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 0')" --out "$work/o7"
+refused min_gt_max "min (1 GiB) > max" -- "$rp" run --config "$(cfg minmax $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: {min: 1GiB, max: 4KiB}')" --out "$work/o8"
+refused too_big "exceeds 80% of the DRAM" -- "$rp" run --config "$(cfg big $'cpu:\n  probes:\n    bandwidth:\n      working_set_bytes: 500GiB')" --out "$work/o9"
+refused bad_choice "not one of the choices" -- "$rp" run --config "$(cfg choice $'cpu:\n  probes:\n    flops:\n      precision: fp128')" --out "$work/o10"
 touch "$work/afile"
-expect_error unwritable_out "output" -- "$rp" run --quick --backend cpu --out "$work/afile/sub"
-expect_error bad_backend "not one of cpu, cuda, all" -- "$rp" run --backend tpu
-expect_error validate_missing "no such file" -- "$rp" validate "$work/none.yaml"
-expect_error validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage 'just text')"
-expect_error fit_no_out "required" -- "$rp" fit "$work/x.csv"
+refused unwritable_out "output" -- "$rp" run --quick --backend cpu --out "$work/afile/sub"
+refused bad_backend "not one of cpu, cuda, all" -- "$rp" run --backend tpu
+refused validate_missing "no such file" -- "$rp" validate "$work/none.yaml"
+refused validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage 'just text')"
+refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
-expect_error fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
+refused fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
 # Other tools' sweeps (fit --from): an unknown format, flags that need an external sweep, a line
 # that is not the format's, and level names the sweep does not show; none writes the machine file.
 printf '1000 16 1.0 16000 0\nnot ert\n' > "$work/ert.txt"
-expect_error fit_from_unknown "use csv, ert, gpu-benches or likwid" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from stream --out "$work/fit.yaml"
-expect_error fit_from_with_sweep "describe an external sweep" -- "$rp" fit "$work/ext.csv" --from ert --out "$work/fit.yaml"
-expect_error fit_from_ert_bad_line "ert.txt:2: 'not' is not a number" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --out "$work/fit.yaml"
-expect_error fit_device_unknown "use cpu or gpu" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --device tpu --out "$work/fit.yaml"
-expect_error fit_cache_sizes_bad "is not a size" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --cache-sizes 32KiB,lots --out "$work/fit.yaml"
-expect_error fit_levels_twice "'L2' is named twice" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --levels L2,L2 --out "$work/fit.yaml"
-expect_error fit_gpu_unknown "no reference file 'no-such-gpu.yaml'" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu no-such-gpu --out "$work/fit.yaml"
-expect_error fit_gpu_and_sizes "--cache-sizes or --gpu, not both" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu h100-pcie --cache-sizes 1MiB --out "$work/fit.yaml"
-[[ -e $work/fit.yaml ]] && { echo "FAIL fit wrote $work/fit.yaml on bad input"; failures=$((failures+1)); }
-[[ -e $work/fit.yaml ]] && { echo "FAIL fit_bad_csv wrote output"; failures=$((failures+1)); }
+refused fit_from_unknown "use csv, ert, gpu-benches or likwid" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from stream --out "$work/fit.yaml"
+refused fit_from_with_sweep "describe an external sweep" -- "$rp" fit "$work/ext.csv" --from ert --out "$work/fit.yaml"
+refused fit_from_ert_bad_line "ert.txt:2: 'not' is not a number" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --out "$work/fit.yaml"
+refused fit_device_unknown "use cpu or gpu" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --device tpu --out "$work/fit.yaml"
+refused fit_cache_sizes_bad "is not a size" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --cache-sizes 32KiB,lots --out "$work/fit.yaml"
+refused fit_levels_twice "'L2' is named twice" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --levels L2,L2 --out "$work/fit.yaml"
+refused fit_gpu_unknown "no reference file 'no-such-gpu.yaml'" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu no-such-gpu --out "$work/fit.yaml"
+refused fit_gpu_and_sizes "--cache-sizes or --gpu, not both" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --gpu h100-pcie --cache-sizes 1MiB --out "$work/fit.yaml"
+absent fit_from_bad_input "$work/fit.yaml"
+absent fit_bad_csv "$work/fit.yaml"
 # points --help ends with the whole ncu command, the metrics the reader understands included.
 if "$rp" points --help | grep -q -- "--metrics gpu__time_duration.sum,.*dram__bytes.sum,.* ./app > app-ncu.csv"; then
-  echo "ok   points_help: prints the ncu command"
+  ok "points_help: prints the ncu command"
 else
-  echo "FAIL points_help: no ncu --metrics command in points --help"; failures=$((failures+1))
+  fail "points_help: no ncu --metrics command in points --help"
 fi
 # points --ncu-metrics: the list for an architecture; a bad one, a CPU machine file, an export cut short.
 if "$rp" points --ncu-metrics --arch sm_90 | grep -q "^gpu__time_duration.sum,.*,sm__ops_path_tensor_src_fp16.sum,"; then
-  echo "ok   points_ncu_metrics: prints the sm_90 list"
+  ok "points_ncu_metrics: prints the sm_90 list"
 else
-  echo "FAIL points_ncu_metrics: no sm_90 list"; failures=$((failures+1))
+  fail "points_ncu_metrics: no sm_90 list"
 fi
 # A compute capability newer than any it knows still gets a list, with a note that says so.
 if "$rp" points --ncu-metrics --arch sm_130 2> "$work/newer.err" | grep -q "^gpu__time_duration.sum," &&
   grep -q "^note: compute capability 13.0 is newer than any this roofprobe knows" "$work/newer.err"; then
-  echo "ok   points_ncu_metrics_newer: a list and a note"
+  ok "points_ncu_metrics_newer: a list and a note"
 else
-  echo "FAIL points_ncu_metrics_newer: $(cat "$work/newer.err")"; failures=$((failures+1))
+  fail "points_ncu_metrics_newer: $(cat "$work/newer.err")"
 fi
 if "$rp" points --help | grep -q -- "--full-names.*numbered #1, #2"; then
-  echo "ok   points_help_names: --full-names says how names are shortened"
+  ok "points_help_names: --full-names says how names are shortened"
 else
-  echo "FAIL points_help_names: --full-names help"; failures=$((failures+1))
+  fail "points_help_names: --full-names help"
 fi
-expect_error points_bad_arch "not a compute capability" -- "$rp" points --ncu-metrics --arch hopper
-expect_error points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
-expect_error points_nothing "give --ncu-csv FILE" -- "$rp" points
+refused points_bad_arch "not a compute capability" -- "$rp" points --ncu-metrics --arch hopper
+refused points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
+refused points_nothing "give --ncu-csv FILE" -- "$rp" points
 printf '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum"\n"","","ns","byte"\n"0","k","10","1,0' > "$work/torn.csv"
-expect_error points_torn "torn.csv:3: torn row" -- "$rp" points --ncu-csv "$work/torn.csv" --out "$work/p.csv"
-[[ -e $work/p.csv ]] && { echo "FAIL points_torn wrote $work/p.csv"; failures=$((failures+1)); }
-for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
-  [[ -e $work/$d ]] && { echo "FAIL $d: output directory created for bad input"; failures=$((failures+1)); }
-done
+refused points_torn "torn.csv:3: torn row" -- "$rp" points --ncu-csv "$work/torn.csv" --out "$work/p.csv"
+absent points_torn "$work/p.csv"
+for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do absent "out_dir_$d" "$work/$d"; done
 (( failures == 0 )) && echo "integration.cli_errors: all ok" || { echo "$failures failures"; exit 1; }

@@ -7,9 +7,7 @@ set -uo pipefail
 rp=$1 work=$2 src=$3
 refs=("$src"/results/reference/*.yaml)
 rm -rf "$work" && mkdir -p "$work"
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures+1)); }
-ok() { echo "ok   $*"; }
+source "$(dirname "$0")/expect_lib.sh"
 
 (( ${#refs[@]} >= 7 )) || fail "expected at least 7 reference files, found ${#refs[@]}"
 
@@ -194,30 +192,18 @@ else
 fi
 
 # ---- bad input: one line "error: ...", non-zero exit ------------------------------------------
-expect_error() {  # expect_error NAME PATTERN -- ARGS...
-  local name=$1 pattern=$2; shift 3
-  local out="$work/err.$name"
-  "$@" > "$out.stdout" 2> "$out.stderr"
-  local rc=$?
-  if (( rc == 0 )); then fail "$name: exit 0"; return; fi
-  if [[ $(grep -c . "$out.stderr") != 1 ]] || ! grep -q "^error: " "$out.stderr"; then
-    fail "$name: stderr: $(cat "$out.stderr")"; return
-  fi
-  grep -q -- "$pattern" "$out.stderr" || { fail "$name: want '$pattern' in: $(cat "$out.stderr")"; return; }
-  [[ -s $out.stdout ]] && { fail "$name: wrote to stdout"; return; }
-  ok "$name: $(cat "$out.stderr")"
-}
-expect_error unknown_format "use ert-json, nersc, rocprof-csv or json" -- "$rp" export "$v100" --format xml
-expect_error unreadable_export "no such file" -- "$rp" export "$work/none.yaml" --format json
-expect_error export_no_format "format" -- "$rp" export "$v100"
-expect_error one_file "at least two" -- "$rp" compare "$v100"
-expect_error compare_format "use text, markdown or csv" -- "$rp" compare "$v100" "$h100" --format html
+cd "$work" || exit 1
+refused unknown_format "use ert-json, nersc, rocprof-csv or json" -- "$rp" export "$v100" --format xml
+refused unreadable_export "no such file" -- "$rp" export "$work/none.yaml" --format json
+refused export_no_format "format" -- "$rp" export "$v100"
+refused one_file "at least two" -- "$rp" compare "$v100"
+refused compare_format "use text, markdown or csv" -- "$rp" compare "$v100" "$h100" --format html
 sed 's#^schema: roofprobe.machine/1#schema: roofprobe.machine/2#' "$h100" > "$work/other-schema.yaml"
-expect_error other_schema "other-schema.yaml.*roofprobe.machine/2" -- "$rp" compare "$v100" "$work/other-schema.yaml"
-expect_error plot_extension "must end in .png, .svg or .pdf" -- "$rp" compare "$v100" "$h100" --plot "$work/x.jpg"
-expect_error no_gnuplot "gnuplot not found" -- env ROOFPROBE_GNUPLOT="$work/no-gnuplot" "$rp" compare "$v100" "$h100" --plot "$work/ng/x.png"
+refused other_schema "other-schema.yaml.*roofprobe.machine/2" -- "$rp" compare "$v100" "$work/other-schema.yaml"
+refused plot_extension "must end in .png, .svg or .pdf" -- "$rp" compare "$v100" "$h100" --plot "$work/x.jpg"
+refused no_gnuplot "gnuplot not found" -- env ROOFPROBE_GNUPLOT="$work/no-gnuplot" "$rp" compare "$v100" "$h100" --plot "$work/ng/x.png"
 [[ -e $work/ng/x.png ]] && fail "no_gnuplot: an image was written"
 touch "$work/afile"
-expect_error unwritable_out "afile" -- "$rp" export "$v100" --format json --out "$work/afile/sub/x.json"
+refused unwritable_out "afile" -- "$rp" export "$v100" --format json --out "$work/afile/sub/x.json"
 
 (( failures == 0 )) && echo "integration.export_compare: all ok" || { echo "$failures failures"; exit 1; }

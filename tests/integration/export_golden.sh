@@ -15,8 +15,8 @@ inputs=(
 )
 formats=(ert-json nersc rocprof-csv json)
 rm -rf "$work" && mkdir -p "$work"
-failures=0 checked=0
-fail() { echo "FAIL $*"; failures=$((failures+1)); }
+checked=0
+source "$(dirname "$0")/expect_lib.sh"
 
 for input in "${inputs[@]}"; do
   name=${input%%=*} file=${input#*=}

@@ -7,30 +7,23 @@ set -uo pipefail
 rp=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 export ROOFPROBE_LOCK_DIR=$work/locks
-failures=0
-refused() {  # refused NAME PATTERN -- ARGS...: one error line matching PATTERN, exit 1 or 2, $work/NAME not made
-  local name=$1 pattern=$2; shift 3
-  "$@" --out "$work/$name" > "$work/$name.stdout" 2> "$work/$name.stderr" < /dev/null
-  local rc=$? lines
-  lines=$(grep -c . "$work/$name.stderr")
-  if (( rc != 1 && rc != 2 )); then echo "FAIL $name: exit $rc: $(cat "$work/$name.stderr")"; failures=$((failures+1)); return; fi
-  if (( lines != 1 )) || ! grep -q '^error: ' "$work/$name.stderr"; then
-    echo "FAIL $name: want one 'error: ...' line, got: $(cat "$work/$name.stderr")"; failures=$((failures+1)); return
-  fi
-  if ! grep -qF -- "$pattern" "$work/$name.stderr"; then
-    echo "FAIL $name: want '$pattern' in: $(cat "$work/$name.stderr")"; failures=$((failures+1)); return
-  fi
-  if [[ -e $work/$name ]]; then echo "FAIL $name: wrote $work/$name"; failures=$((failures+1)); return; fi
-  if [[ -s $work/$name.stdout ]]; then echo "FAIL $name: printed: $(cat "$work/$name.stdout")"; failures=$((failures+1)); return; fi
-  echo "ok   $name: $(cat "$work/$name.stderr")"
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$work" || exit 1
+source "$here/expect_lib.sh"
+# capped NAME PATTERN -- ARGS...: refused (one error line matching PATTERN), no run directory made.
+capped() {
+  local name=$1 pattern=$2
+  shift 3
+  refused "$name" "$pattern" -- "$@" --out "$work/$name"
+  absent "$name" "$work/$name"
 }
 
-refused cpu_has_no_limit "the cpu backend cannot set a power limit" -- "$rp" run --quick --backend cpu --power-caps 300
-refused backend_not_named "name the backend whose power limit the run sets" -- "$rp" run --quick --power-caps 300
-refused negative "must be positive and finite" -- "$rp" run --quick --backend cpu --power-caps 300,-400
-refused not_watts "'300W' is not a number of watts" -- "$rp" run --quick --backend cpu --power-caps 300W
-refused twice "300 W is listed twice" -- "$rp" run --quick --backend cpu --power-caps 300,400,300
-refused empty "expected watts" -- "$rp" run --quick --backend cpu --power-caps ""
+capped cpu_has_no_limit "the cpu backend cannot set a power limit" -- "$rp" run --quick --backend cpu --power-caps 300
+capped backend_not_named "name the backend whose power limit the run sets" -- "$rp" run --quick --power-caps 300
+capped negative "must be positive and finite" -- "$rp" run --quick --backend cpu --power-caps 300,-400
+capped not_watts "'300W' is not a number of watts" -- "$rp" run --quick --backend cpu --power-caps 300W
+capped twice "300 W is listed twice" -- "$rp" run --quick --backend cpu --power-caps 300,400,300
+capped empty "expected watts" -- "$rp" run --quick --backend cpu --power-caps ""
 # Refused before the device lock is taken too: no other run's lock file is made for it.
-if [[ -n $(ls -A "$ROOFPROBE_LOCK_DIR" 2>/dev/null) ]]; then echo "FAIL a refused run took the device lock"; failures=$((failures+1)); fi
+[[ -z $(ls -A "$ROOFPROBE_LOCK_DIR" 2>/dev/null) ]] && ok "no device lock taken" || fail "a refused run took the device lock"
 exit $(( failures > 0 ))
