@@ -55,8 +55,13 @@ def cache_totals(threads):
 
 
 def working_sets(threads):
+    """{level: bytes}: half of each cache, and 16 times the last one for DRAM, but no more than a
+    quarter of the memory (a VM on a server part: 300 MiB of L3 beside 24 GiB) nor less than 4
+    times the last cache."""
     c = cache_totals(threads)
-    return {"L1": c[1] // 2, "L2": c[2] // 2, "L3": c[3] // 2, "DRAM": 16 * c[3]}
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    dram = max(4 * c[3], min(16 * c[3], memory // 4)) // 4096 * 4096
+    return {"L1": c[1] // 2, "L2": c[2] // 2, "L3": c[3] // 2, "DRAM": dram}
 
 
 def working_sets_from(machine_yaml):
@@ -84,7 +89,7 @@ def roofprobe_point(binary, threads, probe_yaml, workdir):
         with open(config, "w") as f:
             f.write(f"measurement: {MEASUREMENT}\ncpu: {{threads: {threads}, probes: {probe_yaml}}}\n")
         subprocess.run([binary, "run", "--config", config, "--backend", "cpu", "--out", os.path.join(d, "o"), "-q"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         rows = list(csv.DictReader(open(os.path.join(d, "o", "sweep.csv"))))
         return rows, open(os.path.join(d, "o", "machine.yaml")).read()
 

@@ -56,8 +56,10 @@ Topology read_topology() {
     t.caches.push_back(CacheInfo{"L" + std::to_string(i + 1), obj->attr->cache.size, n});
   }
   hwloc_obj_t root = hwloc_get_root_obj(topo);
-  t.memory_bytes = root->total_memory;
-  if (t.memory_bytes == 0) t.memory_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  // hwloc sums the NUMA nodes' memory (sysfs node meminfo), which on some VMs counts less than
+  // the kernel's total (a 24 GiB VM whose one node reported 5.7 GiB): the larger is the memory.
+  const auto physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  t.memory_bytes = std::max<std::uint64_t>(root->total_memory, physical);
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
   if (pkg != nullptr) {
     if (const char* m = hwloc_obj_get_info_by_name(pkg, "CPUModel")) t.model = m;
