@@ -13,12 +13,6 @@ namespace roofprobe {
 
 namespace {
 
-std::string provenance_of(const Machine* m, const std::string& key) {
-  if (m == nullptr) return {};
-  const auto it = m->provenance.find(key);
-  return it == m->provenance.end() ? std::string() : it->second;
-}
-
 // The device kind a backend's rows measure (run.yaml's device.kind).
 std::string kind_of_backend(const std::string& backend) { return backend == "cuda" ? "gpu" : backend; }
 

@@ -295,6 +295,13 @@ struct Machine {
 // The `units:` block every machine file carries (decimal prefixes).
 const std::map<std::string, std::string>& machine_units();
 
+// A provenance entry of a machine file or run record; empty where there is no file or no entry.
+inline std::string provenance_of(const Machine* m, const std::string& key) {
+  if (m == nullptr) return {};
+  const auto it = m->provenance.find(key);
+  return it == m->provenance.end() ? std::string() : it->second;
+}
+
 // Serialises to YAML text (deterministic key order).
 // The machine file as one ordered document tree: machine.yaml and `export --format json` are both
 // printed from it.

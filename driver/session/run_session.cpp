@@ -490,10 +490,10 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
 
 // A provenance entry a resume depends on; a run.yaml without it was not written by a run.
 std::string recorded_in_run(const Machine& run, const std::string& dir, const std::string& key) {
-  const auto it = run.provenance.find(key);
-  if (it == run.provenance.end() || it->second.empty())
+  std::string value = provenance_of(&run, key);
+  if (value.empty())
     throw InputError(dir + "/run.yaml: cannot resume: it records no " + key + " (not written by roofprobe run?)");
-  return it->second;
+  return value;
 }
 
 }  // namespace
@@ -515,9 +515,9 @@ int resume_run(const RunOptions& o) {
       throw InputError(dir + ": cannot resume: no " + f + " (not a roofprobe run directory?)");
   ResumeState state;
   state.header = read_machine_file(dir + "/run.yaml");
-  const std::string recorded_backend = recorded_in_run(state.header, dir, "backend");
-  if (o.backend != "all" && o.backend != recorded_backend)
-    throw InputError("--backend " + o.backend + ": the run in " + dir + " measured the " + recorded_backend +
+  const std::string backend = recorded_in_run(state.header, dir, "backend");
+  if (o.backend != "all" && o.backend != backend)
+    throw InputError("--backend " + o.backend + ": the run in " + dir + " measured the " + backend +
                      " backend; drop --backend to resume it");
   RunConfig config = load_config_file(dir + "/config.yaml");
   const std::string recorded = recorded_in_run(state.header, dir, "config_hash");
@@ -526,12 +526,10 @@ int resume_run(const RunOptions& o) {
   if (!o.config_path.empty() && config_hash(load_config_file(o.config_path).text) != recorded)
     throw InputError(o.config_path + ": cannot resume: differs from the config " + dir + " was started with");
   // The measurement budget the run started with: --quick is a run's, not a resume's, to choose.
-  const auto quick_entry = state.header.provenance.find("quick");
-  const bool started_quick = quick_entry != state.header.provenance.end() && quick_entry->second == "true";
+  const bool started_quick = provenance_of(&state.header, "quick") == "true";
   if (o.quick && !started_quick)
     throw InputError("--quick: the run in " + dir + " does not record --quick (run.yaml); drop --quick to resume it");
   if (started_quick) apply_quick_budget(config);
-  const std::string& backend = recorded_backend;
   const BackendConfig* bc = config.backend(backend);
   if (bc == nullptr || !bc->built)
     throw InputError(dir + ": cannot resume: backend '" + backend + "' is not available in this build");
