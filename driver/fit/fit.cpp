@@ -700,10 +700,12 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
   order_memory_levels(machine);
   reject_above_theory(machine);
   fit_sustained(sustained_rows, machine);
-  fit_energy(samples, machine);
+  // The energy figures read the phases' rows too: a sustained phase is the stretch of counter
+  // readings long enough for a ceiling's energy, and the energy phase's rows are the model's.
+  fit_energy(all_samples, machine);
   // A launch's FLOPs are of the type its compute-ceiling feed names its series.
   fit_energy_model(
-      samples,
+      all_samples,
       [&](const Sample& s) -> std::string {
         if (const std::vector<FeedSpec>* specs = feeds_of(feeds, s.backend, s.probe))
           for (const FeedSpec& spec : *specs)

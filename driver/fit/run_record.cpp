@@ -64,26 +64,29 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
   const std::string machine_id = provenance_of(record.run_machine, "run_id");
   const bool same_run_machine = record.run_machine != nullptr && !run_id.empty() && machine_id == run_id;
 
-  // A point the sweep ends inside: fewer rows than its point_samples.
-  std::map<int, std::pair<int, int>> rows;  // point -> (rows, point_samples)
-  std::map<int, std::string> labels;
+  // A point the sweep ends inside: fewer rows than its point_samples. The sweep's samples of a
+  // point and each phase's windows of it are counted apart.
+  using PhasePoint = std::pair<std::string, int>;
+  std::map<PhasePoint, std::pair<int, int>> rows;  // (phase, point) -> (rows, point_samples)
+  std::map<PhasePoint, std::string> labels;
   for (const Sample& s : samples) {
-    auto& r = rows[s.point];
+    auto& r = rows[{s.phase, s.point}];
     ++r.first;
     r.second = std::max(r.second, s.point_samples);
-    labels.emplace(s.point, s.probe + " " + params_to_string(s.params));
+    labels.emplace(PhasePoint{s.phase, s.point},
+                   s.probe + " " + params_to_string(s.params) + (s.phase.empty() ? "" : " (" + s.phase + ")"));
   }
-  std::set<int> torn;
-  for (const auto& [point, r] : rows)
+  std::set<PhasePoint> torn;
+  for (const auto& [key, r] : rows)
     if (r.second > 0 && r.first < r.second) {
-      torn.insert(point);
-      out.gaps.push_back(labels[point] + ": the sweep ends inside this point (" + std::to_string(r.first) + " of " +
+      torn.insert(key);
+      out.gaps.push_back(labels[key] + ": the sweep ends inside this point (" + std::to_string(r.first) + " of " +
                          std::to_string(r.second) + " samples); its samples are not fitted");
     }
   if (!torn.empty()) {
     std::vector<Sample> whole;
     for (Sample& s : samples)
-      if (!torn.count(s.point)) whole.push_back(std::move(s));
+      if (!torn.count({s.phase, s.point})) whole.push_back(std::move(s));
     samples = std::move(whole);
   }
 
