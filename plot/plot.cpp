@@ -85,7 +85,14 @@ std::vector<PlotScript> build_plot_scripts(const Machine& machine, const std::ve
   check_options(options);
   // A --precision the file has no ceiling of is the user's mistake, whichever views are drawn.
   if (!options.precision.empty()) plot_detail::chosen_family(machine, options.precision);
+  // The energy phase's rows ran on part of the device: only the power view, which draws energy
+  // against intensity, shows them; as rates of the whole device they would be false.
+  std::vector<Sample> whole_device;
+  whole_device.reserve(samples.size());
+  for (const Sample& s : samples)
+    if (s.phase.rfind(kEnergyPhase, 0) != 0) whole_device.push_back(s);
   const plot_detail::ViewInput input{machine, samples, options.format, options};
+  const plot_detail::ViewInput whole_device_input{machine, whole_device, options.format, options};
   std::vector<PlotScript> scripts;
   for (const View& view : kViews) {
     if (!options.kinds.empty() &&
@@ -93,7 +100,7 @@ std::vector<PlotScript> build_plot_scripts(const Machine& machine, const std::ve
       continue;
     PlotScript script;
     std::string why;
-    if (view.build(input, &script, &why)) {
+    if (view.build(std::string(view.name) == "power" ? input : whole_device_input, &script, &why)) {
       scripts.push_back(std::move(script));
     } else if (skipped) {
       skipped->push_back(std::string(view.name) + ": " + why);

@@ -105,7 +105,9 @@ std::vector<MeasuredPoint> measured_points(const Machine& m, const std::vector<S
   std::map<std::pair<std::string, int>, Sum> points;
   for (const Sample& s : samples) {
     if (!(s.energy_j > 0) || !(s.flops > 0) || !(s.bytes > 0)) continue;
-    Sum& p = points[{s.backend + "/" + s.probe, s.point}];
+    // Each phase's launches are a point of their own: the sustained windows, the energy phase's
+    // shares and the sweep's samples ran at different rates.
+    Sum& p = points[{s.backend + "/" + s.probe + "/" + s.phase, s.point}];
     p.flops += s.flops;
     p.bytes += s.bytes;
     p.joules += s.energy_j;

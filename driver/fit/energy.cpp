@@ -40,7 +40,9 @@ PointTotals qualifying_totals(const std::vector<Sample>& samples, double min_sec
   for (const Sample& s : samples) {
     // Another process's energy is in the counter of a foreign-load point; an underfilled launch
     // does other work than the ceiling's.
-    if (s.energy_j <= 0 || is_underfilled(s) || s.flags.find(kForeignLoadFlag) != std::string::npos || !wanted(s))
+    // An energy-phase row ran on part of the device: its power is not the ceiling's.
+    if (s.energy_j <= 0 || is_underfilled(s) || s.flags.find(kForeignLoadFlag) != std::string::npos ||
+        s.phase.rfind(kEnergyPhase, 0) == 0 || !wanted(s))
       continue;
     // A point's sustained windows are one stretch of counter readings, its sweep samples another:
     // each must be long enough on its own.

@@ -82,8 +82,9 @@ EnergyModelSolution solve_energy_model(const std::vector<EnergyPoint>& points,
   if (n < kEnergyPointsPerCoefficient * p) {
     out.not_fitted = std::to_string(n) + " points with energy for " + std::to_string(p) + " coefficients (" +
                      list(names) + "); at least " + std::to_string(kEnergyPointsPerCoefficient) +
-                     " points per coefficient are needed: raise measurement.min_seconds so that more points "
-                     "last long enough for the counter";
+                     " points per coefficient are needed: the energy phase measures each ceiling and level on "
+                     "part of the device (docs/ENERGY.md); for probes that cannot run on part of it, raise "
+                     "measurement.min_seconds so that more points last long enough for the counter";
     return out;
   }
 
@@ -255,6 +256,20 @@ std::string level_of(const Sample& s, const std::vector<MemoryLevel>& memory) {
   return "";
 }
 
+// The level an energy-phase row's bytes are served from: its target where that is a memory level
+// (the phase kept each worker's share of the data in it), else where the bytes of its point's
+// sweep rows at the whole device were served from.
+std::string energy_row_level(const Sample& s, const EnergyShare& share, const std::vector<Sample>& samples,
+                             const std::vector<MemoryLevel>& memory) {
+  for (const MemoryLevel& l : memory)
+    if (l.source == "empirical" && l.level == share.target) return l.level;
+  for (const Sample& full : samples)
+    if (full.phase.empty() && full.backend == s.backend && full.probe == s.probe && full.point == s.point &&
+        full.params == s.params)
+      return level_of(full, memory);
+  return "";
+}
+
 struct PointLaunches {
   std::vector<const Sample*> launches;
   double seconds = 0;
@@ -367,11 +382,55 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
   }
   if (with_energy == 0) return;
 
+  std::map<std::pair<std::string, int>, std::string> energy_levels;  // per energy phase and point
+  const auto bytes_level = [&](const Sample& s) {
+    const std::optional<EnergyShare> share = energy_share(s);
+    if (!share) return level_of(s, machine.memory);
+    const auto key = std::make_pair(s.phase, s.point);
+    auto it = energy_levels.find(key);
+    if (it == energy_levels.end())
+      it = energy_levels.emplace(key, energy_row_level(s, *share, samples, machine.memory)).first;
+    return it->second;
+  };
+
+  // The observations. A sweep point's launches lie between two counter readings: one. A phase's
+  // windows are read back to back (one reading ends a window and starts the next), so each run of
+  // consecutive windows that spans the counter's rule is an observation of its own; a shorter
+  // tail joins the stretch before it.
+  std::vector<PointLaunches> stretches;
+  for (auto& [key, g] : groups) {
+    if (g.launches.front()->phase.empty()) {
+      stretches.push_back(g);
+      continue;
+    }
+    std::stable_sort(g.launches.begin(), g.launches.end(),
+                     [](const Sample* a, const Sample* b) { return a->sample < b->sample; });
+    PointLaunches current;
+    for (const Sample* s : g.launches) {
+      current.launches.push_back(s);
+      current.seconds += s->seconds;
+      if (current.seconds >= min_seconds) {
+        stretches.push_back(std::move(current));
+        current = PointLaunches{};
+      }
+    }
+    if (!current.launches.empty()) {
+      if (stretches.empty() || stretches.back().launches.front()->phase != g.launches.front()->phase ||
+          stretches.back().launches.front()->point != g.launches.front()->point) {
+        stretches.push_back(std::move(current));  // the whole phase is shorter than the rule
+      } else {
+        PointLaunches& last = stretches.back();
+        last.launches.insert(last.launches.end(), current.launches.begin(), current.launches.end());
+        last.seconds += current.seconds;
+      }
+    }
+  }
+
   int short_launches = 0;
   std::map<std::string, int> untyped;  // probe -> launches whose work has no term
   std::vector<EnergyPoint> points;
   std::vector<const PointLaunches*> used;
-  for (const auto& [key, g] : groups) {
+  for (const PointLaunches& g : stretches) {
     const int count = static_cast<int>(g.launches.size());
     if (g.seconds < min_seconds) {
       short_launches += count;
@@ -386,7 +445,7 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
         pt.flops[type] += s->flops;
       }
       if (s->bytes > 0) {
-        const std::string level = level_of(*s, machine.memory);
+        const std::string level = bytes_level(*s);
         if (level.empty()) why = "bytes from no single level";
         pt.bytes[level] += s->bytes;
       }
@@ -426,9 +485,9 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
 
   EnergyModelSection m;
   std::ostringstream how;
-  how << "robust least squares (Huber, then Tukey bisquare) on relative residuals; one observation per point "
-         "(its launches share one counter reading); "
-      << fmt("%.2g", sol.relative_scale) << " robust relative scale";
+  how << "robust least squares (Huber, then Tukey bisquare) on relative residuals; one observation per sweep "
+         "point (its launches share one counter reading) and per stretch of a phase's windows spanning "
+      << fmt("%.3g", min_seconds) << " s; " << fmt("%.2g", sol.relative_scale) << " robust relative scale";
   m.fit = how.str();
   m.points = static_cast<int>(points.size());
   m.constant_power_w = sol.constant_power_w;
@@ -444,7 +503,7 @@ void fit_energy_model(const std::vector<Sample>& samples, const FlopTypeOf& flop
     for (const Sample* s : g->launches) {
       std::map<std::string, double> flops, bytes;
       if (s->flops > 0) flops[flop_type(*s)] = s->flops;
-      if (s->bytes > 0) bytes[level_of(*s, machine.memory)] = s->bytes;
+      if (s->bytes > 0) bytes[bytes_level(*s)] = s->bytes;
       const double r = (model_energy_j(m, flops, bytes, s->seconds) - s->energy_j) / s->energy_j;
       abs_residuals.push_back(std::abs(r));
       if (std::abs(r) <= kReproduceWithin) ++m.within_5pct;

@@ -176,6 +176,33 @@ std::string sustained_ceiling(const Sample& s) {
   return is_sustained(s) ? s.phase.substr(std::string(kSustainedPhase).size()) : std::string();
 }
 
+std::optional<EnergyShare> energy_share(const Sample& s) {
+  const std::string prefix = kEnergyPhase;
+  if (s.phase.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string rest = s.phase.substr(prefix.size());
+  const std::size_t colon = rest.rfind(':');
+  const std::size_t slash = rest.rfind('/');
+  EnergyShare share;
+  if (colon == std::string::npos || colon == 0 || slash == std::string::npos || slash < colon)
+    throw std::invalid_argument("phase '" + s.phase + "' (expected energy:<target>:<k>/<n>)");
+  share.target = rest.substr(0, colon);
+  const std::string k = rest.substr(colon + 1, slash - colon - 1), n = rest.substr(slash + 1);
+  auto whole = [&](const std::string& text) {
+    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("phase '" + s.phase + "' (expected energy:<target>:<k>/<n>)");
+    return std::stoi(text);
+  };
+  share.workers = whole(k);
+  share.of = whole(n);
+  if (share.workers < 1 || share.workers > share.of)
+    throw std::invalid_argument("phase '" + s.phase + "' (expected 1 <= k <= n in energy:<target>:<k>/<n>)");
+  return share;
+}
+
+std::string energy_phase(const EnergyShare& share) {
+  return kEnergyPhase + share.target + ":" + std::to_string(share.workers) + "/" + std::to_string(share.of);
+}
+
 std::vector<Sample> burst_samples(const std::vector<Sample>& samples) {
   std::vector<Sample> out;
   out.reserve(samples.size());
@@ -337,9 +364,11 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
       }
       if (columns > kPhase) {
         s.phase = fields[kPhase];
-        // Only the sweep's rows (empty) and a named ceiling's sustained windows exist.
-        if (!s.phase.empty() && (!is_sustained(s) || sustained_ceiling(s).empty()))
-          throw std::invalid_argument("phase '" + s.phase + "' (expected empty or sustained:<ceiling>)");
+        // Only the sweep's rows (empty), a named ceiling's sustained windows and the energy
+        // phase's windows exist.
+        if (!s.phase.empty() && !energy_share(s) && (!is_sustained(s) || sustained_ceiling(s).empty()))
+          throw std::invalid_argument("phase '" + s.phase +
+                                      "' (expected empty, sustained:<ceiling> or energy:<target>:<k>/<n>)");
       }
     } catch (const std::exception& e) {
       bad(std::string("malformed field: ") + e.what());

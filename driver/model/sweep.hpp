@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,10 @@ struct Sample {
   double power_cap_w = 0;
   // Which phase of the run measured the row: empty for the sweep (the burst figures), or
   // "sustained:<ceiling>" for one window of the sustained phase of that ceiling ("sustained:FP64.FMA",
-  // "sustained:DRAM"; docs/METHODOLOGY.md). A sustained row holds one window: its work and seconds
-  // are those of all the window's launches, `sample` numbers the windows, `point_samples` counts them.
+  // "sustained:DRAM"; docs/METHODOLOGY.md), or "energy:<target>:<k>/<n>" for one window of the
+  // energy phase, which ran the point of ceiling or level <target> on k of the device's n workers
+  // ("energy:L2:1/4"). A phase row holds one window: its work and seconds are those of all the
+  // window's launches, `sample` numbers the windows, `point_samples` counts them.
   std::string phase;
 
   // "gbs" | "gflops" | "gtxn_s" | "gips" | "shared_gtxn_s" | "clock_mhz" | "seconds"
@@ -72,7 +75,21 @@ inline constexpr const char* kSustainedPhase = "sustained:";
 bool is_sustained(const Sample& s);
 // The ceiling a sustained row belongs to ("FP64.FMA"); empty for a sweep row.
 std::string sustained_ceiling(const Sample& s);
-// The rows of the sweep proper (the burst figures), without the sustained phase's.
+// Prefix of an energy-phase row's phase (Sample::phase); the row's work and rate are those of part
+// of the device, so only the energy model reads it.
+inline constexpr const char* kEnergyPhase = "energy:";
+// What an energy-phase row ran: the ceiling or level it is for, and on how many of how many workers.
+struct EnergyShare {
+  std::string target;  // "FP64.FMA", "L2"
+  int workers = 0;     // k
+  int of = 0;          // n
+};
+// The share of an energy-phase row; nullopt for any other row. Throws std::invalid_argument on
+// an energy phase that is malformed.
+std::optional<EnergyShare> energy_share(const Sample& s);
+// The phase text of a share: "energy:L2:1/4".
+std::string energy_phase(const EnergyShare& share);
+// The rows of the sweep proper (the burst figures), without the sustained or energy phase's.
 std::vector<Sample> burst_samples(const std::vector<Sample>& samples);
 // Adds each of the "+"-joined throttle `reasons` not yet in `into` (Sample::throttle), keeping
 // first-seen order: the union of the reasons of several launches or samples.

@@ -260,6 +260,12 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
 std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const std::string& backend,
                                          const std::string& probe, const Params& params, int point_index,
                                          const std::string& ceiling, int rank) {
+  return phase_samples_of(m, backend, probe, params, point_index, kSustainedPhase + ceiling, rank);
+}
+
+std::vector<Sample> phase_samples_of(const SustainedMeasurement& m, const std::string& backend,
+                                     const std::string& probe, const Params& params, int point_index,
+                                     const std::string& phase, int rank) {
   std::vector<Sample> out;
   for (std::size_t i = 0; i < m.windows.size(); ++i) {
     const SustainedWindow& w = m.windows[i];
@@ -278,7 +284,7 @@ std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const st
     s.energy_j = w.energy_j.value_or(0);
     s.point_samples = static_cast<int>(m.windows.size());
     if (m.work.underfilled) s.flags = kUnderfilledFlag;
-    s.phase = kSustainedPhase + ceiling;
+    s.phase = phase;
     out.push_back(std::move(s));
   }
   return out;

@@ -110,8 +110,12 @@ SustainedMeasurement measure_sustained(Backend& backend, PreparedPoint& point, c
                                        const std::function<void(const SustainedWindow&, const Work&)>& on_window = {},
                                        double least_seconds = 0);
 
-// The sweep.csv rows of a sustained phase of ceiling `ceiling` (one per window, phase
-// "sustained:<ceiling>"), on the point `point_index` it looped.
+// The sweep.csv rows of a looped point (one per window, with Sample::phase `phase`), on the
+// point `point_index` it looped.
+std::vector<Sample> phase_samples_of(const SustainedMeasurement& m, const std::string& backend,
+                                     const std::string& probe, const Params& params, int point_index,
+                                     const std::string& phase, int rank);
+// The rows of a sustained phase of ceiling `ceiling`: phase "sustained:<ceiling>".
 std::vector<Sample> sustained_samples_of(const SustainedMeasurement& m, const std::string& backend,
                                          const std::string& probe, const Params& params, int point_index,
                                          const std::string& ceiling, int rank);

@@ -1,4 +1,5 @@
 #include "driver/session/run_session.hpp"
+#include "driver/session/energy_phase.hpp"
 #include "driver/session/sustained_phase.hpp"
 
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <random>
 #include <set>
 
+#include "driver/fit/energy.hpp"
 #include "driver/fit/feeds_file.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/model/atomic_file.hpp"
@@ -419,8 +421,20 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
     fit_samples(burst_samples(all), burst);
     return sustained_targets(plan, burst, all, missing);
   };
+  // The energy phase follows the sustained one where the device has an energy counter: it runs
+  // the same ceilings and every memory level on part of the device (energy_phase.hpp).
+  const std::string counter = device_extra(device, kEnergyCounterKey);
+  const bool energy_phase = bc.sustained_seconds > 0 && !counter.empty() && counter.rfind("none: ", 0) != 0;
+  const auto energy_to_do = [&](std::vector<std::string>& missing) {
+    if (!energy_phase) return std::vector<EnergyTarget>{};
+    Machine burst;
+    burst.device = device;
+    fit_samples(burst_samples(all), burst);
+    return energy_targets(plan, burst, all, missing);
+  };
   std::vector<std::string> ignored;
-  if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty())
+  if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty() &&
+      energy_to_do(ignored).empty())
     throw InputError(dir + ": the run is complete: every planned point (" + std::to_string(plan.points.size()) +
                      ") is in its sweep.csv; nothing to resume (fit DIR/sweep.csv re-fits it)");
   // Points a resumed run measured beside another process's load stay named.
@@ -446,9 +460,9 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
   machine.missing.insert(machine.missing.end(), outcome.missing.begin(), outcome.missing.end());
   progress.finish();
-  // The sustained phase, under the device's own limit, then the power caps: each starts only where
-  // the run before it was not stopped.
-  int sustained_failures = 0;
+  // The sustained phase, under the device's own limit, then the energy phase, then the power caps:
+  // each starts only where the run before it was not stopped.
+  int phase_failures = 0;
   if (outcome.stopped_by == 0 && !outcome.device_lost && bc.sustained_seconds > 0) {
     const std::vector<SustainedTarget> targets = sustained_to_do(machine.missing);
     const SustainedOutcome sustained = run_sustained_phase(
@@ -458,16 +472,30 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
         });
     all.insert(all.end(), sustained.samples.begin(), sustained.samples.end());
     machine.missing.insert(machine.missing.end(), sustained.missing.begin(), sustained.missing.end());
-    sustained_failures = sustained.failures;
+    phase_failures = sustained.failures;
     outcome.foreign_points += sustained.foreign;
     // A stop during the phase is an interruption like one during the sweep: resumable.
+    outcome.stopped_by = stop_requested();
+  }
+  if (outcome.stopped_by == 0 && !outcome.device_lost && energy_phase) {
+    const std::vector<EnergyTarget> targets = energy_to_do(machine.missing);
+    const EnergyPhaseOutcome energy = run_energy_phase(
+        backend, device, targets, config.measurement, energy_share_seconds(device), sweep,
+        [] { return stop_requested() != 0; },
+        [&](const std::string& line) {
+          if (!o.quiet || line.rfind("error", 0) == 0) std::cerr << line << "\n";
+        });
+    all.insert(all.end(), energy.samples.begin(), energy.samples.end());
+    machine.missing.insert(machine.missing.end(), energy.missing.begin(), energy.missing.end());
+    phase_failures += energy.failures;
+    outcome.foreign_points += energy.foreign;
     outcome.stopped_by = stop_requested();
   }
   int caps_stopped_by = 0;
   if (power_control != nullptr && outcome.stopped_by == 0 && !outcome.device_lost)
     caps_stopped_by = measure_under_caps(o, backend, *power_control, limit_before_caps, device, plan,
                                          config.measurement, sweep, hooks, outcome, all, machine);
-  const int failures = outcome.failures + sustained_failures;
+  const int failures = outcome.failures + phase_failures;
   const int stopped_by = outcome.stopped_by != 0 ? outcome.stopped_by : caps_stopped_by;
   progress.update(static_cast<int>(plan.points.size()), "fitting");
   progress.finish();

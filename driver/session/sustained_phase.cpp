@@ -12,16 +12,13 @@
 
 namespace roofprobe {
 
-namespace {
-
-// The rates the sustained phase is for: the FMA peaks and the tensor cores, whose power draw
-// is what a power cap or a turbo budget limits. The no-FMA and mixed ceilings follow the same
-// clock and are left to the burst figures.
 bool is_sustained_compute(const std::string& name) {
   if (name.rfind("TENSOR.", 0) == 0) return true;
   const std::string fma = ".FMA";
   return name.size() > fma.size() && name.compare(name.size() - fma.size(), fma.size(), fma) == 0;
 }
+
+namespace {
 
 std::optional<double> working_set_of(const Params& params) {
   auto it = params.find("working_set_bytes");
@@ -41,6 +38,28 @@ std::string text(const char* format, double value) {
 
 }  // namespace
 
+const PlanPoint* level_point(const Plan& plan, const MemoryLevel& level) {
+  // The level's figure is the plateau of its headline series: that series at the largest working
+  // set inside the plateau, the one furthest from the cache before it.
+  const PlanPoint* best = nullptr;
+  double best_size = 0;
+  for (const PlanPoint& p : plan.points) {
+    if (p.probe->info().name != level.probe) continue;
+    bool same_series = true;
+    for (const auto& [axis, value] : level.params)
+      if (axis != "working_set_bytes") same_series = same_series && p.params.count(axis) && p.params.at(axis) == value;
+    const std::optional<double> size = working_set_of(p.params);
+    if (!same_series || !size || *size < level.working_set_lo ||
+        (level.working_set_hi > 0 && *size > level.working_set_hi))
+      continue;
+    if (best == nullptr || *size > best_size) {
+      best = &p;
+      best_size = *size;
+    }
+  }
+  return best;
+}
+
 std::vector<SustainedTarget> sustained_targets(const Plan& plan, const Machine& burst,
                                                const std::vector<Sample>& samples, std::vector<std::string>& missing) {
   std::set<std::string> measured;
@@ -57,24 +76,7 @@ std::vector<SustainedTarget> sustained_targets(const Plan& plan, const Machine& 
   }
   for (const MemoryLevel& l : burst.memory) {
     if (l.level != burst.device.memory_name || l.source != "empirical" || measured.count(l.level)) continue;
-    // The level's figure is the plateau of its headline series: loop that series at the largest
-    // working set inside the plateau, the one furthest from the cache before it.
-    const PlanPoint* best = nullptr;
-    double best_size = 0;
-    for (const PlanPoint& p : plan.points) {
-      if (p.probe->info().name != l.probe) continue;
-      bool same_series = true;
-      for (const auto& [axis, value] : l.params)
-        if (axis != "working_set_bytes")
-          same_series = same_series && p.params.count(axis) && p.params.at(axis) == value;
-      const std::optional<double> size = working_set_of(p.params);
-      if (!same_series || !size || *size < l.working_set_lo || (l.working_set_hi > 0 && *size > l.working_set_hi))
-        continue;
-      if (best == nullptr || *size > best_size) {
-        best = &p;
-        best_size = *size;
-      }
-    }
+    const PlanPoint* best = level_point(plan, l);
     if (best != nullptr)
       out.push_back({l.level, best});
     else

@@ -21,6 +21,16 @@ struct SustainedTarget {
   const PlanPoint* point = nullptr;
 };
 
+// The rates the sustained phase is for: the FMA peaks and the tensor cores, whose power draw is
+// what a power cap or a turbo budget limits. The no-FMA and mixed ceilings follow the same clock
+// and are left to the burst figures.
+bool is_sustained_compute(const std::string& ceiling);
+
+// The plan's point behind a memory level's figure: the level's headline series at the largest
+// working set inside its plateau, the one furthest from the cache before it; nullptr when no
+// point of the series lies inside.
+const PlanPoint* level_point(const Plan& plan, const MemoryLevel& level);
+
 // The targets, from the fit of the sweep's rows (`burst`, the fitted machine): each compute
 // ceiling that is an FMA or tensor rate, at the point of its best; the level named after the
 // device's memory, at the largest working set of its headline series inside the level. Targets

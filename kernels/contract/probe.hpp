@@ -250,6 +250,13 @@ class Probe {
   // Bytes the point will allocate, for checks against device memory before anything runs.
   virtual std::uint64_t footprint_bytes(const Params&) const = 0;
   virtual std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const = 0;
+  // True when prepare() spreads the point's work over device.threads workers, each on its own
+  // share of the data, and a `working_set_bytes` axis counts all the workers' shares together:
+  // the energy phase (driver/session/energy_phase.hpp) then runs the point on k of the device's
+  // n workers by preparing it for a device of k threads, with the working set scaled by k / n
+  // where a cache level's point must keep each worker's share. False: every launch fills the
+  // whole device, and the phase names the probe under missing:.
+  virtual bool runs_on_fewer_workers() const { return false; }
   // Theoretical peaks of the ceilings this probe feeds, at dev.clock_measured_mhz, added to
   // dev.theoretical_gflops / theoretical_basis under the ceiling's name ("FP16.FMA",
   // "TENSOR.FP16.FP32"). The backend calls it for each of its probes at the end of describe(),

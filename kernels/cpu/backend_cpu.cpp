@@ -224,9 +224,13 @@ class CpuBackend final : public Backend {
 
  private:
   // Opened on first use: the registry constructs every backend at start-up, and most commands
-  // never measure.
+  // never measure. ROOFPROBE_POWERCAP_ROOT names another powercap directory: a container that
+  // mounts the host's sysfs elsewhere, or a test's tree of zones.
   RaplEnergy& rapl() const {
-    if (!rapl_) rapl_ = std::make_unique<RaplEnergy>();
+    if (!rapl_) {
+      const char* root = std::getenv("ROOFPROBE_POWERCAP_ROOT");
+      rapl_ = root != nullptr && *root != '\0' ? std::make_unique<RaplEnergy>(root) : std::make_unique<RaplEnergy>();
+    }
     return *rapl_;
   }
   mutable std::unique_ptr<RaplEnergy> rapl_;

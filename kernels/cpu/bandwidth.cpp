@@ -444,6 +444,10 @@ class CpuBandwidthProbe final : public Probe {
     return static_cast<std::uint64_t>(param_int(p, "working_set_bytes"));
   }
 
+  // Each OpenMP thread streams its own chunk, so a device of fewer threads runs the point on
+  // fewer cores.
+  bool runs_on_fewer_workers() const override { return true; }
+
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& device) const override {
     const ModeInfo& mode = mode_info(param_text(p, "mode"));
     auto bytes = static_cast<std::size_t>(param_int(p, "working_set_bytes"));

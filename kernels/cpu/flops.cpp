@@ -189,6 +189,10 @@ class CpuFlopsProbe final : public Probe {
     return static_cast<std::uint64_t>(param_int(p, "bytes_per_thread"));
   }
 
+  // Each OpenMP thread streams its own chunk, so a device of fewer threads runs the point on
+  // fewer cores.
+  bool runs_on_fewer_workers() const override { return true; }
+
   std::unique_ptr<PreparedPoint> prepare(const Params& p, const DeviceInfo& device) const override {
     int k = static_cast<int>(param_int(p, "flops_per_element"));
     FlopForm form = param_text(p, "form") == "fma" ? FlopForm::Fma : FlopForm::NoFma;

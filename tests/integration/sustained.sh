@@ -5,6 +5,7 @@
 # writes none. No timing is asserted.
 set -euo pipefail
 rp=$1 work=$2
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/same_numbers.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -62,21 +63,10 @@ grep -q ',sustained:FP64.FMA$' on/sweep.csv || fail "no sustained rows in sweep.
 # fit alone publishes the same sustained figures from sweep.csv: the same keys, settled and
 # windows, and numbers equal to the 9 digits sweep.csv keeps.
 "$rp" fit on/sweep.csv --out refit.yaml > /dev/null
-same() {  # same FILE_A FILE_B: line by line, the same words, numbers within 1e-7 relative
-  paste -d'|' "$1" "$2" | tr -d '[],' | awk -F'|' '{
-    n = split($1, a, " "); if (split($2, b, " ") != n) exit 1
-    for (i = 1; i <= n; i++) {
-      if (a[i] ~ /^-?[0-9][0-9.e+-]*$/ && b[i] ~ /^-?[0-9][0-9.e+-]*$/) {
-        d = a[i] - b[i]; if (d < 0) d = -d; m = a[i] < 0 ? -a[i] : a[i]
-        if (d > 1e-7 * m) exit 1
-      } else if (a[i] != b[i]) exit 1
-    }
-  }'
-}
 for c in FP64.FMA DRAM; do
   sustained_of on/machine.yaml "$c" > "a.$c"
   sustained_of refit.yaml "$c" > "b.$c"
-  [[ $(wc -l < "a.$c") == $(wc -l < "b.$c") ]] && same "a.$c" "b.$c" ||
+  same "a.$c" "b.$c" ||
     fail "refit $c differs: $(diff "a.$c" "b.$c")"
 done
 

@@ -97,8 +97,9 @@ TEST(EnergyModel, TooFewPointsAreNotFittedAndSaySo) {
   const EnergyModelSolution s = solve_energy_model(points);
   EXPECT_EQ(s.not_fitted,
             "8 points with energy for 3 coefficients (HBM, L1, constant power); at least 3 points per "
-            "coefficient are needed: raise measurement.min_seconds so that more points last long enough for the "
-            "counter");
+            "coefficient are needed: the energy phase measures each ceiling and level on part of the device "
+            "(docs/ENERGY.md); for probes that cannot run on part of it, raise measurement.min_seconds so that "
+            "more points last long enough for the counter");
   EXPECT_TRUE(s.pj_per_byte.empty());
 }
 

@@ -1,7 +1,7 @@
 // Sweeps with energy built for the tests (synthetic, not a measurement): points of a device
 // whose energy follows E = sum W eps_type + sum Q eps_level + pi0 T with known coefficients,
 // with noise and outliers, and a machine file's levels and ceilings to fit them against.
-// Shared by energy_model_test.cpp and plot_power_test.cpp.
+// Shared by the energy tests (energy_test, energy_model_test, energy_phase_test, plot_power_test).
 #pragma once
 
 #include <algorithm>
@@ -13,9 +13,23 @@
 #include "driver/fit/energy_model.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/sweep.hpp"
+#include "driver/run/config.hpp"
 #include "driver/run/energy_counter.hpp"
 
 namespace roofprobe::energy_testing {
+
+// Measurement settings for engine runs of a few launches (energy counters, phases): the noise
+// bound loose and the time short, since the tests check the energy, not the rate.
+inline MeasurementSettings quick_settings() {
+  MeasurementSettings s;
+  s.min_samples = 5;
+  s.min_seconds = 0.05;
+  s.max_noise = 0.5;
+  s.timeout_seconds = 1;
+  s.warmup_seconds = 0.001;
+  s.target_launch_seconds = 0.01;
+  return s;
+}
 
 // The device the series are built for, in J per FLOP or byte and W: an H100-like ordering of
 // magnitudes (not a measurement; the test needs values, not a device's).

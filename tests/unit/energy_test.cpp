@@ -17,6 +17,7 @@
 #include "driver/run/energy_counter.hpp"
 #include "driver/run/engine.hpp"
 #include "kernels/cpu/rapl.hpp"
+#include "tests/unit/energy_sweep_support.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -130,21 +131,10 @@ class PoweredBackend : public Backend {
   int launches_ = 0;
 };
 
-MeasurementSettings quick_settings() {
-  MeasurementSettings s;
-  s.min_samples = 5;
-  s.min_seconds = 0.05;
-  s.max_noise = 0.5;
-  s.timeout_seconds = 1;
-  s.warmup_seconds = 0.001;
-  s.target_launch_seconds = 0.01;
-  return s;
-}
-
 TEST(EnergyEngine, EachSampleGetsItsShareOfThePointsEnergy) {
   PoweredBackend backend(300);
   SteadyPoint point;
-  const PointMeasurement m = measure_point(backend, point, quick_settings());
+  const PointMeasurement m = measure_point(backend, point, energy_testing::quick_settings());
   ASSERT_TRUE(m.energy_j);
   double seconds = 0;
   for (double t : m.seconds) seconds += t;
@@ -162,7 +152,7 @@ TEST(EnergyEngine, EachSampleGetsItsShareOfThePointsEnergy) {
     Unpowered() : PoweredBackend(0) {}
     std::optional<double> energy_joules() override { return std::nullopt; }
   } none;
-  const PointMeasurement n = measure_point(none, point, quick_settings());
+  const PointMeasurement n = measure_point(none, point, energy_testing::quick_settings());
   EXPECT_FALSE(n.energy_j);
   for (const Sample& s : samples_of(n, "x", "probe", {}, 0, 0)) EXPECT_EQ(s.energy_j, 0);
 }
@@ -177,12 +167,13 @@ TEST(EnergyEngine, ASettledPhaseRunsOnUntilTheCounterCanResolveIt) {
   };
   auto start = std::chrono::steady_clock::now();
   // 0.6 s: windows of 0.03 s, three launches each (the launches' lengths repeat every three).
-  const SustainedMeasurement early = measure_sustained(backend, point, quick_settings(), 0.6);
+  const SustainedMeasurement early = measure_sustained(backend, point, energy_testing::quick_settings(), 0.6);
   const double early_seconds = wall(start);
   ASSERT_TRUE(early.settled);
   EXPECT_LT(early_seconds, 0.55) << "a settled phase stops after half its time";
   start = std::chrono::steady_clock::now();
-  const SustainedMeasurement held = measure_sustained(backend, point, quick_settings(), 0.6, {}, {}, 0.55);
+  const SustainedMeasurement held =
+      measure_sustained(backend, point, energy_testing::quick_settings(), 0.6, {}, {}, 0.55);
   EXPECT_GE(wall(start), 0.55);
   ASSERT_TRUE(held.settled);
   // The windows are read back to back: their energies add up to the counter's advance.
