@@ -43,6 +43,10 @@ TEST(EnergyShares, PhaseTextRoundTripsAndAMalformedOneIsRefused) {
   EXPECT_EQ(share->of, 132);
   s.phase = "sustained:L2";
   EXPECT_FALSE(energy_share(s));
+  // The ceilings are those of the whole device: an energy row never feeds one.
+  Sample sweep_row, energy_row;
+  energy_row.phase = "energy:L2:1/4";
+  EXPECT_EQ(burst_samples({sweep_row, energy_row}).size(), 1u);
   for (const char* bad : {"energy:L2:3/2", "energy::1/2", "energy:L2:x/4", "energy:L2:1", "energy:L2:0/4"}) {
     s.phase = bad;
     EXPECT_THROW(energy_share(s), std::invalid_argument) << bad;
