@@ -1,9 +1,9 @@
 // The energy phase of a run (docs/METHODOLOGY.md): after the sustained phase, the point behind
-// each FMA and tensor ceiling and behind each memory level is run on part of the device (k of its
-// n workers) for as long as the energy counter needs. At k < n the same work goes at a lower
-// rate, so the energy model (driver/fit/energy_model.hpp) can tell the energy of the work from
-// the constant power, which one rate per ceiling cannot: E = W eps + pi0 T has two unknowns per
-// ceiling, and every point of one ceiling at full speed has the same W / T.
+// each FMA and tensor ceiling and behind each private cache level is run on part of the device
+// (k of its n workers) for as long as the energy counter needs. At k < n the same work goes at
+// a lower rate, so the energy model (driver/fit/energy_model.hpp) can tell the energy of the
+// work from the constant power, which one rate per ceiling cannot: E = W eps + pi0 T has two
+// unknowns per ceiling, and every point of one ceiling at full speed has the same W / T.
 #pragma once
 
 #include <functional>
@@ -47,15 +47,16 @@ std::vector<int> energy_workers(int n, bool have_full);
 // level they share, the device memory, or a level the device does not describe.
 bool private_level(const DeviceInfo& device, const std::string& level);
 
-// The targets from the fit of the sweep's rows (`burst`): each FMA and tensor ceiling at the point
-// of its best, each empirical memory level at its headline point (level_point); n is the
+// The targets from the fit of the sweep's rows (`burst`): each FMA and tensor ceiling at the
+// point of its best, each empirical memory level at its headline point (level_point); n is the
 // device's threads (burst.device.threads). Compute ceilings and private levels (private_level)
 // run at energy_workers' shares; a shared level (the device memory, a last-level cache) on all
-// n workers only, and not at all where the sustained phase ran it: one rate of its own is enough
-// once the other targets' shares have told the constant power apart. Shares already in `samples` (a resumed run) are
-// left out, and so is a target with none left. Where some targets run, `missing` gets one line for the targets whose
-// probe cannot run on part of the device (Probe::runs_on_fewer_workers) or that have one worker, and one for levels
-// without a point; where none can run, nothing (the energy model's own line says why it is not fitted).
+// n workers only, and not at all where the sustained phase ran it: one rate of its own is
+// enough once the other targets' shares have told the constant power apart. Shares already in
+// `samples` (a resumed run) are left out, and so is a target with none left. Where some targets
+// run, `missing` gets one line for the targets whose probe cannot run on part of the device
+// (Probe::runs_on_fewer_workers) or that have one worker, and one for levels without a point;
+// where none can run, nothing (the energy model's own line says why it is not fitted).
 std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst, const std::vector<Sample>& samples,
                                          std::vector<std::string>& missing);
 
