@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -225,10 +226,17 @@ double imul_chain_mhz() {
 }
 
 // Golden Cove folds `add $1, reg` chains in the renamer: an immediate chain read 22 GHz.
+// Each reading is the best of several, and more are taken while the two disagree: on a VM whose
+// host runs something else beside it, a chain's CPU time can include stretches the vCPU did not
+// run at full speed, which only ever lowers a reading. A chain that reads a wrong clock (the
+// folded add) disagrees however many readings are taken.
 TEST(CoreClock, AddChainAgreesWithAMultiplyChain) {
   double add = 0, mul = 0;
-  for (int attempt = 0; attempt < 3; ++attempt)
-    add = std::max(add, chain_clock_mhz(0.005)), mul = std::max(mul, imul_chain_mhz());
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    add = std::max(add, chain_clock_mhz(0.005));
+    mul = std::max(mul, imul_chain_mhz());
+    if (attempt >= 2 && std::abs(add / mul - 1.0) <= 0.15) break;
+  }
   EXPECT_NEAR(add / mul, 1.0, 0.15) << "add chain " << add << " MHz, imul chain " << mul << " MHz";
 }
 #endif
