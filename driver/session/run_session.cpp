@@ -414,12 +414,22 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   begin_record(o, config, bc, plan, resume, dir, machine, all, done);
   // The burst fit names the ceilings and the points behind them; the sustained phase loops those
   // points not yet looped (a run stopped in its sustained phase resumes there).
+  // Both phases read the one fit of the sweep's rows; it is redone only when the sweep has grown.
+  Machine burst;
+  std::size_t burst_rows = 0;
+  const auto burst_fit = [&]() -> const Machine& {
+    std::vector<Sample> rows = burst_samples(all);
+    if (rows.size() != burst_rows || burst_rows == 0) {
+      burst = Machine{};
+      burst.device = device;
+      fit_samples(rows, burst);
+      burst_rows = rows.size();
+    }
+    return burst;
+  };
   const auto sustained_to_do = [&](std::vector<std::string>& missing) {
     if (bc.sustained_seconds <= 0) return std::vector<SustainedTarget>{};
-    Machine burst;
-    burst.device = device;
-    fit_samples(burst_samples(all), burst);
-    return sustained_targets(plan, burst, all, missing);
+    return sustained_targets(plan, burst_fit(), all, missing);
   };
   // The energy phase follows the sustained one where the device has an energy counter: it runs
   // the same ceilings and every memory level on part of the device (energy_phase.hpp).
@@ -427,10 +437,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   const bool energy_phase = bc.sustained_seconds > 0 && !counter.empty() && counter.rfind("none: ", 0) != 0;
   const auto energy_to_do = [&](std::vector<std::string>& missing) {
     if (!energy_phase) return std::vector<EnergyTarget>{};
-    Machine burst;
-    burst.device = device;
-    fit_samples(burst_samples(all), burst);
-    return energy_targets(plan, burst, all, missing);
+    return energy_targets(plan, burst_fit(), all, missing);
   };
   std::vector<std::string> ignored;
   if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty() &&
