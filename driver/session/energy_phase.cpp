@@ -47,19 +47,32 @@ double energy_share_seconds(const DeviceInfo& device) {
   return std::max(kEnergyShareLeastSeconds, kEnergyStretchesPerShare * 1.1 * energy_span_seconds(device));
 }
 
-std::vector<int> energy_workers(int n, bool have_full) {
+WorkerSplit worker_split(Backend& backend, const DeviceInfo& device) {
+  WorkerSplit split;
+  if (device.compute_units > 1 && backend.confinable_workers(1) > 0) {
+    split.workers = device.compute_units;
+    split.backend_confines = true;
+    split.granted = [&backend](int k) { return backend.confinable_workers(k); };
+  } else {
+    split.workers = device.threads;
+  }
+  return split;
+}
+
+std::vector<int> energy_workers(int n, bool have_full, const std::function<int(int)>& granted) {
   std::vector<int> out;
   for (int k : {n / 4, n / 2, n}) {
     k = std::max(k, 1);
-    if (k > n || (k == n && have_full)) continue;
+    if (granted) k = std::min(granted(k), n);
+    if (k < 1 || k > n || (k == n && have_full)) continue;
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   }
   return out;
 }
 
 std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst, const std::vector<Sample>& samples,
-                                         std::vector<std::string>& missing) {
-  const int n = burst.device.threads;
+                                         const WorkerSplit& split, std::vector<std::string>& missing) {
+  const int n = split.workers;
   // What the run already measured: the sustained phases (the full share), the shares done.
   std::set<std::string> sustained;
   std::set<std::pair<std::string, int>> done;
@@ -76,8 +89,9 @@ std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst,
   std::vector<std::string> no_point;  // levels without a point inside their plateau (a named level)
   const auto add = [&](const std::string& name, const PlanPoint* point, bool memory) {
     const Probe& probe = *point->probe;
-    if (!probe.runs_on_fewer_workers() || n < 2) {
-      one_worker = one_worker || probe.runs_on_fewer_workers();
+    const bool on_part = split.backend_confines || probe.runs_on_fewer_workers();
+    if (!on_part || n < 2) {
+      one_worker = one_worker || on_part;
       whole_device_probes.insert("'" + probe.info().name + "'");
       whole_device_targets.push_back(name);
       return;
@@ -92,7 +106,7 @@ std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst,
     const bool scales = !memory || private_level(burst.device, name);
     t.scale_working_set = memory && scales;
     const bool have_full = sustained.count(name) > 0;
-    for (int k : scales ? energy_workers(n, have_full) : std::vector<int>{})
+    for (int k : scales ? energy_workers(n, have_full, split.granted) : std::vector<int>{})
       if (!done.count({name, k})) t.workers.push_back(k);
     if (!scales && !have_full && !done.count({name, n})) t.workers.push_back(n);
     if (!t.workers.empty()) out.push_back(std::move(t));
@@ -117,8 +131,9 @@ std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst,
     for (const std::string& x : names) s += (s.empty() ? "" : ", ") + x;
     return s;
   };
-  // Where no probe of the backend can run on part of the device (the CUDA probes), the phase has
-  // nothing to run, and the energy model's own line under missing: says why it is not fitted.
+  // Where no probe of the backend can run on part of the device (a GPU without green contexts),
+  // the phase has nothing to run, and the energy model's own line under missing: says why it is
+  // not fitted.
   if (out.empty() && !one_worker) return out;
   if (!no_point.empty())
     missing.push_back("energy model: " + join(no_point) +
@@ -132,7 +147,7 @@ std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst,
   return out;
 }
 
-EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
+EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device, const WorkerSplit& split,
                                     const std::vector<EnergyTarget>& targets, const MeasurementSettings& settings,
                                     double seconds, SweepWriter& sweep, const std::function<bool()>& stop,
                                     const std::function<void(const std::string&)>& report) {
@@ -147,11 +162,26 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
           "energy model: " + std::to_string(out.foreign) + " of " + std::to_string(shares) +
           " shares measured while other processes used the device, not fitted (first: " + first_foreign + ")");
   };
+  // Shares the backend could not confine to their workers: after the first refusal the others
+  // are not tried, and one line names them all.
+  std::string cannot_confine;
+  int not_confined = 0;
+  const auto finish = [&] {
+    name_foreign();
+    if (not_confined > 0)
+      out.missing.push_back("energy model: " + std::to_string(not_confined) +
+                            " shares on part of the device not run: " + cannot_confine);
+  };
   for (const EnergyTarget& t : targets) {
     for (int k : t.workers) {
       if (stop()) {
-        name_foreign();
+        finish();
         return out;
+      }
+      const bool confine = split.backend_confines && k < t.of;
+      if (confine && !cannot_confine.empty()) {
+        ++not_confined;
+        continue;
       }
       ++shares;
       const PlanPoint& point = *t.point;
@@ -162,6 +192,26 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
                                 probe + " " + params_to_string(params) + ")";
       report("energy " + label + ": " + text("%.3g", seconds) + " s");
       try {
+        // Declared before the point: the point's buffers are freed inside its partition.
+        std::unique_ptr<Confinement> confined;
+        if (confine) {
+          try {
+            confined = backend.confine(k);
+            if (confined->workers() != k)
+              throw std::runtime_error("the backend granted " + std::to_string(confined->workers()) + " workers for " +
+                                       std::to_string(k));
+          } catch (const DeviceFault&) {
+            throw;
+          } catch (const DeviceOutOfMemory&) {
+            throw;
+          } catch (const std::exception& e) {
+            cannot_confine = e.what();
+            ++not_confined;
+            --shares;
+            report("note: energy " + label + ": not run: " + cannot_confine);
+            continue;
+          }
+        }
         DeviceInfo part = device;
         part.threads = k;
         part.compute_units = std::min(device.compute_units, k);
@@ -193,7 +243,7 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
         out.samples.insert(out.samples.end(), rows.begin(), rows.end());
       } catch (const MeasurementStopped&) {
         out.missing.push_back("energy model: " + energy_phase(share) + ": not measured (interrupted)");
-        name_foreign();
+        finish();
         return out;
       } catch (const DeviceOutOfMemory& e) {
         report("note: energy " + label + ": out of device memory: " + e.what());
@@ -203,7 +253,7 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
         report("error: energy " + label + ": device fault: " + e.what());
         out.missing.push_back("energy model: " + energy_phase(share) + ": device fault: " + e.what());
         if (!backend.recover()) {
-          name_foreign();
+          finish();
           return out;
         }
       } catch (const std::exception& e) {
@@ -213,7 +263,7 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
       }
     }
   }
-  name_foreign();
+  finish();
   return out;
 }
 

@@ -38,9 +38,26 @@ inline constexpr int kEnergyStretchesPerShare = 2;
 inline constexpr double kEnergyShareLeastSeconds = 1.0;
 double energy_share_seconds(const DeviceInfo& device);
 
-// The shares a target runs at: about a quarter, a half and all of n workers, each at least one
-// and none twice; without n itself where `have_full` (its sustained phase measured it).
-std::vector<int> energy_workers(int n, bool have_full);
+// How the phase puts a point on k of the device's n workers.
+struct WorkerSplit {
+  int workers = 0;  // n: the device's workers (CPU threads, GPU SMs)
+  // True: the backend confines the launches to k workers (Backend::confine: a GPU's SMs), so the
+  // point of any probe can run on part of the device. False: only the probes that spread their
+  // work over DeviceInfo::threads can (Probe::runs_on_fewer_workers).
+  bool backend_confines = false;
+  // The workers a share that asks for k gets (Backend::confinable_workers: a GPU partitions its
+  // SMs in steps); k itself when empty.
+  std::function<int(int)> granted;
+};
+
+// The split of `device` (described by `backend`): its SMs where the backend can confine launches
+// to some of them, else its threads.
+WorkerSplit worker_split(Backend& backend, const DeviceInfo& device);
+
+// The shares a target runs at: about a quarter, a half and all of n workers, each at least one,
+// as `granted` rounds them, and none twice; without n itself where `have_full` (its sustained
+// phase measured it).
+std::vector<int> energy_workers(int n, bool have_full, const std::function<int(int)>& granted = {});
 
 // True when each worker has an instance of the cache `level` of its own (one per core or SM), so
 // that k workers' share of a working set is served at k / n of the level's rate; false for a
@@ -48,17 +65,18 @@ std::vector<int> energy_workers(int n, bool have_full);
 bool private_level(const DeviceInfo& device, const std::string& level);
 
 // The targets from the fit of the sweep's rows (`burst`): each FMA and tensor ceiling at the
-// point of its best, each empirical memory level at its headline point (level_point); n is the
-// device's threads (burst.device.threads). Compute ceilings and private levels (private_level)
-// run at energy_workers' shares; a shared level (the device memory, a last-level cache) on all
+// point of its best, each empirical memory level at its headline point (level_point); n is
+// split.workers. Compute ceilings and private levels (private_level) run at energy_workers'
+// shares; a shared level (the device memory, a last-level cache) on all
 // n workers only, and not at all where the sustained phase ran it: one rate of its own is
 // enough once the other targets' shares have told the constant power apart. Shares already in
 // `samples` (a resumed run) are left out, and so is a target with none left. Where some targets
 // run, `missing` gets one line for the targets whose probe cannot run on part of the device
-// (Probe::runs_on_fewer_workers) or that have one worker, and one for levels without a point;
+// (neither the backend nor Probe::runs_on_fewer_workers puts it there) or that have one worker,
+// and one for levels without a point;
 // where none can run, nothing (the energy model's own line says why it is not fitted).
 std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst, const std::vector<Sample>& samples,
-                                         std::vector<std::string>& missing);
+                                         const WorkerSplit& split, std::vector<std::string>& missing);
 
 struct EnergyPhaseOutcome {
   std::vector<Sample> samples;
@@ -68,9 +86,11 @@ struct EnergyPhaseOutcome {
 };
 
 // Runs every target at each of its shares for `seconds`, appending the windows to `sweep` (phase
-// "energy:<target>:<k>/<n>") as each share ends. `report` gets one line per event; `stop` is
-// asked between launches.
-EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device,
+// "energy:<target>:<k>/<n>") as each share ends. Where split.backend_confines, a share of k < n
+// workers runs inside backend.confine(k); where the backend cannot, the shares that needed it
+// are named in one line under missing:. `report` gets one line per event; `stop` is asked
+// between launches.
+EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device, const WorkerSplit& split,
                                     const std::vector<EnergyTarget>& targets, const MeasurementSettings& settings,
                                     double seconds, SweepWriter& sweep, const std::function<bool()>& stop,
                                     const std::function<void(const std::string&)>& report);

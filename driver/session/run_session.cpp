@@ -435,9 +435,10 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   // the same ceilings and every memory level on part of the device (energy_phase.hpp).
   const std::string counter = device_extra(device, kEnergyCounterKey);
   const bool energy_phase = bc.sustained_seconds > 0 && !counter.empty() && counter.rfind("none: ", 0) != 0;
+  const WorkerSplit split = energy_phase ? worker_split(backend, device) : WorkerSplit{};
   const auto energy_to_do = [&](std::vector<std::string>& missing) {
     if (!energy_phase) return std::vector<EnergyTarget>{};
-    return energy_targets(plan, burst_fit(), all, missing);
+    return energy_targets(plan, burst_fit(), all, split, missing);
   };
   std::vector<std::string> ignored;
   if (resume != nullptr && done.size() == plan.points.size() && sustained_to_do(ignored).empty() &&
@@ -487,7 +488,7 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   if (outcome.stopped_by == 0 && !outcome.device_lost && energy_phase) {
     const std::vector<EnergyTarget> targets = energy_to_do(machine.missing);
     const EnergyPhaseOutcome energy = run_energy_phase(
-        backend, device, targets, config.measurement, energy_share_seconds(device), sweep,
+        backend, device, split, targets, config.measurement, energy_share_seconds(device), sweep,
         [] { return stop_requested() != 0; },
         [&](const std::string& line) {
           if (!o.quiet || line.rfind("error", 0) == 0) std::cerr << line << "\n";

@@ -298,6 +298,13 @@ struct ForeignUse {
   std::vector<std::string> processes;
 };
 
+// While alive, the calling thread's launches run on part of the device only (Backend::confine).
+class Confinement {
+ public:
+  virtual ~Confinement() = default;
+  virtual int workers() const = 0;  // the workers the launches run on (a GPU's SMs)
+};
+
 // A backend owns a device: it describes it and times launches with the device's own clock.
 class Backend {
  public:
@@ -338,6 +345,23 @@ class Backend {
   virtual int max_threads() const { return 0; }
   // Other processes' use of the device now (see ForeignUse); unknown by default.
   virtual ForeignUse foreign_use() { return {}; }
+  // Confining launches to part of the device, for the energy phase (driver/session/energy_phase.hpp):
+  // the number of workers the backend grants when `wanted` of them are asked for, the nearest it
+  // can at or above `wanted` (a GPU partitions its SMs in steps: 8 on Hopper); 0 when it cannot
+  // confine launches. The CPU backend cannot: its probes spread their work over
+  // DeviceInfo::threads instead (Probe::runs_on_fewer_workers).
+  virtual int confinable_workers(int wanted) {
+    (void)wanted;
+    return 0;
+  }
+  // Runs the calling thread's later launches, and the buffers and points prepared meanwhile, on
+  // confinable_workers(workers) of the device's workers until the handle is destroyed. Throws
+  // std::runtime_error when the backend cannot, or when a check shows the launches would spread
+  // wider.
+  virtual std::unique_ptr<Confinement> confine(int workers) {
+    (void)workers;
+    throw std::runtime_error("the " + name() + " backend cannot confine launches to part of the device");
+  }
   // The device's power-limit control (roofprobe run --power-caps; kernels/contract/power_limit.hpp),
   // or nullptr with `why_not` saying why there is none.
   virtual PowerLimitControl* power_limit_control(std::string& why_not) {

@@ -18,6 +18,7 @@
 #include "driver/run/engine.hpp"
 #include "driver/run/plan.hpp"
 #include "driver/session/energy_phase.hpp"
+#include "kernels/cuda/backend/sm_partition.hpp"
 #include "tests/unit/energy_sweep_support.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -30,6 +31,28 @@ TEST(EnergyShares, AQuarterAHalfAndAllOfTheWorkers) {
   EXPECT_EQ(energy_workers(2, false), (std::vector<int>{1, 2}));
   EXPECT_EQ(energy_workers(2, true), (std::vector<int>{1}));
   EXPECT_EQ(energy_workers(132, false), (std::vector<int>{33, 66, 132}));
+}
+
+TEST(EnergyShares, AGpuGetsTheSmsItsPartitionsHold) {
+  // The rule the CUDA backend grants green contexts by: at least the device's minimum partition,
+  // in multiples of its alignment (8 and 8 on compute capability 9.0; 4 and 2 on 8.x).
+  EXPECT_EQ(cuda::granted_sms(33, 132, 8, 8), 40);
+  EXPECT_EQ(cuda::granted_sms(66, 132, 8, 8), 72);
+  EXPECT_EQ(cuda::granted_sms(1, 132, 8, 8), 8);
+  EXPECT_EQ(cuda::granted_sms(129, 132, 8, 8), 132) << "rounded past the device: the whole of it";
+  EXPECT_EQ(cuda::granted_sms(27, 108, 4, 2), 28);
+  EXPECT_EQ(cuda::granted_sms(1, 108, 4, 2), 4);
+  EXPECT_EQ(cuda::granted_sms(0, 108, 4, 2), 0);
+  EXPECT_EQ(cuda::granted_sms(5, 0, 4, 2), 0) << "no SM resource read";
+
+  const auto h200 = [](int k) { return cuda::granted_sms(k, 132, 8, 8); };
+  EXPECT_EQ(energy_workers(132, false, h200), (std::vector<int>{40, 72, 132}));
+  EXPECT_EQ(energy_workers(132, true, h200), (std::vector<int>{40, 72}));
+  // A small device whose quarter rounds up to its half: that share once.
+  const auto small = [](int k) { return cuda::granted_sms(k, 16, 8, 8); };
+  EXPECT_EQ(energy_workers(16, false, small), (std::vector<int>{8, 16}));
+  const auto tiny = [](int k) { return cuda::granted_sms(k, 8, 8, 8); };
+  EXPECT_EQ(energy_workers(8, true, tiny), std::vector<int>{}) << "no part smaller than the whole";
 }
 
 TEST(EnergyShares, PhaseTextRoundTripsAndAMalformedOneIsRefused) {
@@ -125,7 +148,7 @@ Burst cpu_burst(int threads) {
 TEST(EnergyTargets, EveryFmaCeilingAndEveryLevelOnPartOfTheDevice) {
   const Burst b = cpu_burst(8);
   std::vector<std::string> missing;
-  const std::vector<EnergyTarget> targets = energy_targets(b.plan, b.machine, {}, missing);
+  const std::vector<EnergyTarget> targets = energy_targets(b.plan, b.machine, {}, WorkerSplit{8}, missing);
   EXPECT_TRUE(missing.empty()) << missing.front();
   ASSERT_EQ(targets.size(), 3u) << "FP64.FMA, L1 and DRAM; not noFMA";
   EXPECT_EQ(targets[0].target, "FP64.FMA");
@@ -146,25 +169,69 @@ TEST(EnergyTargets, EveryFmaCeilingAndEveryLevelOnPartOfTheDevice) {
   Sample sustained, done;
   sustained.phase = "sustained:FP64.FMA";
   done.phase = "energy:L1:2/8";
-  const std::vector<EnergyTarget> rest = energy_targets(b.plan, b.machine, {sustained, done}, missing);
+  const std::vector<EnergyTarget> rest = energy_targets(b.plan, b.machine, {sustained, done}, WorkerSplit{8}, missing);
   ASSERT_EQ(rest.size(), 3u);
   EXPECT_EQ(rest[0].workers, (std::vector<int>{2, 4}));
   EXPECT_EQ(rest[1].workers, (std::vector<int>{4, 8}));
   // Where the sustained phase ran the device memory, the phase leaves it out.
   Sample dram_sustained;
   dram_sustained.phase = "sustained:DRAM";
-  EXPECT_EQ(energy_targets(b.plan, b.machine, {dram_sustained}, missing).size(), 2u);
+  EXPECT_EQ(energy_targets(b.plan, b.machine, {dram_sustained}, WorkerSplit{8}, missing).size(), 2u);
 
   // One worker has no part to run on: one line names every target as short of rates. (A backend
   // none of whose probes can run on part of the device has nothing to say here: the model's own
   // line says why it is not fitted.)
-  const std::vector<EnergyTarget> none = energy_targets(b.plan, cpu_burst(1).machine, {}, missing);
+  const std::vector<EnergyTarget> none = energy_targets(b.plan, cpu_burst(1).machine, {}, WorkerSplit{1}, missing);
   EXPECT_TRUE(none.empty());
   ASSERT_EQ(missing.size(), 1u) << "one line for every target";
   EXPECT_NE(missing[0].find("energy model: FP64.FMA, L1, DRAM: only at full rate: probes 'bandwidth', 'flops' ran "
                             "on one worker"),
             std::string::npos)
       << missing[0];
+}
+
+// A probe whose launches always fill the whole device, as the CUDA probes' do: only a backend
+// that confines launches (a GPU's green contexts) puts its point on part of the device.
+class WholeDeviceProbe : public Probe {
+ public:
+  const ProbeInfo& info() const override { return info_; }
+  std::uint64_t footprint_bytes(const Params&) const override { return 0; }
+  std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override { return nullptr; }
+
+ private:
+  ProbeInfo info_{"tensor", "cuda", "whole-device launches", {}, {}, {}};
+};
+
+TEST(EnergyTargets, AGpuBackendThatConfinesLaunchesPutsAnyProbeOnPartOfTheDevice) {
+  const WholeDeviceProbe probe;
+  Plan plan;
+  PlanPoint point;
+  point.probe = &probe;
+  point.params = {{"type", "fp16_fp32"}};
+  plan.points.push_back(point);
+  Machine burst;
+  burst.device.compute_units = 132;
+  ComputeCeiling c;
+  c.name = "TENSOR.FP16.FP32";
+  c.probe = "tensor";
+  c.params = point.params;
+  burst.compute.push_back(c);
+
+  std::vector<std::string> missing;
+  EXPECT_TRUE(energy_targets(plan, burst, {}, WorkerSplit{132}, missing).empty());
+  EXPECT_TRUE(missing.empty()) << "nothing runs: the model's own line says why";
+
+  const WorkerSplit green{132, true, [](int k) { return cuda::granted_sms(k, 132, 8, 8); }};
+  const std::vector<EnergyTarget> targets = energy_targets(plan, burst, {}, green, missing);
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].target, "TENSOR.FP16.FP32");
+  EXPECT_EQ(targets[0].workers, (std::vector<int>{40, 72, 132}));
+  EXPECT_EQ(targets[0].of, 132);
+  EXPECT_TRUE(missing.empty());
+  // A resumed run finds its shares under the counts it was granted.
+  Sample done;
+  done.phase = "energy:TENSOR.FP16.FP32:40/132";
+  EXPECT_EQ(energy_targets(plan, burst, {done}, green, missing)[0].workers, (std::vector<int>{72, 132}));
 }
 
 DeviceInfo cpu_device(int threads) {
@@ -317,14 +384,14 @@ TEST(EnergyPhaseRun, ItsSharesLetTheModelTellWorkFromConstantPower) {
 
   // The energy phase adds each target on one of the two workers.
   std::vector<std::string> missing;
-  const std::vector<EnergyTarget> targets = energy_targets(plan, machine, all, missing);
+  const std::vector<EnergyTarget> targets = energy_targets(plan, machine, all, WorkerSplit{2}, missing);
   ASSERT_EQ(targets.size(), 2u);
   TempDir d;
   SweepWriter sweep((d.path() / "sweep.csv").string());
   std::vector<std::string> lines;
   const EnergyPhaseOutcome out = run_energy_phase(
-      backend, machine.device, targets, energy_testing::quick_settings(), 0.3, sweep, [] { return false; },
-      [&](const std::string& line) { lines.push_back(line); });
+      backend, machine.device, WorkerSplit{2}, targets, energy_testing::quick_settings(), 0.3, sweep,
+      [] { return false; }, [&](const std::string& line) { lines.push_back(line); });
   EXPECT_EQ(out.failures, 0);
   EXPECT_TRUE(out.missing.empty());
   ASSERT_EQ(lines.size(), 4u) << "FP64.FMA and L1, each on 1 and on 2 of 2 workers";
@@ -366,18 +433,73 @@ TEST(EnergyPhaseRun, ItsSharesLetTheModelTellWorkFromConstantPower) {
   EXPECT_GT(m.points, 16 + 4 * 2) << "each share gives several observations of 40 ms";
 }
 
+// The modelled counter's backend, confining launches as the CUDA backend does with green
+// contexts: it records the shares it was asked for, or refuses them all.
+class ConfiningBackend : public ModelledCounterBackend {
+ public:
+  int confinable_workers(int wanted) override { return wanted; }
+  std::unique_ptr<Confinement> confine(int workers) override {
+    if (!refuse.empty()) throw std::runtime_error(refuse);
+    asked.push_back(workers);
+    struct Part : Confinement {
+      explicit Part(int k) : k(k) {}
+      int workers() const override { return k; }
+      int k;
+    };
+    return std::make_unique<Part>(workers);
+  }
+  std::vector<int> asked;
+  std::string refuse;
+};
+
+TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
+  const SmallRun run = small_cpu_run();
+  ConfiningBackend backend;
+  const WorkerSplit split = worker_split(backend, run.machine.device);
+  ASSERT_TRUE(split.backend_confines);
+  EXPECT_EQ(split.workers, run.machine.device.compute_units);
+  std::vector<std::string> missing;
+  const std::vector<EnergyTarget> targets = energy_targets(run.plan, run.machine, {}, split, missing);
+  ASSERT_EQ(targets.size(), 2u);
+  TempDir d;
+  SweepWriter sweep((d.path() / "sweep.csv").string());
+  const auto quiet = [](const std::string&) {};
+  EnergyPhaseOutcome out = run_energy_phase(
+      backend, run.machine.device, split, targets, energy_testing::quick_settings(), 0.05, sweep, [] { return false; },
+      quiet);
+  EXPECT_EQ(out.failures, 0);
+  EXPECT_TRUE(out.missing.empty());
+  EXPECT_EQ(backend.asked, (std::vector<int>{1, 1})) << "each target's share of 1 of 2; the whole device needs none";
+
+  // A backend that cannot confine (no green contexts): the partial shares are named once, the
+  // whole-device ones still run, and nothing counts as a failure.
+  backend.refuse = "the driver has no cuGreenCtxCreate";
+  std::vector<std::string> lines;
+  out = run_energy_phase(
+      backend, run.machine.device, split, targets, energy_testing::quick_settings(), 0.05, sweep, [] { return false; },
+      [&](const std::string& line) { lines.push_back(line); });
+  EXPECT_EQ(out.failures, 0);
+  ASSERT_EQ(out.missing.size(), 1u);
+  EXPECT_EQ(out.missing[0], "energy model: 2 shares on part of the device not run: the driver has no cuGreenCtxCreate");
+  ASSERT_FALSE(out.samples.empty());
+  for (const Sample& s : out.samples) EXPECT_EQ(energy_share(s)->workers, 2) << s.phase;
+  const auto tried = std::count_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.find("not run: ") != std::string::npos; });
+  EXPECT_EQ(tried, 1) << "after the first refusal the others are not tried";
+}
+
 TEST(EnergyPhaseRun, SharesBesideAnotherProcessAreFlaggedAndNamedOnce) {
   const SmallRun run = small_cpu_run();
   ModelledCounterBackend backend;
   backend.foreign_cores = 1;
   std::vector<std::string> missing;
-  const std::vector<EnergyTarget> targets = energy_targets(run.plan, run.machine, {}, missing);
+  const std::vector<EnergyTarget> targets = energy_targets(run.plan, run.machine, {}, WorkerSplit{2}, missing);
   TempDir d;
   SweepWriter sweep((d.path() / "sweep.csv").string());
   std::vector<std::string> lines;
   const EnergyPhaseOutcome out = run_energy_phase(
-      backend, run.machine.device, targets, energy_testing::quick_settings(), 0.05, sweep, [] { return false; },
-      [&](const std::string& line) { lines.push_back(line); });
+      backend, run.machine.device, WorkerSplit{2}, targets, energy_testing::quick_settings(), 0.05, sweep,
+      [] { return false; }, [&](const std::string& line) { lines.push_back(line); });
   EXPECT_EQ(out.foreign, 4);
   ASSERT_EQ(out.missing.size(), 1u) << "one line for every share";
   EXPECT_EQ(out.missing[0].rfind("energy model: 4 of 4 shares measured while other processes used the device, not "

@@ -3,14 +3,15 @@
 // events.
 //
 // Only APIs present in CUDA 11.8 are used, so V100 users (sm_70, dropped by CUDA 13) can build
-// with an older toolkit; clocks come from cudaDeviceGetAttribute because CUDA 13 removed
-// cudaDeviceProp::clockRate and ::memoryClockRate.
+// with an older toolkit (green contexts, green_context.cu, are compiled in from CUDA 12.5 on); clocks come from
+// cudaDeviceGetAttribute because CUDA 13 removed cudaDeviceProp::clockRate and ::memoryClockRate.
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -19,7 +20,9 @@
 #include "kernels/contract/device_power.hpp"
 #include "kernels/contract/probe.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
+#include "kernels/cuda/backend/green_context.hpp"
 #include "kernels/cuda/backend/nvml_telemetry.hpp"
+#include "kernels/cuda/backend/sm_partition.hpp"
 
 namespace roofprobe::cuda {
 namespace {
@@ -262,15 +265,22 @@ class CudaBackend final : public Backend {
     return seconds > 0 ? static_cast<double>(counted) / seconds * 1e-6 : 0.0;
   }
 
-  // After a sticky error the context is gone: destroy it (cudaDeviceReset) and prove the device
-  // works again with an allocation and a short kernel. Buffers of the faulted point were freed
-  // before this is called; any other live allocation of this process is invalid afterwards.
   PowerLimitControl* power_limit_control(std::string& why_not) override {
     if (!telemetry_) open_telemetry(selected_device());
     if (!power_limit_) power_limit_ = telemetry_->power_limit_control(why_not);
     return power_limit_.get();
   }
 
+  // SMs in the steps the device partitions them (green contexts); 0 where it cannot.
+  int confinable_workers(int wanted) override {
+    if (!partitioning_) partitioning_ = sm_partitioning(selected_device());
+    return granted_sms(wanted, partitioning_->total, partitioning_->min_partition, partitioning_->alignment);
+  }
+  std::unique_ptr<Confinement> confine(int workers) override { return confine_to_sms(selected_device(), workers); }
+
+  // After a sticky error the context is gone: destroy it (cudaDeviceReset) and prove the device
+  // works again with an allocation and a short kernel. Buffers of the faulted point were freed
+  // before this is called; any other live allocation of this process is invalid afterwards.
   bool recover() override {
     try {
       const int device = selected_device();
@@ -297,6 +307,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<NvmlTelemetry> telemetry_;
   std::unique_ptr<PowerLimitControl> power_limit_;  // holds pointers into telemetry_'s library
   LaunchTelemetry last_telemetry_;
+  std::optional<SmPartitioning> partitioning_;
 
   // L1: the unified L1/shared array per SM from the per-architecture table (the runtime reports
   // only the shared-memory part); unknown architectures fall back to the shared-memory size,

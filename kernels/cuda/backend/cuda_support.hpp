@@ -77,7 +77,25 @@ inline int selected_device() {
 
 // Makes the selected device current for the calling thread (probes call it before allocating,
 // so they use the device the backend described even if the engine runs them on another thread).
-inline void use_selected_device() { RP_CUDA_CHECK(cudaSetDevice(selected_device())); }
+// Where it already is, the thread's context stays: a green context that confines the launches
+// to part of the device (Backend::confine) is not swapped for the device's primary context.
+inline void use_selected_device() {
+  const int wanted = selected_device();
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == wanted) return;
+  (void)cudaGetLastError();
+  RP_CUDA_CHECK(cudaSetDevice(wanted));
+}
+
+// SMs a point's grid is sized for: the device's, or the part of it the point runs on
+// (DeviceInfo::compute_units; the energy phase prepares points for k SMs).
+inline int sm_count(const DeviceInfo& dev) {
+  if (dev.compute_units > 0) return dev.compute_units;
+  int device = 0, sms = 0;
+  RP_CUDA_CHECK(cudaGetDevice(&device));
+  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
 
 // Owns `count` elements of T in device memory.
 template <class T>
@@ -142,13 +160,12 @@ void set_carveout(Kernel kernel, Carveout carveout, int block, std::size_t dynam
 
 // Resident blocks of `kernel` with `block` threads across the whole device: blocks per SM from the
 // occupancy calculator (registers and shared memory of the compiled kernel, at the probe's
-// carveout, which it sets first: occupancy depends on it) x SMs.
+// carveout, which it sets first: occupancy depends on it) x SMs (`sms`; 0: all of the device's).
 template <class Kernel>
-int resident_blocks(Kernel kernel, int block, Carveout carveout, std::size_t dynamic_shared = 0) {
+int resident_blocks(Kernel kernel, int block, Carveout carveout, std::size_t dynamic_shared = 0, int sms = 0) {
   set_carveout(kernel, carveout, block, dynamic_shared);
-  int device = 0, sms = 0, per_sm = 0;
-  RP_CUDA_CHECK(cudaGetDevice(&device));
-  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
+  if (sms <= 0) sms = sm_count(DeviceInfo{});
   RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_shared));
   if (per_sm < 1) per_sm = 1;
   return per_sm * sms;

@@ -193,14 +193,6 @@ std::string invalid_reason(const StreamParams& s) {
   return {};
 }
 
-int sm_count(const DeviceInfo& dev) {
-  if (dev.compute_units > 0) return dev.compute_units;
-  int device = 0, sms = 0;
-  RP_CUDA_CHECK(cudaGetDevice(&device));
-  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
 // Blocks per SM the point launches; throws std::invalid_argument when blocks_per_sm asks for
 // more than an SM can hold of this kernel at this block size (the launch would serialise into
 // several waves and no longer measure a full, resident grid).

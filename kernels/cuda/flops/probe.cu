@@ -262,7 +262,7 @@ class FlopsPoint final : public PreparedPoint {
           "binary's image for it has none (set CMAKE_CUDA_ARCHITECTURES to include it)");
     }
     shape_ = flop_tiles(working_set, sizeof(T), kFlopsBlock, kFlopsIlp,
-                        resident_blocks(fns_.kernel, kFlopsBlock, carveout_of("flops")));
+                        resident_blocks(fns_.kernel, kFlopsBlock, carveout_of("flops"), 0, sm_count(dev)));
     reps_ = reps_for(seconds_per_pass(dev), kTargetLaunchSeconds);
     data_ = DeviceBuffer<T>(shape_.elements);
     flops_init_kernel<T><<<1024, 256>>>(data_.get(), shape_.elements);

@@ -14,16 +14,13 @@
 #include <cstdint>
 
 #include "kernels/cuda/scaling/model.hpp"
+#include "kernels/cuda/backend/sm_id.cuh"
 #include "kernels/cuda/backend/stream_pattern.hpp"
 
 namespace roofprobe::cuda {
 
 // The id of the SM running the calling thread.
-__device__ __forceinline__ std::uint32_t scaling_smid() {
-  std::uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
+__device__ __forceinline__ std::uint32_t scaling_smid() { return sm_id(); }
 
 // Sum of `value` over the block, written by thread 0 to out[blockIdx.x]. blockDim.x must be
 // kScalingBlock.

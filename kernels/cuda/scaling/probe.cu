@@ -5,7 +5,7 @@
 // Restriction without affinity APIs (CUDA has none for SMs): one full wave of resident blocks is
 // launched, blocks on SMs outside the k chosen return at once, and the others share the work
 // through a global item counter (kernels/cuda/scaling/kernel.cuh, kernels/cuda/scaling/model.hpp). The k SMs are the k
-// smallest SM ids a census kernel finds at prepare time (%smid values need not be contiguous).
+// smallest SM ids a census kernel (sm_ids_in_use) finds at prepare time (%smid values need not be contiguous).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "kernels/cuda/scaling/model.hpp"
 #include "kernels/cuda/backend/stream_pattern.hpp"
 #include "kernels/cuda/backend/cuda_support.hpp"
+#include "kernels/cuda/backend/green_context.hpp"
 #include "kernels/cuda/backend/probe_decl.hpp"
 #include "kernels/cuda/backend/repeated_point.hpp"
 #include "kernels/cuda/scaling/kernel.cuh"
@@ -29,27 +30,12 @@ RP_CUDA_CARVEOUT("scaling", Carveout::MaxL1);  // its bandwidth part streams thr
 namespace {
 
 constexpr double kTargetLaunchSeconds = 4e-3;
-// The census blocks wait for each other this long at most (cycles, ~10 ms), so that every block
-// of the wave is resident at once and every SM shows up; a device that cannot hold the whole
-// wave (shared with other processes) just ends the wait early.
-constexpr long long kCensusWaitCycles = 20'000'000;
 
 __global__ void scaling_fill_kernel(uint4* data, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n; e += stride) {
     data[e] = make_uint4(stream_initial_word(e, 0), stream_initial_word(e, 1), stream_initial_word(e, 2),
                          stream_initial_word(e, 3));
-  }
-}
-
-// Marks the SM id of every block in `present` (kScalingMaxSmIds entries).
-__global__ void scaling_census_kernel(std::uint32_t* present, unsigned int* arrived) {
-  if (threadIdx.x != 0) return;
-  const std::uint32_t id = scaling_smid();
-  if (id < kScalingMaxSmIds) present[id] = 1;
-  atomicAdd(arrived, 1u);
-  const long long start = clock64();
-  while (atomicAdd(arrived, 0u) < gridDim.x && clock64() - start < kCensusWaitCycles) {
   }
 }
 
@@ -156,18 +142,7 @@ class ScalingPoint final : public RepeatedPoint {
   // A full wave of the census kernel itself: while its blocks wait for each other, every SM
   // holds as many as fit, so every SM id shows up.
   void choose_sms(int device_sms) {
-    DeviceBuffer<std::uint32_t> present(kScalingMaxSmIds);
-    DeviceBuffer<unsigned int> arrived(1);
-    RP_CUDA_CHECK(cudaMemset(present.get(), 0, present.bytes()));
-    RP_CUDA_CHECK(cudaMemset(arrived.get(), 0, arrived.bytes()));
-    const int census_blocks = resident_blocks(&scaling_census_kernel, kScalingBlock, carveout_of("scaling"));
-    scaling_census_kernel<<<census_blocks, kScalingBlock>>>(present.get(), arrived.get());
-    RP_CUDA_CHECK(cudaGetLastError());
-    std::vector<std::uint32_t> flags(kScalingMaxSmIds);
-    RP_CUDA_CHECK(cudaMemcpy(flags.data(), present.get(), present.bytes(), cudaMemcpyDeviceToHost));
-    std::vector<std::uint32_t> ids;
-    for (std::uint32_t id = 0; id < kScalingMaxSmIds; ++id)
-      if (flags[id] != 0) ids.push_back(id);
+    const std::vector<std::uint32_t> ids = sm_ids_in_use();
     if (static_cast<int>(ids.size()) < device_sms)
       throw std::runtime_error("scaling: the SM census saw " + std::to_string(ids.size()) + " of the device's " +
                                std::to_string(device_sms) + " SMs (is the GPU shared with other processes?)");

@@ -56,9 +56,9 @@ class TensorPoint final : public PreparedPoint {
     const std::string lacks = binary_lacks_reason(t, api);
     if (!lacks.empty()) throw std::runtime_error(point_text(t, api) + ": " + lacks);
     set_carveout(kernel_, carveout_of(tile_api(api) ? "tensor.tile" : "tensor"), block_threads(api));
-    int sms = 0, per_sm = 0, device = 0;
-    RP_CUDA_CHECK(cudaGetDevice(&device));
-    RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // The grid fills the SMs the point runs on: the device's, or the energy phase's share.
+    const int sms = sm_count(dev);
+    int per_sm = 0;
     RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_threads(api), 0));
     // tcgen05: each block allocates kTcgen05Columns of the SM's 512 tensor-memory columns; more
     // resident blocks would wait in tcgen05.alloc for another block's columns.
