@@ -49,7 +49,9 @@ double energy_share_seconds(const DeviceInfo& device) {
 
 WorkerSplit worker_split(Backend& backend, const DeviceInfo& device) {
   WorkerSplit split;
-  if (device.compute_units > 1 && backend.confinable_workers(1) > 0) {
+  // A device with no partition smaller than itself has no part to run on.
+  const int smallest = device.compute_units > 1 ? backend.confinable_workers(1) : 0;
+  if (smallest > 0 && smallest < device.compute_units) {
     split.workers = device.compute_units;
     split.backend_confines = true;
     split.granted = [&backend](int k) { return backend.confinable_workers(k); };

@@ -49,6 +49,9 @@ const PlanPoint* level_point(const Plan& plan, const MemoryLevel& level) {
     for (const auto& [axis, value] : level.params)
       if (axis != "working_set_bytes") same_series = same_series && p.params.count(axis) && p.params.at(axis) == value;
     const std::optional<double> size = working_set_of(p.params);
+    // A probe without a working-set axis (shared memory, system memory) names the level's point
+    // by its parameters alone.
+    if (same_series && !size && best == nullptr && p.params.size() == level.params.size()) best = &p;
     if (!same_series || !size || *size < level.working_set_lo ||
         (level.working_set_hi > 0 && *size > level.working_set_hi))
       continue;

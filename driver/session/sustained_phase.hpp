@@ -27,7 +27,8 @@ struct SustainedTarget {
 bool is_sustained_compute(const std::string& ceiling);
 
 // The plan's point behind a memory level's figure: the level's headline series at the largest
-// working set inside its plateau, the one furthest from the cache before it; nullptr when no
+// working set inside its plateau, the one furthest from the cache before it; for a probe without
+// a working-set axis (shared, system), the point with the level's parameters; nullptr when no
 // point of the series lies inside.
 const PlanPoint* level_point(const Plan& plan, const MemoryLevel& level);
 

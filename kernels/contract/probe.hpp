@@ -255,7 +255,8 @@ class Probe {
   // the energy phase (driver/session/energy_phase.hpp) then runs the point on k of the device's
   // n workers by preparing it for a device of k threads, with the working set scaled by k / n
   // where a cache level's point must keep each worker's share. False: every launch fills the
-  // whole device, and the energy model has its ceilings at one rate only.
+  // device it is prepared for, and only a backend that confines launches (Backend::confine: a
+  // GPU's green contexts) runs it on part of the device.
   virtual bool runs_on_fewer_workers() const { return false; }
   // Theoretical peaks of the ceilings this probe feeds, at dev.clock_measured_mhz, added to
   // dev.theoretical_gflops / theoretical_basis under the ceiling's name ("FP16.FMA",

@@ -61,13 +61,15 @@ TEST_F(ConfinedLaunchTest, AQuarterOfTheSmsDoesAQuarterOfTheFmaRate) {
   {
     std::unique_ptr<Confinement> confined = backend.confine(k);
     ASSERT_EQ(confined->workers(), k);
-    const std::vector<std::uint32_t> ids = cuda::sm_ids_in_use();
+    const std::vector<std::uint32_t> ids = cuda::sm_ids_in_use(k);
     EXPECT_LE(static_cast<int>(ids.size()), k);
     EXPECT_GE(static_cast<int>(ids.size()), k * 3 / 4) << "most of the partition's SMs host the census";
     DeviceInfo on_part = device();
     on_part.compute_units = k;
     std::unique_ptr<PreparedPoint> point = flops->prepare(params, on_part);
     part = point->work().flops / best_of_three(*point);
+    // Preparing and timing the point left the partition current.
+    EXPECT_LE(static_cast<int>(cuda::sm_ids_in_use(k).size()), k) << "after the point's launches";
   }
   const double share = static_cast<double>(k) / n;
   EXPECT_LT(part / whole, share * 1.15) << k << " of " << n << " SMs";

@@ -194,28 +194,40 @@ TEST(EnergyTargets, EveryFmaCeilingAndEveryLevelOnPartOfTheDevice) {
 // that confines launches (a GPU's green contexts) puts its point on part of the device.
 class WholeDeviceProbe : public Probe {
  public:
+  explicit WholeDeviceProbe(const std::string& name) : info_{name, "cuda", "whole-device launches", {}, {}, {}} {}
   const ProbeInfo& info() const override { return info_; }
   std::uint64_t footprint_bytes(const Params&) const override { return 0; }
   std::unique_ptr<PreparedPoint> prepare(const Params&, const DeviceInfo&) const override { return nullptr; }
 
  private:
-  ProbeInfo info_{"tensor", "cuda", "whole-device launches", {}, {}, {}};
+  ProbeInfo info_;
 };
 
 TEST(EnergyTargets, AGpuBackendThatConfinesLaunchesPutsAnyProbeOnPartOfTheDevice) {
-  const WholeDeviceProbe probe;
+  const WholeDeviceProbe tensor("tensor"), shared("shared");
   Plan plan;
   PlanPoint point;
-  point.probe = &probe;
+  point.probe = &tensor;
   point.params = {{"type", "fp16_fp32"}};
   plan.points.push_back(point);
+  // Shared memory's probe has no working-set axis: its level names its point by the parameters.
+  for (const char* degree : {"1", "2"}) {
+    point.probe = &shared;
+    point.params = {{"conflict_degree", degree}};
+    plan.points.push_back(point);
+  }
   Machine burst;
   burst.device.compute_units = 132;
   ComputeCeiling c;
   c.name = "TENSOR.FP16.FP32";
   c.probe = "tensor";
-  c.params = point.params;
+  c.params = plan.points[0].params;
   burst.compute.push_back(c);
+  MemoryLevel level;
+  level.level = "shared";
+  level.probe = "shared";
+  level.params = {{"conflict_degree", "2"}};
+  burst.memory.push_back(level);
 
   std::vector<std::string> missing;
   EXPECT_TRUE(energy_targets(plan, burst, {}, WorkerSplit{132}, missing).empty());
@@ -223,11 +235,14 @@ TEST(EnergyTargets, AGpuBackendThatConfinesLaunchesPutsAnyProbeOnPartOfTheDevice
 
   const WorkerSplit green{132, true, [](int k) { return cuda::granted_sms(k, 132, 8, 8); }};
   const std::vector<EnergyTarget> targets = energy_targets(plan, burst, {}, green, missing);
-  ASSERT_EQ(targets.size(), 1u);
+  ASSERT_EQ(targets.size(), 2u);
   EXPECT_EQ(targets[0].target, "TENSOR.FP16.FP32");
   EXPECT_EQ(targets[0].workers, (std::vector<int>{40, 72, 132}));
   EXPECT_EQ(targets[0].of, 132);
-  EXPECT_TRUE(missing.empty());
+  EXPECT_EQ(targets[1].target, "shared");
+  EXPECT_EQ(targets[1].point, &plan.points[2]) << "the point with the level's parameters";
+  EXPECT_EQ(targets[1].workers, (std::vector<int>{132})) << "not a cache the device lists per SM: all SMs only";
+  EXPECT_TRUE(missing.empty()) << missing.front();
   // A resumed run finds its shares under the counts it was granted.
   Sample done;
   done.phase = "energy:TENSOR.FP16.FP32:40/132";
@@ -439,17 +454,25 @@ class ConfiningBackend : public ModelledCounterBackend {
  public:
   int confinable_workers(int wanted) override { return wanted; }
   std::unique_ptr<Confinement> confine(int workers) override {
+    if (out_of_memory) throw DeviceOutOfMemory("no memory for a green context");
     if (!refuse.empty()) throw std::runtime_error(refuse);
-    asked.push_back(workers);
+    events.push_back("confine " + std::to_string(workers));
     struct Part : Confinement {
-      explicit Part(int k) : k(k) {}
+      Part(int k, std::vector<std::string>& events) : k(k), events(events) {}
+      ~Part() override { events.push_back("release"); }
       int workers() const override { return k; }
       int k;
+      std::vector<std::string>& events;
     };
-    return std::make_unique<Part>(workers);
+    return std::make_unique<Part>(workers, events);
   }
-  std::vector<int> asked;
+  double time_launch(PreparedPoint& p) override {
+    if (events.empty() || events.back() != "launch") events.push_back("launch");
+    return ModelledCounterBackend::time_launch(p);
+  }
+  std::vector<std::string> events;  // "confine k", "launch" (for a run of launches), "release"
   std::string refuse;
+  bool out_of_memory = false;
 };
 
 TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
@@ -469,7 +492,9 @@ TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
       quiet);
   EXPECT_EQ(out.failures, 0);
   EXPECT_TRUE(out.missing.empty());
-  EXPECT_EQ(backend.asked, (std::vector<int>{1, 1})) << "each target's share of 1 of 2; the whole device needs none";
+  // Each target's share of 1 of 2 launches inside its partition; the whole device needs none.
+  EXPECT_EQ(backend.events, (std::vector<std::string>{"confine 1", "launch", "release", "launch", "confine 1", "launch",
+                                                      "release", "launch"}));
 
   // A backend that cannot confine (no green contexts): the partial shares are named once, the
   // whole-device ones still run, and nothing counts as a failure.
@@ -486,6 +511,16 @@ TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
   const auto tried = std::count_if(lines.begin(), lines.end(),
                                    [](const std::string& l) { return l.find("not run: ") != std::string::npos; });
   EXPECT_EQ(tried, 1) << "after the first refusal the others are not tried";
+
+  // A device out of memory is that share's gap, not a partition the backend cannot make.
+  backend.refuse.clear();
+  backend.out_of_memory = true;
+  out = run_energy_phase(
+      backend, run.machine.device, split, targets, energy_testing::quick_settings(), 0.05, sweep, [] { return false; },
+      quiet);
+  ASSERT_EQ(out.missing.size(), 2u);
+  for (const std::string& line : out.missing)
+    EXPECT_NE(line.find(":1/2: out of device memory: no memory for a green context"), std::string::npos) << line;
 }
 
 TEST(EnergyPhaseRun, SharesBesideAnotherProcessAreFlaggedAndNamedOnce) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -271,10 +272,23 @@ class CudaBackend final : public Backend {
     return power_limit_.get();
   }
 
-  // SMs in the steps the device partitions them (green contexts); 0 where it cannot.
+  // SMs as the driver's split grants them to a green context; 0 where it cannot. The split is
+  // read without a context, so the count is the one confine() gets; where the driver cannot
+  // split, the device's own rule (granted_sms) stands in, and confine() then says why.
   int confinable_workers(int wanted) override {
     if (!partitioning_) partitioning_ = sm_partitioning(selected_device());
-    return granted_sms(wanted, partitioning_->total, partitioning_->min_partition, partitioning_->alignment);
+    const SmPartitioning& p = *partitioning_;
+    if (p.total <= 0 || wanted <= 0) return 0;
+    if (wanted >= p.total) return p.total;
+    auto known = granted_.find(wanted);
+    if (known != granted_.end()) return known->second;
+    int k = 0;
+    try {
+      k = split_sms(selected_device(), wanted);
+    } catch (const std::exception&) {
+      k = granted_sms(wanted, p.total, p.min_partition, p.alignment);
+    }
+    return granted_[wanted] = std::min(std::max(k, wanted), p.total);
   }
   std::unique_ptr<Confinement> confine(int workers) override { return confine_to_sms(selected_device(), workers); }
 
@@ -308,6 +322,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<PowerLimitControl> power_limit_;  // holds pointers into telemetry_'s library
   LaunchTelemetry last_telemetry_;
   std::optional<SmPartitioning> partitioning_;
+  std::map<int, int> granted_;  // confinable_workers: SMs granted for SMs asked
 
   // L1: the unified L1/shared array per SM from the per-architecture table (the runtime reports
   // only the shared-memory part); unknown architectures fall back to the shared-memory size,

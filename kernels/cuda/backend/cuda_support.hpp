@@ -82,8 +82,10 @@ inline int selected_device() {
 inline void use_selected_device() {
   const int wanted = selected_device();
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current == wanted) return;
-  (void)cudaGetLastError();
+  if (cudaGetDevice(&current) != cudaSuccess)
+    (void)cudaGetLastError();  // cudaSetDevice reports what is wrong
+  else if (current == wanted)
+    return;
   RP_CUDA_CHECK(cudaSetDevice(wanted));
 }
 

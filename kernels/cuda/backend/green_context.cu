@@ -85,8 +85,10 @@ const Driver& driver() {
 }
 
 void check(CUresult r, const char* call) {
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error(std::string("green context: ") + call + " failed (CUresult " + std::to_string(r) + ")");
+  if (r == CUDA_SUCCESS) return;
+  const std::string what = std::string("green context: ") + call + " failed (CUresult " + std::to_string(r) + ")";
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) throw DeviceOutOfMemory(what);
+  throw std::runtime_error(what);
 }
 
 // The device's whole SM resource.
@@ -97,17 +99,32 @@ CUdevResource sm_resource(const Driver& d, int device, CUdevice& dev) {
   return all;
 }
 
-// A green context current to this thread while the handle lives.
+// The partition of at least `sms` SMs the driver's split gives (its smCount is the grant).
+CUdevResource split_resource(const Driver& d, CUdevResource& all, int sms) {
+  CUdevResource group{};
+  unsigned int groups = 1;
+  check(d.split(&group, &groups, &all, nullptr, 0, static_cast<unsigned int>(sms)), "cuDevSmResourceSplitByCount");
+  if (groups < 1) throw std::runtime_error("green context: no partition of " + std::to_string(sms) + " SMs");
+  return group;
+}
+
+// A green context, destroyed with the handle; current to this thread from make_current() on.
 class GreenConfinement final : public Confinement {
  public:
   GreenConfinement(const Driver& d, CUgreenCtx green, CUcontext previous, int sms)
       : d_(d), green_(green), previous_(previous), sms_(sms) {}
   ~GreenConfinement() override {
     // Its launches end before the thread goes back to the context it had; errors here resurface
-    // at the next call in that context.
+    // at the next call in that context. Where the old context cannot be restored, none is
+    // current, and the runtime takes the primary context at its next call.
     (void)d_.synchronize();
-    (void)d_.set_current(previous_);
+    if (d_.set_current(previous_) != CUDA_SUCCESS) (void)d_.set_current(nullptr);
     (void)d_.destroy(green_);
+  }
+  void make_current() {
+    CUcontext context{};
+    check(d_.as_context(&context, green_), "cuCtxFromGreenCtx");
+    check(d_.set_current(context), "cuCtxSetCurrent");
   }
   GreenConfinement(const GreenConfinement&) = delete;
   GreenConfinement& operator=(const GreenConfinement&) = delete;
@@ -133,26 +150,24 @@ class WholeDevice final : public Confinement {
 
 }  // namespace
 
-SmPartitioning sm_partitioning(int device) {
+namespace {
+
+// sm_partitioning's reading, throwing what goes wrong.
+SmPartitioning read_partitioning(int device) {
   SmPartitioning out;
 #ifdef ROOFPROBE_GREEN_CONTEXTS
-  try {
-    RP_CUDA_CHECK(cudaSetDevice(device));
-    RP_CUDA_CHECK(cudaFree(nullptr));  // the runtime and its primary context exist before the driver is asked
-    const Driver& d = driver();
-    if (!d.why_not.empty()) {
-      out.why_not = d.why_not;
-      return out;
-    }
-    CUdevice dev{};
-    const CUdevResource all = sm_resource(d, device, dev);
-    out.total = static_cast<int>(all.sm.smCount);
-    out.min_partition = static_cast<int>(all.sm.minSmPartitionSize);
-    out.alignment = static_cast<int>(all.sm.smCoscheduledAlignment);
-  } catch (const std::exception& e) {
-    out = SmPartitioning{};
-    out.why_not = e.what();
+  RP_CUDA_CHECK(cudaSetDevice(device));
+  RP_CUDA_CHECK(cudaFree(nullptr));  // the runtime and its primary context exist before the driver is asked
+  const Driver& d = driver();
+  if (!d.why_not.empty()) {
+    out.why_not = d.why_not;
+    return out;
   }
+  CUdevice dev{};
+  const CUdevResource all = sm_resource(d, device, dev);
+  out.total = static_cast<int>(all.sm.smCount);
+  out.min_partition = static_cast<int>(all.sm.minSmPartitionSize);
+  out.alignment = static_cast<int>(all.sm.smCoscheduledAlignment);
 #else
   (void)device;
   out.why_not = "roofprobe was built with a CUDA toolkit older than 12.5, which cannot create green contexts";
@@ -160,14 +175,40 @@ SmPartitioning sm_partitioning(int device) {
   return out;
 }
 
-std::vector<std::uint32_t> sm_ids_in_use() {
+}  // namespace
+
+SmPartitioning sm_partitioning(int device) {
+  try {
+    return read_partitioning(device);
+  } catch (const std::exception& e) {
+    SmPartitioning none;
+    none.why_not = e.what();
+    return none;
+  }
+}
+
+int split_sms(int device, int sms) {
+#ifdef ROOFPROBE_GREEN_CONTEXTS
+  const Driver& d = driver();
+  if (!d.why_not.empty()) throw std::runtime_error(d.why_not);
+  CUdevice dev{};
+  CUdevResource all = sm_resource(d, device, dev);
+  return static_cast<int>(split_resource(d, all, sms).sm.smCount);
+#else
+  (void)device;
+  (void)sms;
+  throw std::runtime_error(
+      "roofprobe was built with a CUDA toolkit older than 12.5, which cannot create green contexts");
+#endif
+}
+
+std::vector<std::uint32_t> sm_ids_in_use(int sms) {
   DeviceBuffer<std::uint32_t> present(kMaxSmIds);
   DeviceBuffer<unsigned int> arrived(1);
   RP_CUDA_CHECK(cudaMemset(present.get(), 0, present.bytes()));
   RP_CUDA_CHECK(cudaMemset(arrived.get(), 0, arrived.bytes()));
-  int device = 0, sms = 0, per_sm = 0;
-  RP_CUDA_CHECK(cudaGetDevice(&device));
-  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
+  if (sms <= 0) sms = sm_count(DeviceInfo{});
   RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sm_census_kernel, kCensusBlock, 0));
   sm_census_kernel<<<std::max(per_sm, 1) * sms, kCensusBlock>>>(present.get(), arrived.get());
   RP_CUDA_CHECK(cudaGetLastError());
@@ -180,34 +221,34 @@ std::vector<std::uint32_t> sm_ids_in_use() {
 }
 
 std::unique_ptr<Confinement> confine_to_sms(int device, int sms) {
-  const SmPartitioning part = sm_partitioning(device);
+  const SmPartitioning part = read_partitioning(device);
   if (part.total == 0) throw std::runtime_error("cannot run launches on part of the GPU: " + part.why_not);
-  const int want = granted_sms(sms, part.total, part.min_partition, part.alignment);
-  if (want <= 0) throw std::runtime_error("cannot run launches on " + std::to_string(sms) + " SMs");
-  if (want >= part.total) return std::make_unique<WholeDevice>(part.total);
+  if (sms <= 0) throw std::runtime_error("cannot run launches on " + std::to_string(sms) + " SMs");
+  if (sms >= part.total) return std::make_unique<WholeDevice>(part.total);
 #ifdef ROOFPROBE_GREEN_CONTEXTS
   const Driver& d = driver();
   CUdevice dev{};
   CUdevResource all = sm_resource(d, device, dev);
-  CUdevResource group{};
-  unsigned int groups = 1;
-  check(d.split(&group, &groups, &all, nullptr, 0, static_cast<unsigned int>(want)), "cuDevSmResourceSplitByCount");
-  if (groups < 1) throw std::runtime_error("green context: no partition of " + std::to_string(want) + " SMs");
+  CUdevResource group = split_resource(d, all, sms);
+  const int granted = static_cast<int>(group.sm.smCount);
+  if (granted >= part.total) return std::make_unique<WholeDevice>(part.total);
   CUdevResourceDesc desc{};
   check(d.generate_desc(&desc, &group, 1), "cuDevResourceGenerateDesc");
+  CUcontext previous{};
+  check(d.get_current(&previous), "cuCtxGetCurrent");
   CUgreenCtx green{};
   check(d.create(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
-  CUcontext context{}, previous{};
-  if (d.as_context(&context, green) != CUDA_SUCCESS || d.get_current(&previous) != CUDA_SUCCESS ||
-      d.set_current(context) != CUDA_SUCCESS) {
+  std::unique_ptr<GreenConfinement> handle;
+  try {
+    handle = std::make_unique<GreenConfinement>(d, green, previous, granted);
+  } catch (...) {
     (void)d.destroy(green);
-    throw std::runtime_error("green context: could not make it current");
+    throw;
   }
-  const int granted = static_cast<int>(group.sm.smCount);
-  auto handle = std::make_unique<GreenConfinement>(d, green, previous, granted);
+  handle->make_current();
   // A partition that launches would overflow (the documented cases: MPS thread percentages,
   // dynamic parallelism on 9.x) measures another share than it names.
-  const std::vector<std::uint32_t> ids = sm_ids_in_use();
+  const std::vector<std::uint32_t> ids = sm_ids_in_use(granted);
   if (static_cast<int>(ids.size()) > granted)
     throw std::runtime_error("green context of " + std::to_string(granted) + " SMs ran blocks on " +
                              std::to_string(ids.size()) + " SMs");

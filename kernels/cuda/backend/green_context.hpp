@@ -26,14 +26,21 @@ struct SmPartitioning {
 // Reads the SM resource of `device` (an ordinal) through the driver. Never throws.
 SmPartitioning sm_partitioning(int device);
 
-// %smid values the blocks of one full wave of a census kernel ran on, in the context current
-// now: every SM the context may use shows up while the wave's blocks wait for each other (at
-// most about 10 ms).
-std::vector<std::uint32_t> sm_ids_in_use();
+// The SMs the driver's split gives a partition of at least `sms` of `device`'s SMs (the count
+// confine_to_sms gets), read without creating a context. Throws std::runtime_error where the
+// driver cannot split.
+int split_sms(int device, int sms);
 
-// Makes a green context of granted_sms(sms) SMs of `device` current to the calling thread, and
-// checks with sm_ids_in_use() that launches spread over no more SMs than granted. The previous
-// context is current again, and the green context gone, when the handle is destroyed.
+// %smid values the blocks of one wave of a census kernel ran on, in the context current now:
+// resident blocks for `sms` SMs (0: all of the device's), which wait for each other (at most
+// about 10 ms) so that every SM the context may use shows up.
+std::vector<std::uint32_t> sm_ids_in_use(int sms = 0);
+
+// Makes a green context of split_sms(device, sms) SMs current to the calling thread, and checks
+// with sm_ids_in_use() that launches spread over no more SMs than granted. The previous context
+// is current again, and the green context gone, when the handle is destroyed. Throws
+// DeviceOutOfMemory or DeviceFault for what they mean, std::runtime_error where the driver
+// cannot make such a context.
 std::unique_ptr<Confinement> confine_to_sms(int device, int sms);
 
 }  // namespace roofprobe::cuda
