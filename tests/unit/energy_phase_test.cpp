@@ -475,6 +475,35 @@ class ConfiningBackend : public ModelledCounterBackend {
   bool out_of_memory = false;
 };
 
+// A GPU whose smallest partition is the whole of it (8 SMs in partitions of 8).
+class OnePartitionBackend : public ConfiningBackend {
+ public:
+  int confinable_workers(int wanted) override { return wanted > 0 ? 8 : 0; }
+};
+
+TEST(EnergyPhaseRun, TheSplitIsTheBackendsWhereItHasAPartSmallerThanTheDevice) {
+  DeviceInfo gpu;
+  gpu.compute_units = 132;
+  ConfiningBackend confining;
+  const WorkerSplit split = worker_split(confining, gpu);
+  EXPECT_TRUE(split.backend_confines);
+  EXPECT_EQ(split.workers, 132);
+  ASSERT_TRUE(split.granted);
+  EXPECT_EQ(split.granted(33), 33) << "the backend's grant";
+
+  gpu.compute_units = 8;
+  gpu.threads = 0;
+  OnePartitionBackend whole;
+  EXPECT_FALSE(worker_split(whole, gpu).backend_confines) << "no part smaller than the device";
+  ModelledCounterBackend cpu;
+  DeviceInfo host;
+  host.compute_units = 2;
+  host.threads = 2;
+  const WorkerSplit threads = worker_split(cpu, host);
+  EXPECT_FALSE(threads.backend_confines) << "a backend that cannot confine: its probes' threads";
+  EXPECT_EQ(threads.workers, 2);
+}
+
 TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
   const SmallRun run = small_cpu_run();
   ConfiningBackend backend;
