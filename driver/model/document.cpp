@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -253,6 +254,40 @@ bool misread_by_yaml_1_1(const std::string& text) {
   return std::regex_match(text, bool_11) || std::regex_match(text, base_60);
 }
 
+// `text` with every byte that does not begin valid UTF-8 replaced by U+FFFD: yaml-cpp writes
+// such bytes as they are, in a scalar it may leave unquoted, and a reader then takes the line
+// apart differently (a trailing carriage return after them read as part of a line break).
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80 ? 1 : utf8_length(text, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+bool has_control(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](char ch) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    return c < 0x20 || c == 0x7F;
+  });
+}
+
+// A string scalar, double-quoted (so escaped) where `quoted` or where it holds a control character.
+void emit_text(YAML::Emitter& out, const std::string& raw, bool quoted) {
+  const std::string text = valid_utf8(raw);
+  if (quoted || has_control(text)) out << YAML::DoubleQuoted;
+  out << text;
+}
+
 void emit(YAML::Emitter& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::Null:
@@ -269,14 +304,12 @@ void emit(YAML::Emitter& out, const Value& v) {
       return;
     case Value::Kind::String:
       // A string that reads as a number, a boolean or null is quoted: it stays a string.
-      if (resolve_plain_scalar(v.as_text()) != ScalarType::String || misread_by_yaml_1_1(v.as_text()))
-        out << YAML::DoubleQuoted;
-      out << v.as_text();
+      emit_text(out, v.as_text(),
+                resolve_plain_scalar(v.as_text()) != ScalarType::String || misread_by_yaml_1_1(v.as_text()));
       return;
     case Value::Kind::Text:
-      if (resolve_plain_scalar(v.as_text()) == ScalarType::String && misread_by_yaml_1_1(v.as_text()))
-        out << YAML::DoubleQuoted;
-      out << v.as_text();
+      emit_text(out, v.as_text(),
+                resolve_plain_scalar(v.as_text()) == ScalarType::String && misread_by_yaml_1_1(v.as_text()));
       return;
     case Value::Kind::Array:
       if (v.is_flow()) out << YAML::Flow;
@@ -288,7 +321,9 @@ void emit(YAML::Emitter& out, const Value& v) {
       if (v.is_flow()) out << YAML::Flow;
       out << YAML::BeginMap;
       for (const auto& [key, item] : v.items()) {
-        out << YAML::Key << key << YAML::Value;
+        out << YAML::Key;
+        emit_text(out, key, false);
+        out << YAML::Value;
         emit(out, item);
       }
       out << YAML::EndMap;

@@ -118,6 +118,21 @@ TEST(MachineFile, TextThatAYamlReaderWouldTakeForANumberIsQuoted) {
   EXPECT_EQ(r.device.extra, m.device.extra);
 }
 
+// Text with a control character is written quoted and escaped, and bytes that are not UTF-8 as
+// U+FFFD: a device name ending in "\xff\r" (a machine file the fuzzer made) was written plain,
+// and the reader took its carriage return for part of the line break.
+TEST(MachineFile, ControlCharactersAndBytesThatAreNotUtf8SurviveARoundTrip) {
+  Machine m = sample_machine();
+  m.device.name = "NVIDIA V100 SXM2 1\xff\xff\xff\r";
+  m.device.extra = {{"note\r", "tab\there"}, {"bad\xc3", "\x80"}};
+  const std::string first = machine_to_yaml(m);
+  const Machine r = read_machine_text(first, "first.yaml");
+  EXPECT_EQ(r.device.name, "NVIDIA V100 SXM2 1\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\r");
+  EXPECT_EQ(r.device.extra.at("note\r"), "tab\there");
+  EXPECT_EQ(r.device.extra.at("bad\xEF\xBF\xBD"), "\xEF\xBF\xBD");
+  EXPECT_EQ(machine_to_yaml(r), first) << "a second write is the first";
+}
+
 TEST(MachineFile, RoundTripsInstructionRooflineSections) {
   std::string path = temp_dir() + "/gpu.yaml";
   Machine m = sample_machine();
