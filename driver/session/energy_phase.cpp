@@ -53,7 +53,6 @@ WorkerSplit worker_split(Backend& backend, const DeviceInfo& device) {
   const int smallest = device.compute_units > 1 ? backend.confinable_workers(1) : 0;
   if (smallest > 0 && smallest < device.compute_units) {
     split.workers = device.compute_units;
-    split.backend_confines = true;
     split.granted = [&backend](int k) { return backend.confinable_workers(k); };
   } else {
     split.workers = device.threads;
@@ -91,7 +90,7 @@ std::vector<EnergyTarget> energy_targets(const Plan& plan, const Machine& burst,
   std::vector<std::string> no_point;  // levels without a point inside their plateau (a named level)
   const auto add = [&](const std::string& name, const PlanPoint* point, bool memory) {
     const Probe& probe = *point->probe;
-    const bool on_part = split.backend_confines || probe.runs_on_fewer_workers();
+    const bool on_part = split.backend_confines() || probe.runs_on_fewer_workers();
     if (!on_part || n < 2) {
       one_worker = one_worker || on_part;
       whole_device_probes.insert("'" + probe.info().name + "'");
@@ -180,7 +179,7 @@ EnergyPhaseOutcome run_energy_phase(Backend& backend, const DeviceInfo& device, 
         finish();
         return out;
       }
-      const bool confine = split.backend_confines && k < t.of;
+      const bool confine = split.backend_confines() && k < t.of;
       if (confine && !cannot_confine.empty()) {
         ++not_confined;
         continue;

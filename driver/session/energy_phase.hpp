@@ -41,13 +41,12 @@ double energy_share_seconds(const DeviceInfo& device);
 // How the phase puts a point on k of the device's n workers.
 struct WorkerSplit {
   int workers = 0;  // n: the device's workers (CPU threads, GPU SMs)
-  // True: the backend confines the launches to k workers (Backend::confine: a GPU's SMs), so the
-  // point of any probe can run on part of the device. False: only the probes that spread their
-  // work over DeviceInfo::threads can (Probe::runs_on_fewer_workers).
-  bool backend_confines = false;
-  // The workers a share that asks for k gets (Backend::confinable_workers: a GPU partitions its
-  // SMs in steps); k itself when empty.
+  // Where the backend confines the launches to k workers (Backend::confine: a GPU's SMs), the
+  // workers a share that asks for k gets (Backend::confinable_workers: a GPU partitions its SMs
+  // in steps). Empty: the backend does not confine, and only the probes that spread their work
+  // over DeviceInfo::threads run on part of the device (Probe::runs_on_fewer_workers), on k.
   std::function<int(int)> granted;
+  bool backend_confines() const { return static_cast<bool>(granted); }
 };
 
 // The split of `device` (described by `backend`): its SMs where the backend can confine launches
@@ -86,7 +85,7 @@ struct EnergyPhaseOutcome {
 };
 
 // Runs every target at each of its shares for `seconds`, appending the windows to `sweep` (phase
-// "energy:<target>:<k>/<n>") as each share ends. Where split.backend_confines, a share of k < n
+// "energy:<target>:<k>/<n>") as each share ends. Where split.backend_confines(), a share of k < n
 // workers runs inside backend.confine(k); where the backend cannot, the shares that needed it
 // are named in one line under missing:. `report` gets one line per event; `stop` is asked
 // between launches.

@@ -233,7 +233,7 @@ TEST(EnergyTargets, AGpuBackendThatConfinesLaunchesPutsAnyProbeOnPartOfTheDevice
   EXPECT_TRUE(energy_targets(plan, burst, {}, WorkerSplit{132}, missing).empty());
   EXPECT_TRUE(missing.empty()) << "nothing runs: the model's own line says why";
 
-  const WorkerSplit green{132, true, [](int k) { return cuda::granted_sms(k, 132, 8, 8); }};
+  const WorkerSplit green{132, [](int k) { return cuda::granted_sms(k, 132, 8, 8); }};
   const std::vector<EnergyTarget> targets = energy_targets(plan, burst, {}, green, missing);
   ASSERT_EQ(targets.size(), 2u);
   EXPECT_EQ(targets[0].target, "TENSOR.FP16.FP32");
@@ -486,7 +486,7 @@ TEST(EnergyPhaseRun, TheSplitIsTheBackendsWhereItHasAPartSmallerThanTheDevice) {
   gpu.compute_units = 132;
   ConfiningBackend confining;
   const WorkerSplit split = worker_split(confining, gpu);
-  EXPECT_TRUE(split.backend_confines);
+  EXPECT_TRUE(split.backend_confines());
   EXPECT_EQ(split.workers, 132);
   ASSERT_TRUE(split.granted);
   EXPECT_EQ(split.granted(33), 33) << "the backend's grant";
@@ -494,13 +494,13 @@ TEST(EnergyPhaseRun, TheSplitIsTheBackendsWhereItHasAPartSmallerThanTheDevice) {
   gpu.compute_units = 8;
   gpu.threads = 0;
   OnePartitionBackend whole;
-  EXPECT_FALSE(worker_split(whole, gpu).backend_confines) << "no part smaller than the device";
+  EXPECT_FALSE(worker_split(whole, gpu).backend_confines()) << "no part smaller than the device";
   ModelledCounterBackend cpu;
   DeviceInfo host;
   host.compute_units = 2;
   host.threads = 2;
   const WorkerSplit threads = worker_split(cpu, host);
-  EXPECT_FALSE(threads.backend_confines) << "a backend that cannot confine: its probes' threads";
+  EXPECT_FALSE(threads.backend_confines()) << "a backend that cannot confine: its probes' threads";
   EXPECT_EQ(threads.workers, 2);
 }
 
@@ -508,7 +508,7 @@ TEST(EnergyPhaseRun, ABackendThatConfinesLaunchesHoldsEachPartialShare) {
   const SmallRun run = small_cpu_run();
   ConfiningBackend backend;
   const WorkerSplit split = worker_split(backend, run.machine.device);
-  ASSERT_TRUE(split.backend_confines);
+  ASSERT_TRUE(split.backend_confines());
   EXPECT_EQ(split.workers, run.machine.device.compute_units);
   std::vector<std::string> missing;
   const std::vector<EnergyTarget> targets = energy_targets(run.plan, run.machine, {}, split, missing);

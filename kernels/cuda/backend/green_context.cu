@@ -16,6 +16,8 @@
 namespace roofprobe::cuda {
 namespace {
 
+constexpr const char* kNoGreenContexts =
+    "roofprobe was built with a CUDA toolkit older than 12.5, which cannot create green contexts";
 constexpr int kCensusBlock = 256;
 constexpr std::uint32_t kMaxSmIds = 1024;  // %smid values the census records
 // The census blocks wait for each other this long at most (cycles, ~10 ms), so that every block
@@ -150,41 +152,31 @@ class WholeDevice final : public Confinement {
 
 }  // namespace
 
-namespace {
-
-// sm_partitioning's reading, throwing what goes wrong.
-SmPartitioning read_partitioning(int device) {
+SmPartitioning sm_partitioning(int device) {
   SmPartitioning out;
 #ifdef ROOFPROBE_GREEN_CONTEXTS
-  RP_CUDA_CHECK(cudaSetDevice(device));
-  RP_CUDA_CHECK(cudaFree(nullptr));  // the runtime and its primary context exist before the driver is asked
-  const Driver& d = driver();
-  if (!d.why_not.empty()) {
-    out.why_not = d.why_not;
-    return out;
+  try {
+    RP_CUDA_CHECK(cudaSetDevice(device));
+    RP_CUDA_CHECK(cudaFree(nullptr));  // the runtime and its primary context exist before the driver is asked
+    const Driver& d = driver();
+    if (!d.why_not.empty()) {
+      out.why_not = d.why_not;
+      return out;
+    }
+    CUdevice dev{};
+    const CUdevResource all = sm_resource(d, device, dev);
+    out.total = static_cast<int>(all.sm.smCount);
+    out.min_partition = static_cast<int>(all.sm.minSmPartitionSize);
+    out.alignment = static_cast<int>(all.sm.smCoscheduledAlignment);
+  } catch (const std::exception& e) {
+    out = SmPartitioning{};
+    out.why_not = e.what();
   }
-  CUdevice dev{};
-  const CUdevResource all = sm_resource(d, device, dev);
-  out.total = static_cast<int>(all.sm.smCount);
-  out.min_partition = static_cast<int>(all.sm.minSmPartitionSize);
-  out.alignment = static_cast<int>(all.sm.smCoscheduledAlignment);
 #else
   (void)device;
-  out.why_not = "roofprobe was built with a CUDA toolkit older than 12.5, which cannot create green contexts";
+  out.why_not = kNoGreenContexts;
 #endif
   return out;
-}
-
-}  // namespace
-
-SmPartitioning sm_partitioning(int device) {
-  try {
-    return read_partitioning(device);
-  } catch (const std::exception& e) {
-    SmPartitioning none;
-    none.why_not = e.what();
-    return none;
-  }
 }
 
 int split_sms(int device, int sms) {
@@ -197,8 +189,7 @@ int split_sms(int device, int sms) {
 #else
   (void)device;
   (void)sms;
-  throw std::runtime_error(
-      "roofprobe was built with a CUDA toolkit older than 12.5, which cannot create green contexts");
+  throw std::runtime_error(kNoGreenContexts);
 #endif
 }
 
@@ -221,17 +212,18 @@ std::vector<std::uint32_t> sm_ids_in_use(int sms) {
 }
 
 std::unique_ptr<Confinement> confine_to_sms(int device, int sms) {
-  const SmPartitioning part = read_partitioning(device);
-  if (part.total == 0) throw std::runtime_error("cannot run launches on part of the GPU: " + part.why_not);
   if (sms <= 0) throw std::runtime_error("cannot run launches on " + std::to_string(sms) + " SMs");
-  if (sms >= part.total) return std::make_unique<WholeDevice>(part.total);
 #ifdef ROOFPROBE_GREEN_CONTEXTS
   const Driver& d = driver();
+  if (!d.why_not.empty()) throw std::runtime_error("cannot run launches on part of the GPU: " + d.why_not);
+  RP_CUDA_CHECK(cudaSetDevice(device));  // the context to go back to is the device's primary one
   CUdevice dev{};
   CUdevResource all = sm_resource(d, device, dev);
+  const int total = static_cast<int>(all.sm.smCount);
+  if (sms >= total) return std::make_unique<WholeDevice>(total);
   CUdevResource group = split_resource(d, all, sms);
   const int granted = static_cast<int>(group.sm.smCount);
-  if (granted >= part.total) return std::make_unique<WholeDevice>(part.total);
+  if (granted >= total) return std::make_unique<WholeDevice>(total);
   CUdevResourceDesc desc{};
   check(d.generate_desc(&desc, &group, 1), "cuDevResourceGenerateDesc");
   CUcontext previous{};
@@ -254,7 +246,8 @@ std::unique_ptr<Confinement> confine_to_sms(int device, int sms) {
                              std::to_string(ids.size()) + " SMs");
   return handle;
 #else
-  throw std::runtime_error("cannot run launches on part of the GPU: " + part.why_not);
+  (void)device;
+  throw std::runtime_error(std::string("cannot run launches on part of the GPU: ") + kNoGreenContexts);
 #endif
 }
 
