@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/document.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/run/run_identity.hpp"
 #include "driver/model/units.hpp"
@@ -44,10 +45,23 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void emit_rates(YAML::Emitter& out, const std::map<std::string, double>& rates) {
-  out << YAML::Flow << YAML::BeginMap;
-  for (const auto& [k, v] : rates) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
+doc::Value rates_value(const std::map<std::string, double>& rates) {
+  doc::Value out = doc::Value::object();
+  for (const auto& [k, v] : rates) out.set(k, doc::Value::number(v));
+  out.flow();
+  return out;
+}
+
+doc::Value node_rates_value(const std::map<std::string, std::map<std::string, double>>& node) {
+  doc::Value out = doc::Value::object();
+  for (const auto& [host, rates] : node) out.set(host, rates_value(rates));
+  return out;
+}
+
+doc::Value points_value(const std::map<std::string, std::string>& points) {
+  doc::Value out = doc::Value::object();
+  for (const auto& [k, v] : points) out.set(k, doc::Value::string(v));
+  return out;
 }
 
 std::map<std::string, double> read_rates(const YAML::Node& node) {
@@ -169,25 +183,16 @@ Fleet collect_fleet(const std::string& dir, double margin) {
   return fleet;
 }
 
+// Both files are written through the machine file's document tree, so a host, device or message
+// holding bytes that are not UTF-8, a control character, or text a YAML reader would take for a
+// number or a boolean reads back as the same string.
 std::string aggregates_to_yaml(const FleetAggregates& a) {
-  YAML::Emitter out;
-  out.SetDoublePrecision(6);
-  out << YAML::BeginMap;
-  out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
-  for (const auto& [host, rates] : a.node) {
-    out << YAML::Key << host << YAML::Value;
-    emit_rates(out, rates);
-  }
-  out << YAML::EndMap;
-  out << YAML::Key << "job" << YAML::Value;
-  emit_rates(out, a.job);
-  out << YAML::Key << "points" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : a.points) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
-  out << YAML::Key << "timing_seconds" << YAML::Value;
-  emit_rates(out, a.timing);
-  out << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+  doc::Value root = doc::Value::object();
+  root.set("node", node_rates_value(a.node));
+  root.set("job", rates_value(a.job));
+  root.set("points", points_value(a.points));
+  root.set("timing_seconds", rates_value(a.timing));
+  return doc::to_yaml(root);
 }
 
 FleetAggregates read_aggregates_file(const std::string& path) {
@@ -207,72 +212,64 @@ FleetAggregates read_aggregates_file(const std::string& path) {
 }
 
 std::string fleet_to_yaml(const Fleet& f) {
-  YAML::Emitter out;
-  out.SetDoublePrecision(6);
-  out << YAML::BeginMap;
-  out << YAML::Key << "schema" << YAML::Value << kFleetSchema;
-  out << YAML::Key << "generated" << YAML::Value << utc_now();
-  out << YAML::Key << "outlier_margin" << YAML::Value << f.margin;
-  out << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "memory" << YAML::Value
-      << "GB/s (1e9 bytes/s)" << YAML::Key << "compute" << YAML::Value << "GFLOP/s (1e9 FLOP/s)" << YAML::EndMap;
-  out << YAML::Key << "expected_ranks" << YAML::Value << std::max<int>(f.expected_ranks, f.ranks.size());
-  out << YAML::Key << "ranks" << YAML::Value << YAML::BeginSeq;
+  using doc::Value;
+  Value root = Value::object();
+  root.set("schema", Value::string(kFleetSchema));
+  root.set("generated", Value::string(utc_now()));
+  root.set("outlier_margin", Value::number(f.margin));
+  Value units = Value::object();
+  units.set("memory", Value::string("GB/s (1e9 bytes/s)"));
+  units.set("compute", Value::string("GFLOP/s (1e9 FLOP/s)"));
+  root.set("units", std::move(units.flow()));
+  root.set("expected_ranks", Value::integer(std::max<long long>(f.expected_ranks, f.ranks.size())));
+  Value ranks = Value::array();
   for (const FleetRank& r : f.ranks) {
-    out << YAML::BeginMap;
-    out << YAML::Key << "rank" << YAML::Value << r.rank;
-    out << YAML::Key << "host" << YAML::Value << r.host;
-    out << YAML::Key << "device" << YAML::Value << r.device;
-    out << YAML::Key << "local_rank" << YAML::Value << r.local_rank;
-    out << YAML::Key << "machine" << YAML::Value << r.machine;
-    out << YAML::Key << "complete" << YAML::Value << r.complete;
-    out << YAML::Key << "ceilings" << YAML::Value;
-    emit_rates(out, r.ceilings);
-    out << YAML::EndMap;
+    Value rank = Value::object();
+    rank.set("rank", Value::integer(r.rank));
+    rank.set("host", Value::string(r.host));
+    rank.set("device", Value::string(r.device));
+    rank.set("local_rank", Value::integer(r.local_rank));
+    rank.set("machine", Value::string(r.machine));
+    rank.set("complete", Value::boolean(r.complete));
+    rank.set("ceilings", rates_value(r.ceilings));
+    ranks.push(std::move(rank));
   }
-  out << YAML::EndSeq;
-  out << YAML::Key << "missing" << YAML::Value << YAML::BeginSeq;
-  for (const auto& m : f.missing) out << m;
-  out << YAML::EndSeq;
-  out << YAML::Key << "aggregates" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
-  for (const auto& [host, rates] : f.aggregates.node) {
-    out << YAML::Key << host << YAML::Value;
-    emit_rates(out, rates);
-  }
-  out << YAML::EndMap;
-  out << YAML::Key << "job" << YAML::Value;
-  emit_rates(out, f.aggregates.job);
-  out << YAML::Key << "points" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : f.aggregates.points) out << YAML::Key << k << YAML::Value << v;
-  out << YAML::EndMap;
-  out << YAML::EndMap;
-  if (!f.aggregates.timing.empty()) {
-    out << YAML::Key << "timing_seconds" << YAML::Value;
-    emit_rates(out, f.aggregates.timing);
-  }
-  out << YAML::Key << "ceilings" << YAML::Value << YAML::BeginMap;
-  int outliers = 0;
+  root.set("ranks", std::move(ranks));
+  Value missing = Value::array();
+  for (const auto& m : f.missing) missing.push(Value::string(m));
+  root.set("missing", std::move(missing));
+  Value aggregates = Value::object();
+  aggregates.set("node", node_rates_value(f.aggregates.node));
+  aggregates.set("job", rates_value(f.aggregates.job));
+  aggregates.set("points", points_value(f.aggregates.points));
+  root.set("aggregates", std::move(aggregates));
+  if (!f.aggregates.timing.empty()) root.set("timing_seconds", rates_value(f.aggregates.timing));
+  Value ceilings = Value::object();
+  long long outliers = 0;
   for (const FleetCeiling& c : f.ceilings) {
-    out << YAML::Key << c.name << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "unit" << YAML::Value << c.unit;
-    out << YAML::Key << "ranks" << YAML::Value << c.ranks;
-    out << YAML::Key << "median" << YAML::Value << c.median;
-    out << YAML::Key << "min" << YAML::Value << c.min;
-    out << YAML::Key << "max" << YAML::Value << c.max;
-    out << YAML::Key << "outliers" << YAML::Value << YAML::BeginSeq;
+    Value ceiling = Value::object();
+    ceiling.set("unit", Value::string(c.unit));
+    ceiling.set("ranks", Value::integer(c.ranks));
+    ceiling.set("median", Value::number(c.median));
+    ceiling.set("min", Value::number(c.min));
+    ceiling.set("max", Value::number(c.max));
+    Value list = Value::array();
     for (const FleetOutlier& o : c.outliers) {
       ++outliers;
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "rank" << YAML::Value << o.rank << YAML::Key << "host"
-          << YAML::Value << o.host << YAML::Key << "device" << YAML::Value << o.device << YAML::Key << "value"
-          << YAML::Value << o.value << YAML::Key << "below_median" << YAML::Value << o.below_median << YAML::EndMap;
+      Value entry = Value::object();
+      entry.set("rank", Value::integer(o.rank));
+      entry.set("host", Value::string(o.host));
+      entry.set("device", Value::string(o.device));
+      entry.set("value", Value::number(o.value));
+      entry.set("below_median", Value::number(o.below_median));
+      list.push(std::move(entry.flow()));
     }
-    out << YAML::EndSeq;
-    out << YAML::EndMap;
+    ceiling.set("outliers", std::move(list));
+    ceilings.set(c.name, std::move(ceiling));
   }
-  out << YAML::EndMap;
-  out << YAML::Key << "outliers" << YAML::Value << outliers;
-  out << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+  root.set("ceilings", std::move(ceilings));
+  root.set("outliers", Value::integer(outliers));
+  return doc::to_yaml(root);
 }
 
 void print_fleet_summary(std::ostream& out, const Fleet& f, const std::string& where) {

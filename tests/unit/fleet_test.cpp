@@ -1,6 +1,7 @@
 // Fleet report (outliers over synthetic fleets of machine files), aggregate arithmetic, and the
 // rank -> cores / GPU mapping on fake topologies.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <unistd.h>
 
@@ -134,6 +135,44 @@ TEST(Fleet, CollectFromDirectoryWithMissingRank) {
   EXPECT_NE(yaml.find("outliers: 1"), std::string::npos);
   EXPECT_EQ(fleet_command(dir.string(), 0.05), 0);
   EXPECT_TRUE(fs::exists(dir / "fleet.yaml"));
+  fs::remove_all(dir);
+}
+
+TEST(Fleet, NamesThatAreNotPlainYamlTextReadBackAsTheSameStrings) {
+  // A host named "no" or "1.5e3", and a device name from a driver holding a control character or
+  // a byte that is not UTF-8: each must read back from fleet.yaml as the string it was (the
+  // invalid byte as U+FFFD), and the file must stay one well-formed document.
+  Fleet f;
+  f.ranks = {fleet_rank_from_machine(synthetic_machine("no", 10, 1, 1, 0, 3), 0, "rank-0/machine.yaml"),
+             fleet_rank_from_machine(synthetic_machine("1.5e3", 5, 1, 1, 1, 3), 1, "rank-1/machine.yaml"),
+             fleet_rank_from_machine(synthetic_machine("host\r\x01", 10, 1, 1, 2, 3), 2, "rank-2/machine.yaml")};
+  f.ranks[2].device = "GPU\xff\r";
+  f.missing = {"rank 3: \xfe\n: unreadable"};
+  f.aggregates.node["off"] = {{"DRAM", 30}};
+  f.aggregates.points["DRAM"] = "yes";
+  f.ceilings = fleet_ceilings(f.ranks, 0.05);
+  const YAML::Node root = YAML::Load(fleet_to_yaml(f));
+  EXPECT_EQ(root["ranks"][0]["host"].as<std::string>(), "no");
+  EXPECT_EQ(root["ranks"][1]["host"].as<std::string>(), "1.5e3");
+  EXPECT_EQ(root["ranks"][2]["host"].as<std::string>(), "host\r\x01");
+  EXPECT_EQ(root["ranks"][2]["device"].as<std::string>(), "GPU\xEF\xBF\xBD\r");
+  EXPECT_EQ(root["missing"][0].as<std::string>(), "rank 3: \xEF\xBF\xBD\n: unreadable");
+  EXPECT_TRUE(root["aggregates"]["node"]["off"]["DRAM"]);
+  EXPECT_EQ(root["aggregates"]["points"]["DRAM"].as<std::string>(), "yes");
+  // The outlier (rank 1, DRAM 5 against a median of 10) names its host as written.
+  EXPECT_EQ(root["ceilings"]["DRAM"]["outliers"][0]["host"].as<std::string>(), "1.5e3");
+  EXPECT_EQ(root["outliers"].as<int>(), 1);
+
+  FleetAggregates a;
+  a.node["no"] = {{"DRAM", 1.25}};
+  a.job = {{"DRAM", 2.5}};
+  a.points["DRAM"] = "bandwidth \x01";
+  const fs::path dir = fresh_dir("text");
+  std::ofstream(dir / "aggregates.yaml") << aggregates_to_yaml(a);
+  const FleetAggregates back = read_aggregates_file((dir / "aggregates.yaml").string());
+  EXPECT_DOUBLE_EQ(back.node.at("no").at("DRAM"), 1.25);
+  EXPECT_DOUBLE_EQ(back.job.at("DRAM"), 2.5);
+  EXPECT_EQ(back.points.at("DRAM"), "bandwidth \x01");
   fs::remove_all(dir);
 }
 
