@@ -288,6 +288,12 @@ void emit_text(YAML::Emitter& out, const std::string& raw, bool quoted) {
   out << text;
 }
 
+// A string that a YAML reader would take for a number, a boolean or null is quoted: it stays a
+// string.
+void emit_string(YAML::Emitter& out, const std::string& text) {
+  emit_text(out, text, resolve_plain_scalar(text) != ScalarType::String || misread_by_yaml_1_1(text));
+}
+
 void emit(YAML::Emitter& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::Null:
@@ -303,9 +309,7 @@ void emit(YAML::Emitter& out, const Value& v) {
       out << v.as_real();
       return;
     case Value::Kind::String:
-      // A string that reads as a number, a boolean or null is quoted: it stays a string.
-      emit_text(out, v.as_text(),
-                resolve_plain_scalar(v.as_text()) != ScalarType::String || misread_by_yaml_1_1(v.as_text()));
+      emit_string(out, v.as_text());
       return;
     case Value::Kind::Text:
       emit_text(out, v.as_text(),
@@ -322,7 +326,7 @@ void emit(YAML::Emitter& out, const Value& v) {
       out << YAML::BeginMap;
       for (const auto& [key, item] : v.items()) {
         out << YAML::Key;
-        emit_text(out, key, false);
+        emit_string(out, key);  // a host named 001 or no is a key too
         out << YAML::Value;
         emit(out, item);
       }

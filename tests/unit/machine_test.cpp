@@ -106,8 +106,10 @@ TEST(MachineFile, RoundTripKeepsEveryField) {
 // is written quoted, and read back as the same text.
 TEST(MachineFile, TextThatAYamlReaderWouldTakeForANumberIsQuoted) {
   Machine m = sample_machine();
-  m.device.extra = {{"ecc", "on"}, {"pci_bus_id", "0000:00:06.0"}, {"persistence", "Off"}, {"clock", "1980"}};
+  m.device.extra = {
+      {"ecc", "on"}, {"pci_bus_id", "0000:00:06.0"}, {"persistence", "Off"}, {"clock", "1980"}, {"007", "n"}};
   const std::string yaml = machine_to_yaml(m);
+  EXPECT_NE(yaml.find("\"007\": \"n\""), std::string::npos) << yaml;  // keys as well
   EXPECT_NE(yaml.find("ecc: \"on\""), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("pci_bus_id: \"0000:00:06.0\""), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("persistence: \"Off\""), std::string::npos) << yaml;
