@@ -318,6 +318,19 @@ int fma_units_from_ratio(double ratio) {
   return 0;
 }
 
+void FmaRateRounds::add(double wide_rate, double narrow_rate) {
+  const bool rose = wide_rate > best_wide_ * (1 + kSettled) || narrow_rate > best_narrow_ * (1 + kSettled);
+  best_wide_ = std::max(best_wide_, wide_rate);
+  best_narrow_ = std::max(best_narrow_, narrow_rate);
+  ++rounds_;
+  steady_rounds_ = rose ? 0 : steady_rounds_ + 1;
+}
+
+bool FmaRateRounds::done() const {
+  if (rounds_ >= kMaxRounds) return true;
+  return rounds_ >= kMinRounds && steady_rounds_ >= kSettledRounds && fma_units_from_ratio(ratio()) != 0;
+}
+
 std::string describe_identity(const CpuIdentity& id) {
   if (id.vendor.empty()) return "a CPU without x86 CPUID";
   const std::string who = id.vendor == kAmd ? "AMD" : id.vendor == kIntel ? "Intel" : id.vendor;

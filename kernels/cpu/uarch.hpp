@@ -79,7 +79,34 @@ struct Avx512FmaUnits {
 };
 // The count from a measured ratio: 2 at >= 0.7, 1 at <= 0.55, otherwise 0 (inconclusive).
 int fma_units_from_ratio(double ratio);
-Avx512FmaUnits time_avx512_fma_units();  // about 40 ms of this thread's time; fma_units.cpp
+
+// When to stop timing. Each round times both widths back to back, so a busy spell of a shared
+// core (another tenant, a ctest job) slows a round's two rates alike. Disturbance only ever
+// lowers a rate, so the best rate of each width rises towards the true one; the ratio of the
+// bests is read once neither best has risen by more than `kSettled` over the last
+// `kSettledRounds` rounds, and the count is settled. Rounds stop at `kMaxRounds` whatever the
+// bests do: the ratio then stands as measured and may be inconclusive.
+class FmaRateRounds {
+ public:
+  static constexpr int kMinRounds = 3;
+  static constexpr int kSettledRounds = 2;
+  static constexpr int kMaxRounds = 16;
+  static constexpr double kSettled = 0.02;
+
+  void add(double wide_rate, double narrow_rate);
+  bool done() const;  // settled with a conclusive count, or kMaxRounds reached
+  double ratio() const { return best_narrow_ > 0 ? best_wide_ / best_narrow_ : 0; }
+  int rounds() const { return rounds_; }
+
+ private:
+  double best_wide_ = 0, best_narrow_ = 0;
+  int rounds_ = 0;
+  int steady_rounds_ = 0;  // rounds since either best last rose by more than kSettled
+};
+
+// The count, by FmaRateRounds over rounds of ~12-24 ms each: 3 rounds (~0.1 s) on a quiet core,
+// at most kMaxRounds. fma_units.cpp
+Avx512FmaUnits time_avx512_fma_units();
 
 // Peak FLOP per cycle of one core for vectors of `vector_bits` holding `element_bits` lanes.
 //   FMA form:   fma_pipes x min(datapath, vector) / element x 2
