@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "driver/fit/external_sweep.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
 #include "driver/model/atomic_file.hpp"
@@ -54,7 +55,8 @@ double parse_positive(const std::string& field, const std::string& column, const
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(field.c_str(), &end);
-  if (end == field.c_str() || *end != '\0' || errno == EINVAL)
+  // strtod also reads hexadecimal ("0x10"); a CSV's numbers are decimal.
+  if (end == field.c_str() || *end != '\0' || errno == EINVAL || field.find_first_of("xX") != std::string::npos)
     err.fail("column '" + column + "': '" + field + "' is not a number");
   if (!std::isfinite(v)) err.fail("column '" + column + "': '" + field + "' is not finite");
   if (v <= 0) err.fail("column '" + column + "': '" + field + "' must be positive");
@@ -83,8 +85,10 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
     if (!x_col) {  // the header
       for (std::size_t i = 0; i < fields.size(); ++i) {
         const std::string name = csv_text::lower(fields[i]);
-        if (name == "working_set_bytes" && !x_col) x_col = i;
-        if (name == "gbs" && !y_col) y_col = i;
+        std::optional<std::size_t>& col = name == "working_set_bytes" ? x_col : y_col;
+        if (name != "working_set_bytes" && name != "gbs") continue;
+        if (col) err.fail("two '" + name + "' columns: which one is the sweep's is not clear");
+        col = i;
       }
       if (!x_col || !y_col)
         err.fail(std::string("header has no '") + (!x_col ? "working_set_bytes" : "gbs") +
@@ -96,6 +100,7 @@ std::vector<CurvePoint> read_bandwidth_csv(const std::string& path) {
       err.fail("expected at least " + std::to_string(needed) + " fields, found " + std::to_string(fields.size()));
     const double x = parse_positive(fields[*x_col], "working_set_bytes", err);
     const double y = parse_positive(fields[*y_col], "gbs", err);
+    if (const std::string why = implausible_sample(x, y); !why.empty()) err.fail(why);
     points.push_back({x, y});
   }
   const CsvError at_end(path, std::max(1, line_no));

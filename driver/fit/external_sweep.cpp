@@ -20,10 +20,18 @@ using csv_text::lines_of;
   throw InputError(path + ":" + std::to_string(line) + ": " + what);
 }
 
+// A decimal number as the tools print them: strtod alone also reads hexadecimal ("0x10"), "inf"
+// and "nan".
 bool number(const std::string& token, double& out) {
+  if (token.empty() || token.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
   char* end = nullptr;
   out = std::strtod(token.c_str(), &end);
   return end != token.c_str() && *end == '\0' && std::isfinite(out);
+}
+
+void check_sample(const std::string& path, std::size_t line, double bytes, double gbs) {
+  const std::string why = implausible_sample(bytes, gbs);
+  if (!why.empty()) fail_at(path, line, why);
 }
 
 // ERT: rows of 5 (try.NNN) or 11 (max, sum) numbers, then, in the files ERT's driver writes, a
@@ -60,15 +68,19 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
     if (columns != 0 && v.size() != columns) fail_at(path, line_no, "rows of 5 and 11 columns mixed");
     columns = v.size();
     if (!(v[0] > 0)) fail_at(path, line_no, "the working set is not positive");
+    for (double x : v)
+      if (x < 0) fail_at(path, line_no, "a negative number: ERT writes sizes, counts, times and rates");
     if (columns == 5) {
       // working set (bytes), trials, time (microseconds), bytes moved, FLOPs
-      if (!(v[2] > 0) || !(v[3] > 0)) continue;  // an empty trial measures nothing
+      if (!(v[2] > 0)) fail_at(path, line_no, "a trial of no time (microseconds, column 3)");
       const double gbs = v[3] / (v[2] * 1e3);
+      check_sample(path, line_no, v[0], gbs);
       double& best = best_of_try[v[0]];
       best = std::max(best, gbs);
     } else {
       const double gbs = std::max({v[5], v[6], v[7]});
-      if (gbs > 0) rows.push_back({v[0], gbs});
+      check_sample(path, line_no, v[0], gbs);
+      rows.push_back({v[0], gbs});
     }
   }
   return finish_ert(best_of_try, rows);
@@ -83,7 +95,9 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
 std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text, ExternalSweepShape* shape) {
   static const std::regex size_re(R"(([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
   static const std::regex time_re(R"([0-9]+(\.[0-9]+)?\s*(ns|us|ms|s)\b)");
-  static const std::regex rate_re(R"(([0-9][0-9.,]*)\s*([kKMGTPmgtp]?i?B/s|[kMGT]?Byte/s))");
+  // The rate's whole word, whatever it holds ("-5", "inf"), so that a bad first rate is refused
+  // rather than the search passing on to the next column's.
+  static const std::regex rate_re(R"((\S+?)\s*([kKMGTPmgtp]?i?B/s|[kMGT]?Byte/s))");
   std::vector<CurvePoint> rows;
   std::size_t line_no = 0, header_line = 0, size_columns = 0;
   for (const std::string& line : lines_of(text)) {
@@ -128,8 +142,11 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
     if (size_columns != 0 && sizes_here != size_columns)
       fail_at(path, line_no, "rows of gpu-cache (one size) and gpu-l2-cache (two sizes) tables mixed");
     size_columns = sizes_here;
-    const double gbs = std::strtod(bw[1].str().c_str(), nullptr);
-    if (gbs > 0) rows.push_back({bytes, gbs});
+    double gbs = 0;
+    if (!number(bw[1].str(), gbs))
+      fail_at(path, line_no, "'" + bw[1].str() + "' before 'GB/s' is not a number (gpu-benches writes '13646.3')");
+    check_sample(path, line_no, bytes, gbs);
+    rows.push_back({bytes, gbs});
   }
   // gpu-cache (one size column) has every multiprocessor read the same data set; gpu-l2-cache
   // gives each block its own part of the total (the second column).
@@ -157,7 +174,8 @@ std::vector<CurvePoint> read_likwid(const std::string& path, const std::string& 
       size = v, size_line = line_no;
     } else if (value_after(line, "MByte/s:", v)) {
       if (!(size > 0)) fail_at(path, line_no, "'MByte/s:' before its run's 'Size (Byte):'");
-      if (v > 0) rows.push_back({size, v / 1e3});
+      check_sample(path, line_no, size, v / 1e3);
+      rows.push_back({size, v / 1e3});
       size = 0;
     }
   }
@@ -166,6 +184,21 @@ std::vector<CurvePoint> read_likwid(const std::string& path, const std::string& 
 }
 
 }  // namespace
+
+std::string implausible_sample(double working_set_bytes, double gbs) {
+  constexpr double kMaxWorkingSetBytes = 1125899906842624.0;  // 1 PiB
+  constexpr double kMaxGbs = 1e7;                             // 10 PB/s
+  std::ostringstream why;
+  if (!(std::isfinite(working_set_bytes) && working_set_bytes > 0))
+    why << "the working set " << working_set_bytes << " is not a positive number of bytes";
+  else if (!(std::isfinite(gbs) && gbs > 0))
+    why << "the rate " << gbs << " GB/s is not a positive number";
+  else if (working_set_bytes > kMaxWorkingSetBytes)
+    why << "a working set of " << working_set_bytes << " bytes is over 1 PiB: not a memory's";
+  else if (gbs > kMaxGbs)
+    why << "a rate of " << gbs << " GB/s is over 10 PB/s: not a memory's";
+  return why.str();
+}
 
 SweepFormat parse_sweep_format(const std::string& name) {
   if (name == "csv") return SweepFormat::Csv;

@@ -31,6 +31,13 @@ struct ExternalSweepShape {
   bool same_data_per_unit = false;
 };
 
+// Why a sample cannot be a measurement, or "" when it can be: a working set or rate that is not a
+// positive finite number, a working set over 1 PiB or a rate over 10 PB/s (no memory of any device
+// holds or moves that much; such a number is a unit or typing error, not a level). Every reader,
+// fit's own csv included, refuses such a line rather than dropping it: a sweep with rows silently
+// left out would publish a level from part of the data.
+std::string implausible_sample(double working_set_bytes, double gbs);
+
 // Samples (working set bytes, GB/s) of a sweep in one of the other tools' formats (not Csv).
 // Throws InputError "FILE:LINE: ..." for a line that is not the format's, or when no sample is found.
 std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat format,

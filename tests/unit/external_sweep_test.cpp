@@ -210,20 +210,29 @@ TEST(ExternalSweep, LevelNamesMustMatchTheLevelsFound) {
   EXPECT_THROW(fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), m, o), InputError);
 }
 
-// Rates a double holds but the fit's arithmetic does not: said so, not taken for too few sizes.
+// Rates a double holds but the fit's arithmetic does not: the readers refuse them as no memory's,
+// and the level fit, reached from elsewhere, says so rather than taking them for too few sizes.
 TEST(ExternalSweep, RatesNoFitCanTakeAreNamedAsSuch) {
   std::string text = "working_set_bytes,gbs\n";
-  for (int i = 0; i < 15; ++i) text += std::to_string(4096LL << i) + "," + (i < 7 ? "4e200" : "1e200") + "\n";
+  std::vector<CurvePoint> points;
+  for (int i = 0; i < 15; ++i) {
+    const double gbs = i < 7 ? 4e200 : 1e200;
+    text += std::to_string(4096LL << i) + "," + (i < 7 ? "4e200" : "1e200") + "\n";
+    points.push_back({static_cast<double>(4096LL << i), gbs});
+  }
   TempFile f(text, ".csv");
   Machine m = gpu();
   try {
     fit_bandwidth_csv(f.path(), m, {});
     FAIL() << "a fit of rates at 1e200 GB/s";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("no level model could be fitted to the curve (rates 1e+200 to 4e+200 GB/s)"),
-              std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(":2: a rate of 4e+200 GB/s is over 10 PB/s"), std::string::npos) << e.what();
   }
+  const LevelModelFit fit = fit_level_model(points);
+  EXPECT_TRUE(fit.rejected);
+  EXPECT_NE(fit.model.find("no level model could be fitted to the curve (rates 1e+200 to 4e+200 GB/s)"),
+            std::string::npos)
+      << fit.model;
 }
 
 // ---- the result tables gpu-benches publishes (tests/unit/fixtures/gpu-benches/README.md) --------
@@ -404,6 +413,53 @@ TEST(GpuBenchesTables, MbPerSecondDecimalCommaAndTwoTablesAreRefused) {
   EXPECT_NE(error_of(header + "  2 kB  5ms  0.4%  13646.3 GB/s\n" + header + "  2 kB  5ms  0.4%  1.0 GB/s\n",
                      SweepFormat::GpuBenches)
                 .find(":3: a second table starts here"),
+            std::string::npos);
+}
+
+// A rate that is not a measurement is refused at its line, never dropped or read from the next
+// column: the search for '<number> GB/s' once passed over "inf GB/s" to DRAM read's "0 GB/s" and
+// read "-5 GB/s" as 5.
+TEST(GpuBenchesTables, RatesThatAreNoMeasurementAreRefusedAtTheirLine) {
+  const std::string header = "     data set   exec time     spread        Eff. bw       DRAM read\n";
+  const std::string good = "  1 kB  5ms  0.4%  13646.3 GB/s  0 GB/s\n";
+  for (const auto& [rate, why] :
+       std::vector<std::pair<std::string, std::string>>{{"inf", "'inf' before 'GB/s' is not a number"},
+                                                        {"nan", "'nan' before 'GB/s' is not a number"},
+                                                        {"0x10", "'0x10' before 'GB/s' is not a number"},
+                                                        {"-5", "the rate -5 GB/s is not a positive number"},
+                                                        {"0.0", "the rate 0 GB/s is not a positive number"},
+                                                        {"1e300", "a rate of 1e+300 GB/s is over 10 PB/s"}}) {
+    const std::string e =
+        error_of(header + good + "  2 kB  5ms  0.4%  " + rate + " GB/s  0 GB/s\n", SweepFormat::GpuBenches);
+    EXPECT_NE(e.find(":3: " + why), std::string::npos) << rate << ": " << e;
+  }
+  // Rates and sizes written without a space before the unit are read as such.
+  TempFile tight(header + "  2kB  5ms  0.4%  13646.3GB/s  0GB/s\n", ".txt");
+  const std::vector<CurvePoint> p = read_external_sweep(tight.path(), SweepFormat::GpuBenches);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_DOUBLE_EQ(p[0].y, 13646.3);
+}
+
+TEST(ExternalSweep, ErtAndLikwidSamplesThatAreNoMeasurementAreRefusedAtTheirLine) {
+  const std::string try_row = "     1000000   16   16000.000   16000000000   0\n";
+  EXPECT_NE(error_of(try_row + "2000000 16 0 32000000000 0\n", SweepFormat::Ert).find(":2: a trial of no time"),
+            std::string::npos);
+  EXPECT_NE(error_of(try_row + "2000000 16 -35.2 32000000000 0\n", SweepFormat::Ert).find(":2: a negative number"),
+            std::string::npos);
+  EXPECT_NE(error_of(try_row + "2000000 16 0x10 32000000000 0\n", SweepFormat::Ert).find(":2: '0x10' is not a number"),
+            std::string::npos);
+  EXPECT_NE(error_of("8 134217728 385955.789 386532.213 407579.93 0 0 0 0.3 0.34 0.35\n", SweepFormat::Ert)
+                .find(":1: the rate 0 GB/s is not a positive number"),
+            std::string::npos);
+  const std::string run = "Size (Byte):\t\t7936\nMByte/s:\t\t113800.5\n";
+  EXPECT_NE(error_of(run + "Size (Byte):\t\t15872\nMByte/s:\t\t0\n", SweepFormat::Likwid)
+                .find(":4: the rate 0 GB/s is not a positive number"),
+            std::string::npos);
+  EXPECT_NE(error_of(run + "Size (Byte):\t\t15872\nMByte/s:\t\t-81766.38\n", SweepFormat::Likwid)
+                .find(":4: the rate -81.7664 GB/s is not a positive number"),
+            std::string::npos);
+  EXPECT_NE(error_of(run + "Size (Byte):\t\t1e30\nMByte/s:\t\t81766.38\n", SweepFormat::Likwid)
+                .find(":4: a working set of 1e+30 bytes is over 1 PiB"),
             std::string::npos);
 }
 

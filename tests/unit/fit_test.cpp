@@ -771,6 +771,14 @@ TEST(FitBandwidthCsv, Errors) {
   EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5,\n2000\n").find(":3: expected at least 2 fields"),
             std::string::npos);
   EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,5\n1000,6\n").find("distinct working-set sizes"), std::string::npos);
+  // strtod reads hexadecimal; a CSV's numbers are decimal.
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,0x10\n").find(":2: column 'gbs': '0x10' is not a number"),
+            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1000,1e300\n").find(":2: a rate of 1e+300 GB/s is over 10 PB/s"),
+            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs\n1e30,5\n").find(":2: a working set of 1e+30 bytes is over 1 PiB"),
+            std::string::npos);
+  EXPECT_NE(csv_error("working_set_bytes,gbs,GBS\n1000,5,6\n").find(":1: two 'gbs' columns"), std::string::npos);
   Machine m;
   EXPECT_THROW(fit_bandwidth_csv(::testing::TempDir() + "no/such/file.csv", m), InputError);
 }
