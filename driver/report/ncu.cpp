@@ -396,6 +396,12 @@ struct KernelTotals {
   std::string kernel;
   double flops = 0, instructions = 0, seconds = 0;
   bool has_flops = false, has_instructions = false, has_time = true;
+  // A total is whole only when every launch of the kernel has its counters: a counter n/a or
+  // empty in one launch, or one of a precision's add/mul/fma not collected, would be read as 0
+  // and put the point far below the kernel's rate. Such a kind of point is skipped with a note.
+  int launches = 0, flop_launches = 0, instruction_launches = 0;
+  std::vector<int> level_launches = std::vector<int>(levels().size(), 0);
+  std::set<std::string> flop_gaps;                         // which counter of a precision's three is missing, and where
   std::set<std::string> tensor_counted, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
   std::vector<double> transactions = std::vector<double>(levels().size(), 0.0);
   std::vector<bool> has_level = std::vector<bool>(levels().size(), false);
@@ -403,26 +409,36 @@ struct KernelTotals {
 
 void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) {
   const Counters c = with_counts_from_rates(counters);
+  ++k.launches;
+  bool launch_flops = false;
   for (const char* p : {"d", "f", "h"}) {
+    std::string present, absent;
     for (const char* op : {"add", "mul", "fma"}) {
       const std::string tail = std::string("sass_thread_inst_executed_op_") + p + op + "_pred_on.sum";
       const std::string smsp = "smsp__" + tail, sm = "sm__" + tail;
       if (auto v = metric(c, {smsp.c_str(), sm.c_str()})) {
         k.flops += (std::string(op) == "fma" ? 2 : 1) * *v;
-        k.has_flops = true;
+        k.has_flops = launch_flops = true;
+        present = smsp;
+      } else {
+        absent = smsp;
       }
     }
+    if (!present.empty() && !absent.empty())
+      k.flop_gaps.insert("'" + absent + "' is missing (n/a, empty or not collected) where '" + present + "' is there");
   }
   const TensorWork tensor = tensor_work(c, tensor_flops);
   if (!tensor.counted.empty()) {
     k.flops += tensor.flops;
-    k.has_flops = true;
+    k.has_flops = launch_flops = true;
     k.tensor_counted.insert(tensor.counted.begin(), tensor.counted.end());
   }
   if (!tensor.uncounted.empty()) k.tensor_uncounted.insert(tensor.uncounted);
+  k.flop_launches += launch_flops ? 1 : 0;
   if (auto v = metric(c, {"smsp__inst_executed.sum", "sm__inst_executed.sum"})) {
     k.instructions += *v;
     k.has_instructions = true;
+    ++k.instruction_launches;
   }
   // The first two counters of a group (loads and stores, reads and writes) come together: one
   // without the other would count the missing one as 0.
@@ -456,6 +472,7 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     if (found) {
       k.transactions[l] += sum;
       k.has_level[l] = true;
+      ++k.level_launches[l];
     }
   }
   if (auto t = launch_seconds(c)) {
@@ -558,22 +575,41 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
                          "sm__cycles_elapsed.avg.per_second)");
     return;
   }
+  const auto in_launches = [&](int with) {
+    return std::to_string(with) + " of its " + std::to_string(k.launches) + " launches";
+  };
+  for (const std::string& gap : k.flop_gaps) out->notes.push_back("skipped kernel '" + name + "' FLOP points: " + gap);
+  if (k.flop_gaps.empty() && k.flop_launches > 0 && k.flop_launches < k.launches)
+    out->notes.push_back("skipped kernel '" + name + "' FLOP points: FLOP counters in " + in_launches(k.flop_launches));
+  if (k.instruction_launches > 0 && k.instruction_launches < k.launches)
+    out->notes.push_back("skipped kernel '" + name + "' instruction points: smsp__inst_executed.sum in " +
+                         in_launches(k.instruction_launches));
+  for (std::size_t l = 0; l < levels().size(); ++l)
+    if (k.level_launches[l] > 0 && k.level_launches[l] < k.launches)
+      out->notes.push_back("skipped kernel '" + name + "' " + (levels()[l].name ? levels()[l].name : dram_level) +
+                           " points: its traffic counters in " + in_launches(k.level_launches[l]));
   for (const char* kind : {"flop", "instruction"}) {
     const bool flop = std::string(kind) == "flop";
     const double work = flop ? k.flops : k.instructions;
     if (!(work > 0)) continue;
+    if (flop ? !k.flop_gaps.empty() || k.flop_launches < k.launches : k.instruction_launches < k.launches) continue;
     // Tensor work without a FLOP figure: its scalar FLOPs alone would put the point far too low
     // (add_tensor_notes names the kernel).
     if (flop && !k.tensor_uncounted.empty()) continue;
     for (std::size_t l = 0; l < levels().size(); ++l) {
       const double txn = k.transactions[l];
-      if (!(txn > 0)) continue;
+      if (!(txn > 0) || k.level_launches[l] < k.launches) continue;
       KernelPoint p;
       p.kernel = name;
       p.level = levels()[l].name ? levels()[l].name : dram_level;
       p.kind = kind;
       p.intensity = flop ? work / (txn * levels()[l].bytes_per_transaction) : work / txn;
       p.performance = work / k.seconds / 1e9;
+      if (!std::isfinite(p.intensity) || !std::isfinite(p.performance)) {
+        out->notes.push_back("skipped kernel '" + name + "' " + kind + " point at " + p.level +
+                             ": its counts overflow a double");
+        continue;
+      }
       out->points.push_back(std::move(p));
     }
   }

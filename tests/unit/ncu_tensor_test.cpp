@@ -109,11 +109,13 @@ TEST(NcuTensor, AKernelWithUncountedTensorWorkGetsNoFlopPoint) {
   // The GMMA GEMM's epilogue FFMAs would give it a FLOP point orders of magnitude too low.
   const std::string csv =
       "\"ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\",\"sm__inst_executed_pipe_tensor_op_gmma.sum\","
-      "\"sm__inst_executed_pipe_tensor_op_dmma.sum\",\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\","
+      "\"sm__inst_executed_pipe_tensor_op_dmma.sum\",\"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum\","
+      "\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\",\"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum\","
       "\"smsp__inst_executed.sum\",\"dram__bytes.sum\"\n"
-      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"inst\",\"byte\"\n"
-      "\"0\",\"sm90_xmma_gemm_f16f16_f32\",\"9.0\",\"100\",\"1000\",\"0\",\"5000\",\"20000\",\"1000000\"\n"
-      "\"1\",\"ampere_fp64_dgemm\",\"8.0\",\"100\",\"0\",\"1000\",\"0\",\"20000\",\"1000000\"\n";
+      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"inst\",\"inst\",\"inst\",\"byte\"\n"
+      "\"0\",\"sm90_xmma_gemm_f16f16_f32\",\"9.0\",\"100\",\"1000\",\"0\",\"0\",\"5000\",\"0\",\"20000\","
+      "\"1000000\"\n"
+      "\"1\",\"ampere_fp64_dgemm\",\"8.0\",\"100\",\"0\",\"1000\",\"0\",\"0\",\"0\",\"20000\",\"1000000\"\n";
   const NcuConversion r = convert_ncu_csv(csv, "t.csv");
   EXPECT_TRUE(noted(r, "'sm90_xmma_gemm_f16f16_f32'", "gmma@9.0"));
   EXPECT_TRUE(noted(r, "dmma@8.0 counted as 512 FLOPs each", "DMMA.884"));
@@ -132,9 +134,10 @@ TEST(NcuTensor, AKernelWithUncountedTensorWorkGetsNoFlopPoint) {
   // An export with a tensor pipe counter of 0 everywhere says nothing about tensor FLOPs.
   const std::string quiet =
       "\"ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\",\"sm__inst_executed_pipe_tensor.sum\","
-      "\"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum\",\"dram__bytes.sum\"\n"
-      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"byte\"\n"
-      "\"0\",\"daxpy\",\"9.0\",\"10\",\"0\",\"1000\",\"24000\"\n";
+      "\"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum\",\"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum\","
+      "\"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum\",\"dram__bytes.sum\"\n"
+      "\"\",\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"inst\",\"byte\"\n"
+      "\"0\",\"daxpy\",\"9.0\",\"10\",\"0\",\"0\",\"1000\",\"0\",\"24000\"\n";
   EXPECT_FALSE(noted(convert_ncu_csv(quiet, "q.csv"), "tensor"));
 }
 

@@ -2,7 +2,9 @@
 // (roofprobe points --ncu-csv), checked number by number against the fixture's counters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include <cmath>
 #include <fstream>
@@ -234,6 +236,8 @@ TEST(Ncu, DetailsPageWithCyclesForTime) {
       "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
       "\"sm__sass_thread_inst_executed_op_fadd_pred_on.sum\",\"Minst\",\"1.5\"\n"
       "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
+      "\"sm__sass_thread_inst_executed_op_fmul_pred_on.sum\",\"inst\",\"0\"\n"
+      "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
       "\"dram__sectors_read.sum\",\"Ksector\",\"93.75\"\n"
       "\"0\",\"1\",\"app\",\"h\",\"void k(float*)\",\"1\",\"7\",\"Command line profiler metrics\","
       "\"dram__sectors_write.sum\",\"sector\",\"0\"\n";
@@ -292,15 +296,77 @@ TEST(Ncu, UnitsAndCountersThatWouldMisleadAreErrors) {
       << half;
 }
 
+// A counter missing in one launch of a kernel (n/a, empty), or one of a precision's add, mul and
+// fma not collected, would be summed as 0 and put the kernel's point 100x low (a DGEMM's
+// DFMA): that kind of point is skipped with a note naming the counter, the other kinds stay.
+TEST(Ncu, AKernelsTotalsAreWholeOrItsPointIsSkipped) {
+  const std::string dfma_column = "\"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum\",";
+  const std::string header =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"smsp__inst_executed.sum\","
+      "\"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum\"," +
+      dfma_column +
+      "\"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum\",\"dram__sectors_read.sum\",\"dram__sectors_write.sum\"\n"
+      "\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"inst\",\"sector\",\"sector\"\n";
+  struct Launch {
+    std::string inst = "500", dfma = "1,000,000", read = "400", write = "100";
+  };
+  const auto row = [](int id, const Launch& l) {
+    return "\"" + std::to_string(id) + "\",\"dgemm\",\"10\",\"" + l.inst + "\",\"1,000\",\"" + l.dfma +
+           "\",\"1,000\",\"" + l.read + "\",\"" + l.write + "\"\n";
+  };
+  const auto convert = [&](const Launch& first, const Launch& second) {
+    return convert_ncu_csv(header + row(0, first) + row(1, second), "k.csv");
+  };
+  const auto kinds = [](const NcuConversion& r) {
+    std::set<std::string> out;
+    for (const KernelPoint& p : r.points) out.insert(p.kind + "@" + p.level);
+    return out;
+  };
+  const auto has_note = [](const NcuConversion& r, const std::string& text) {
+    return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != n.npos; });
+  };
+  const std::set<std::string> instruction_only = {"instruction@HBM"};
+  EXPECT_EQ(kinds(convert({}, {})), (std::set<std::string>{"flop@HBM", "instruction@HBM"}));
+  for (const std::string gap : {"n/a", ""}) {
+    const NcuConversion r = convert({}, {.dfma = gap});
+    EXPECT_EQ(kinds(r), instruction_only) << "dfma '" << gap << "'";
+    EXPECT_TRUE(has_note(r,
+                         "skipped kernel 'dgemm' FLOP points: 'smsp__sass_thread_inst_executed_op_dfma_pred_on.sum' "
+                         "is missing (n/a, empty or not collected) where"))
+        << gap;
+  }
+  const NcuConversion inst = convert({.inst = ""}, {});
+  EXPECT_EQ(kinds(inst), (std::set<std::string>{"flop@HBM"}));
+  EXPECT_TRUE(
+      has_note(inst, "skipped kernel 'dgemm' instruction points: smsp__inst_executed.sum in 1 of its 2 launches"));
+  // Its only level's traffic in one launch: no point at all, and the error says why.
+  const std::string traffic = error_of([&] { convert({.read = "n/a", .write = "n/a"}, {}); });
+  EXPECT_NE(traffic.find("skipped kernel 'dgemm' HBM points: its traffic counters in 1 of its 2 launches"),
+            std::string::npos)
+      << traffic;
+  // The DFMA column not collected at all: every launch lacks it.
+  std::string no_dfma = header + row(0, {}) + row(1, {});
+  no_dfma.erase(no_dfma.find(dfma_column), dfma_column.size());
+  for (std::size_t at; (at = no_dfma.find("\"1,000,000\",")) != std::string::npos;) no_dfma.erase(at, 12);
+  no_dfma.erase(no_dfma.find("\"inst\","), 7);  // its unit
+  const NcuConversion dropped = convert_ncu_csv(no_dfma, "d.csv");
+  EXPECT_EQ(kinds(dropped), instruction_only);
+  // Counts whose sum overflows a double give no point, not "inf".
+  const NcuConversion huge = convert({.dfma = "1e308"}, {.dfma = "1e308"});
+  EXPECT_EQ(kinds(huge), instruction_only);
+  EXPECT_TRUE(has_note(huge, "skipped kernel 'dgemm' flop point at HBM: its counts overflow a double"));
+}
+
 // NERSC's metric list counts bytes, not sectors: L1, L2 and HBM points from l1tex__t_bytes,
 // lts__t_bytes and dram__bytes, in ncu's scaled byte units.
 TEST(Ncu, ByteMetricsGiveL1L2AndHbmPoints) {
   const std::string text =
-      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum\","
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"sm__sass_thread_inst_executed_op_dadd_pred_on.sum\","
+      "\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum\",\"sm__sass_thread_inst_executed_op_dmul_pred_on.sum\","
       "\"l1tex__t_bytes.sum\",\"lts__t_bytes.sum\",\"dram__bytes.sum\"\n"
-      "\"\",\"\",\"usecond\",\"inst\",\"Mbyte\",\"Kbyte\",\"byte\"\n"
-      "\"0\",\"void stencil(double*)\",\"10\",\"5,000,000\",\"80\",\"40,000\",\"20,000,000\"\n"
-      "\"1\",\"void stencil(double*)\",\"10\",\"5,000,000\",\"80\",\"40,000\",\"20,000,000\"\n";
+      "\"\",\"\",\"usecond\",\"inst\",\"inst\",\"inst\",\"Mbyte\",\"Kbyte\",\"byte\"\n"
+      "\"0\",\"void stencil(double*)\",\"10\",\"0\",\"5,000,000\",\"0\",\"80\",\"40,000\",\"20,000,000\"\n"
+      "\"1\",\"void stencil(double*)\",\"10\",\"0\",\"5,000,000\",\"0\",\"80\",\"40,000\",\"20,000,000\"\n";
   const NcuConversion r = convert_ncu_csv(text, "bytes.csv");
   std::map<std::string, KernelPoint> by_level;
   for (const KernelPoint& p : r.points) by_level[p.level] = p;
@@ -328,6 +394,10 @@ TEST(Ncu, RooflineSectionRatesAreRead) {
       "Chart\",\"sm__cycles_elapsed.avg.per_second\",\"cycle/nsecond\",\"1.5\"\n"
       "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\","
       "\"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed\",\"inst/cycle\",\"1,000\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\","
+      "\"sm__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed\",\"inst/cycle\",\"0\"\n"
+      "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\","
+      "\"sm__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed\",\"inst/cycle\",\"0\"\n"
       "\"0\",\"k\",\"GPU Speed Of Light Roofline Chart\",\"dram__bytes.sum.per_second\",\"Tbyte/second\",\"1.5\"\n";
   const NcuConversion r = convert_ncu_csv(text, "sol.csv");
   ASSERT_EQ(r.points.size(), 1u);
