@@ -438,7 +438,14 @@ int compare_command(const CompareOptions& o) {
     if (!measured_model.empty() && !reference_model.empty() && measured_model != reference_model)
       std::cerr << "warning: compare --verdict: " << label(0) << " and the reference " << label(1)
                 << " name different models; the verdict holds the one to the other's figures\n";
-    std::cout << format_verdict(build_verdict(machines[0], label(0), machines[1], label(1)), o.format) << std::flush;
+    const Verdict verdict = build_verdict(machines[0], label(0), machines[1], label(1));
+    // A reference as the first file (the two swapped, or a reference against itself) has no
+    // measured ceiling: an empty verdict would pass a gate with nothing checked.
+    if (verdict.rows.empty())
+      throw InputError("compare --verdict: " + label(0) +
+                       " has no measured (empirical) ceiling to judge: give the measured machine file first, then "
+                       "its reference");
+    std::cout << format_verdict(verdict, o.format) << std::flush;
     return 0;
   }
   const CompareTable table = build_compare_table(o.files, machines);
