@@ -55,8 +55,9 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
   run_cmd->add_option("--resume", o->resume_dir,
                       "Continue the interrupted run in DIR (same config and device), then write the full machine.yaml");
   run_cmd
-      ->add_option("--outlier-margin", o->outlier_margin,
-                   "fleet.yaml: a rank more than this fraction below the fleet median on a ceiling is an outlier")
+      ->add_option(
+          "--outlier-margin", o->outlier_margin,
+          "fleet.yaml: a rank more than this fraction below its device model's median on a ceiling is an outlier")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
   run_cmd
@@ -174,7 +175,9 @@ Subcommand add_fleet_command(CLI::App& app) {
   CLI::App* fleet_cmd = app.add_subcommand(
       "fleet", "Rebuild DIR/fleet.yaml (per-rank ceilings, median/min/max, outliers) from DIR/rank-*/machine.yaml");
   fleet_cmd->add_option("dir", o->dir, "Output directory of an MPI run (or of a single run)")->required();
-  fleet_cmd->add_option("--outlier-margin", o->margin, "Outlier: more than this fraction below the fleet median")
+  fleet_cmd
+      ->add_option("--outlier-margin", o->margin,
+                   "Outlier: more than this fraction below the median of the ranks of its device")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
   return {fleet_cmd, {}, [o] { return roofprobe::fleet_command(o->dir, o->margin); }};

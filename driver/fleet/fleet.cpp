@@ -91,13 +91,16 @@ FleetRank fleet_rank_from_machine(const Machine& m, int rank, const std::string&
   return r;
 }
 
-std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, double margin) {
+namespace {
+
+// The ceilings of ranks that all hold one device.
+std::vector<FleetCeiling> ceilings_of_one_device(const std::vector<const FleetRank*>& ranks, double margin) {
   // Memory levels (L1, L2.b, DRAM, HBM, ...) first, then compute ceilings; by name within each.
   std::vector<std::string> names;
   std::set<std::string> seen, compute;
-  for (const FleetRank& r : ranks) {
-    compute.insert(r.compute.begin(), r.compute.end());
-    for (const auto& [name, value] : r.ceilings)
+  for (const FleetRank* r : ranks) {
+    compute.insert(r->compute.begin(), r->compute.end());
+    for (const auto& [name, value] : r->ceilings)
       if (seen.insert(name).second) names.push_back(name);
   }
   auto is_compute = [&](const std::string& n) { return compute.count(n) > 0; };
@@ -108,25 +111,44 @@ std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, do
   std::vector<FleetCeiling> out;
   for (const std::string& name : names) {
     FleetCeiling c;
+    c.device = ranks.front()->device;
     c.name = name;
     c.unit = is_compute(name) ? "GFLOP/s" : "GB/s";
     std::vector<double> values;
-    for (const FleetRank& r : ranks) {
-      auto it = r.ceilings.find(name);
-      if (it != r.ceilings.end()) values.push_back(it->second);
+    for (const FleetRank* r : ranks) {
+      auto it = r->ceilings.find(name);
+      if (it != r->ceilings.end()) values.push_back(it->second);
     }
     c.ranks = static_cast<int>(values.size());
     c.median = median_of(values);
     c.min = *std::min_element(values.begin(), values.end());
     c.max = *std::max_element(values.begin(), values.end());
-    for (const FleetRank& r : ranks) {
-      auto it = r.ceilings.find(name);
-      if (it == r.ceilings.end() || c.median <= 0) continue;
+    for (const FleetRank* r : ranks) {
+      auto it = r->ceilings.find(name);
+      if (it == r->ceilings.end() || c.median <= 0) continue;
       if (it->second < c.median * (1 - margin)) {
-        c.outliers.push_back({r.rank, r.host, r.device, it->second, 1 - it->second / c.median});
+        c.outliers.push_back({r->rank, r->host, r->device, it->second, 1 - it->second / c.median});
       }
     }
     out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, double margin) {
+  std::vector<std::string> devices;  // in order of first rank
+  std::map<std::string, std::vector<const FleetRank*>> by_device;
+  for (const FleetRank& r : ranks) {
+    auto& group = by_device[r.device];
+    if (group.empty()) devices.push_back(r.device);
+    group.push_back(&r);
+  }
+  std::vector<FleetCeiling> out;
+  for (const std::string& device : devices) {
+    std::vector<FleetCeiling> of_device = ceilings_of_one_device(by_device[device], margin);
+    out.insert(out.end(), of_device.begin(), of_device.end());
   }
   return out;
 }
@@ -244,7 +266,10 @@ std::string fleet_to_yaml(const Fleet& f) {
   aggregates.set("points", points_value(f.aggregates.points));
   root.set("aggregates", std::move(aggregates));
   if (!f.aggregates.timing.empty()) root.set("timing_seconds", rates_value(f.aggregates.timing));
+  // Per device name, then per ceiling: medians are never pooled across device models.
   Value ceilings = Value::object();
+  std::vector<std::string> devices;
+  std::map<std::string, Value> of_device;
   long long outliers = 0;
   for (const FleetCeiling& c : f.ceilings) {
     Value ceiling = Value::object();
@@ -265,8 +290,11 @@ std::string fleet_to_yaml(const Fleet& f) {
       list.push(std::move(entry.flow()));
     }
     ceiling.set("outliers", std::move(list));
-    ceilings.set(c.name, std::move(ceiling));
+    auto [it, added] = of_device.try_emplace(c.device, Value::object());
+    if (added) devices.push_back(c.device);
+    it->second.set(c.name, std::move(ceiling));
   }
+  for (const std::string& device : devices) ceilings.set(device, std::move(of_device.at(device)));
   root.set("ceilings", std::move(ceilings));
   root.set("outliers", Value::integer(outliers));
   return doc::to_yaml(root);
@@ -290,18 +318,24 @@ void print_fleet_summary(std::ostream& out, const Fleet& f, const std::string& w
         out << "  node " << host << " " << std::left << std::setw(10) << name << " "
             << rate(v, name.find('.') == std::string::npos ? "GB/s" : "GFLOP/s") << "\n";
   }
-  out << "per-device ceilings (fleet median, min, max):\n";
-  for (const FleetCeiling& c : f.ceilings)
-    out << "  " << std::left << std::setw(10) << c.name << " median " << std::setw(13) << rate(c.median, c.unit)
+  out << "per-device ceilings (median, min, max over the ranks of each device):\n";
+  const std::string* device = nullptr;
+  for (const FleetCeiling& c : f.ceilings) {
+    if (device == nullptr || *device != c.device) {
+      device = &c.device;
+      out << "  " << (c.device.empty() ? std::string("(no device name)") : c.device) << ":\n";
+    }
+    out << "    " << std::left << std::setw(10) << c.name << " median " << std::setw(13) << rate(c.median, c.unit)
         << " min " << std::setw(13) << rate(c.min, c.unit) << " max " << rate(c.max, c.unit) << "\n";
+  }
   int n = 0;
   for (const FleetCeiling& c : f.ceilings) n += static_cast<int>(c.outliers.size());
   const int pct = static_cast<int>(std::lround(f.margin * 100));
   if (n == 0) {
-    out << "outliers: none (no rank more than " << pct << "% below the fleet median)\n";
+    out << "outliers: none (no rank more than " << pct << "% below its device's median)\n";
     return;
   }
-  out << "outliers (more than " << pct << "% below the fleet median):\n";
+  out << "outliers (more than " << pct << "% below their device's median):\n";
   out << "  rank  host             device                          ceiling    value          below\n";
   for (const FleetCeiling& c : f.ceilings)
     for (const FleetOutlier& o : c.outliers) {

@@ -1,6 +1,6 @@
-// The fleet report (fleet.yaml, schema roofprobe.fleet/1): every rank's headline ceilings, the
-// aggregates measured with all ranks running at once, and per ceiling the fleet median, min,
-// max and the outliers (ranks more than a margin below the median). Built from the per-rank
+// The fleet report (fleet.yaml, schema roofprobe.fleet/2): every rank's headline ceilings, the
+// aggregates measured with all ranks running at once, and per device model and ceiling the
+// median, min, max and the outliers (ranks more than a margin below the median). Built from the per-rank
 // machine files on disk, so a job that died part way still yields a report of what finished.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 namespace roofprobe {
 
-inline constexpr const char* kFleetSchema = "roofprobe.fleet/1";
+inline constexpr const char* kFleetSchema = "roofprobe.fleet/2";
 
 // How fleet.yaml is written into a run directory: never through a link planted there, and only
 // over a fleet.yaml roofprobe wrote (its first line names the schema), never over a user's file.
@@ -40,7 +40,10 @@ struct FleetOutlier {
   double below_median = 0;  // fraction: 0.07 = 7% below the median
 };
 
+// One ceiling over the ranks of one device model: a fleet of mixed devices (an H100 and an H200
+// partition, a CPU and a GPU backend) gets one median per model, never one pooled across them.
 struct FleetCeiling {
+  std::string device;  // the ranks' device name (machine file device.name)
   std::string name;
   std::string unit;  // GB/s | GFLOP/s
   int ranks = 0;
@@ -62,12 +65,13 @@ struct Fleet {
   std::vector<FleetRank> ranks;      // by rank
   std::vector<std::string> missing;  // "rank 3: no machine.yaml", unreadable files
   FleetAggregates aggregates;
-  std::vector<FleetCeiling> ceilings;  // memory levels first, then compute, by name
+  std::vector<FleetCeiling> ceilings;  // per device (in order of first rank), memory levels first, then compute
 };
 
 // A rank's entry from its machine file (ceilings: memory GB/s, compute GFLOP/s).
 FleetRank fleet_rank_from_machine(const Machine& m, int rank, const std::string& machine_path);
-// Median, min, max and outliers of every ceiling present in the ranks. Margin in [0, 1).
+// Median, min, max and outliers of every ceiling present in the ranks, over the ranks of each
+// device name apart. Margin in [0, 1).
 std::vector<FleetCeiling> fleet_ceilings(const std::vector<FleetRank>& ranks, double margin);
 
 // Reads DIR/rank-<r>/machine.yaml (or DIR/machine.yaml for a single-process run) and

@@ -25,7 +25,7 @@ struct RunOptions {
   std::string resume_dir;      // continue the interrupted run in this directory
   std::string command_line;
   // Under an MPI launcher (driver/fleet/fleet_run.hpp): outliers are ranks more than this fraction
-  // below the fleet median; a rank waits at most mpi_timeout seconds for another's turn.
+  // below its device's median; a rank waits at most mpi_timeout seconds for another's turn.
   double outlier_margin = 0.05;
   double mpi_timeout = 3600;
   std::map<std::string, std::string> extra_provenance;  // added to the machine file's provenance

@@ -24,12 +24,12 @@ for r in 0 1; do
 done
 [[ ! -e $work/run/machine.yaml ]] || fail "a machine.yaml outside rank-<r>/"
 f=$work/run/fleet.yaml
-grep -q '^schema: roofprobe.fleet/1$' "$f" || fail "fleet.yaml schema"
+grep -q '^schema: roofprobe.fleet/2$' "$f" || fail "fleet.yaml schema"
 grep -q '^  - rank: 0$' "$f" || fail "fleet.yaml does not name rank 0"
 grep -q '^  - rank: 1$' "$f" || fail "fleet.yaml does not name rank 1"
 grep -q 'machine: rank-1/machine.yaml' "$f" || fail "fleet.yaml: rank 1's machine file"
 grep -Eq '^  job: \{.*DRAM: [0-9.e+]+.*FP64.FMA: [0-9.e+]+' "$f" || fail "fleet.yaml: no job aggregates"
-grep -q '^  FP64.FMA:$' "$f" || fail "fleet.yaml: no FP64.FMA ceiling statistics"
+grep -q '^    FP64.FMA:$' "$f" || fail "fleet.yaml: no FP64.FMA ceiling statistics (ceilings: {<device>: {FP64.FMA: ...}})"
 grep -q '^fleet: 2 rank(s) on 1 host(s)' "$work/summary.txt" || fail "summary: no fleet line"
 grep -q '^outliers' "$work/summary.txt" || fail "summary: no outlier table"
 

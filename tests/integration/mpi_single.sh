@@ -11,7 +11,7 @@ write_tiny_config "$work/tiny.yaml"
 [[ -s $work/run/machine.yaml ]] || fail "machine.yaml missing"
 [[ ! -e $work/run/rank-0 ]] || fail "a single process wrote rank-0/"
 f=$work/run/fleet.yaml
-grep -q '^schema: roofprobe.fleet/1$' "$f" || fail "fleet.yaml schema"
+grep -q '^schema: roofprobe.fleet/2$' "$f" || fail "fleet.yaml schema"
 [[ $(grep -c '^  - rank: ' "$f") == 1 ]] || fail "fleet.yaml does not list exactly one rank"
 grep -q 'machine: machine.yaml' "$f" || fail "fleet.yaml: machine path"
 grep -q '^fleet:' "$work/summary.txt" && fail "a single-process run printed the fleet table"

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "driver/model/errors.hpp"
 #include "driver/fleet/fleet.hpp"
@@ -97,6 +98,38 @@ TEST(Fleet, EvenCountMedianAndSingleRank) {
   EXPECT_TRUE(one[0].outliers.empty());
 }
 
+// Ranks of different devices (a CPU and a GPU backend, two GPU models in one job) are never
+// pooled: a median over an H200 and two Xeons made the Xeons' L2 an "outlier 97% below".
+TEST(Fleet, EachDeviceModelHasItsOwnMedian) {
+  std::vector<FleetRank> ranks;
+  for (int r = 0; r < 3; ++r) {
+    Machine m = synthetic_machine("node" + std::to_string(r), r == 1 ? 4000 : 100, 1000, 50, r, 3);
+    if (r == 1) m.device.name = "Synthetic GPU";
+    ranks.push_back(fleet_rank_from_machine(m, r, "rank-" + std::to_string(r) + "/machine.yaml"));
+  }
+  const std::vector<FleetCeiling> c = fleet_ceilings(ranks, 0.05);
+  ASSERT_EQ(c.size(), 6u);  // three ceilings of each device, the first rank's device first
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    EXPECT_EQ(c[i].device, i < 3 ? "Synthetic CPU" : "Synthetic GPU") << i;
+    EXPECT_TRUE(c[i].outliers.empty()) << c[i].device << " " << c[i].name;
+  }
+  EXPECT_EQ(c[0].name, "DRAM");
+  EXPECT_EQ(c[0].ranks, 2);
+  EXPECT_DOUBLE_EQ(c[0].median, 100);
+  EXPECT_EQ(c[3].ranks, 1);
+  EXPECT_DOUBLE_EQ(c[3].median, 4000);
+  Fleet f;
+  f.ranks = ranks;
+  f.ceilings = c;
+  const YAML::Node root = YAML::Load(fleet_to_yaml(f));
+  EXPECT_DOUBLE_EQ(root["ceilings"]["Synthetic CPU"]["DRAM"]["median"].as<double>(), 100);
+  EXPECT_DOUBLE_EQ(root["ceilings"]["Synthetic GPU"]["DRAM"]["median"].as<double>(), 4000);
+  std::ostringstream summary;
+  print_fleet_summary(summary, f, "fleet.yaml");
+  EXPECT_NE(summary.str().find("  Synthetic GPU:\n    DRAM       median 4 TB/s"), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find("outliers: none"), std::string::npos) << summary.str();
+}
+
 TEST(Fleet, MemoryLevelWithADotIsStillMemory) {
   Machine m = synthetic_machine("a", 10, 1, 1, 0, 1);
   m.memory[0].level = "L2.b";  // the fitter names a second plateau of one cache level so
@@ -130,7 +163,7 @@ TEST(Fleet, CollectFromDirectoryWithMissingRank) {
   EXPECT_EQ(f.ceilings[0].outliers[0].rank, 1);
   EXPECT_EQ(f.ceilings[0].outliers[0].host, "h1");
   const std::string yaml = fleet_to_yaml(f);
-  EXPECT_NE(yaml.find("schema: roofprobe.fleet/1"), std::string::npos);
+  EXPECT_NE(yaml.find("schema: roofprobe.fleet/2"), std::string::npos);
   EXPECT_NE(yaml.find("machine: rank-3/machine.yaml"), std::string::npos);
   EXPECT_NE(yaml.find("outliers: 1"), std::string::npos);
   EXPECT_EQ(fleet_command(dir.string(), 0.05), 0);
@@ -166,8 +199,9 @@ TEST(Fleet, NamesThatAreNotPlainYamlTextReadBackAsTheSameStrings) {
   EXPECT_EQ(root["missing"][0].as<std::string>(), "rank 3: \xEF\xBF\xBD\n: unreadable");
   EXPECT_DOUBLE_EQ(root["aggregates"]["node"]["off"]["DRAM"].as<double>(), 30);
   EXPECT_EQ(root["aggregates"]["points"]["DRAM"].as<std::string>(), "yes");
-  // The outlier (rank 1, DRAM 5 against a median of 10) names its host as written.
-  EXPECT_EQ(root["ceilings"]["DRAM"]["outliers"][0]["host"].as<std::string>(), "1.5e3");
+  // The outlier (rank 1, DRAM 5 against its device's median of 7.5) names its host as written.
+  EXPECT_EQ(root["ceilings"]["Synthetic CPU"]["DRAM"]["outliers"][0]["host"].as<std::string>(), "1.5e3");
+  EXPECT_DOUBLE_EQ(root["ceilings"]["GPU\xEF\xBF\xBD\r"]["DRAM"]["median"].as<double>(), 10);
   EXPECT_EQ(root["outliers"].as<int>(), 1);
 
   FleetAggregates a;
