@@ -114,11 +114,22 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
     if (!counted.empty()) own = std::min<std::size_t>(own, std::strtoul(counted.c_str(), nullptr, 10));
     out.carried.assign(record.run_machine->missing.begin(), record.run_machine->missing.begin() + own);
   } else if (!planned_text.empty()) {
+    // The plan's points are the sweep's own (no phase); the phases' windows are counted apart.
     const long planned = std::strtol(planned_text.c_str(), nullptr, 10);
-    const long measured = static_cast<long>(rows.size() - torn.size());
+    long measured = 0;
+    bool any_sustained = false;
+    for (const auto& [key, r] : rows) {
+      measured += key.first.empty() && !torn.count(key) ? 1 : 0;
+      any_sustained |= key.first.rfind(kSustainedPhase, 0) == 0;
+    }
     if (measured < planned)
       out.gaps.push_back(std::to_string(planned - measured) + " of " + std::to_string(planned) +
                          " planned points are not in the sweep (the run ended early, or has not finished)");
+    const std::string sustained_text = provenance_of(record.run_header, "sustained_seconds");
+    if (measured >= planned && !any_sustained && std::strtod(sustained_text.c_str(), nullptr) > 0)
+      out.gaps.push_back("the sustained phase (run.yaml: sustained_seconds " + sustained_text +
+                         ") has no rows in the sweep: the run ended before it, or has not finished; no sustained "
+                         "figure");
   } else if (record.run_header != nullptr) {
     out.notes.push_back("run.yaml does not say how many points were planned: the sweep's length is not checked");
   }

@@ -11,9 +11,11 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <sys/stat.h>
 
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
 
 namespace roofprobe {
@@ -311,8 +313,9 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
     ++line_no;
     if (line.empty()) continue;
     auto fields = split(line, ',');
-    // A torn last line (the process died mid-write) is dropped; a bad line elsewhere is an error.
-    bool last = in.peek() == std::char_traits<char>::eof();
+    // A torn last line (the process died mid-write: no newline ends it) is dropped; a bad line
+    // elsewhere, or a whole last line that is bad, is an error.
+    const bool last = in.eof();
     auto bad = [&](const std::string& why) -> std::vector<Sample>& {
       if (last) return samples;
       throw InputError(path + ":" + std::to_string(line_no) + ": " + why);
@@ -362,6 +365,20 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
         s.power_cap_w = num(fields[kPowerCapW]);
         if (s.power_cap_w < 0) throw std::invalid_argument("negative power_cap_w " + fields[kPowerCapW]);
       }
+      // Each rate is its count over the seconds, as write_sweep_csv writes them (to 8 significant
+      // digits): a rate that is not was edited by hand, and would be published as measured.
+      if (s.seconds > 0)
+        for (const auto& [rate, count, rate_name, count_name] :
+             {std::tuple{s.gbs, s.bytes, "gbs", "bytes"},
+              {s.gflops, s.flops, "gflops", "flops"},
+              {s.gtxn_s, s.transactions, "gtxn_s", "transactions"},
+              {s.gips, s.warp_instructions, "gips", "warp_instructions"},
+              {s.shared_gtxn_s, s.shared_wavefronts, "shared_gtxn_s", "shared_wavefronts"}}) {
+          const double expected = count / s.seconds / 1e9;
+          if (std::abs(rate - expected) > 1e-6 * std::max(std::abs(rate), std::abs(expected)))
+            throw std::invalid_argument(std::string(rate_name) + " " + csv_text::number_text(rate) + " is not " +
+                                        count_name + " / seconds / 1e9 (" + csv_text::number_text(expected) + ")");
+        }
       if (columns > kPhase) {
         s.phase = fields[kPhase];
         // Only the sweep's rows (empty), a named ceiling's sustained windows and the energy

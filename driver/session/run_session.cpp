@@ -23,6 +23,7 @@
 #include "driver/model/atomic_file.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/model/machine.hpp"
+#include "driver/model/csv_text.hpp"
 #include "driver/model/sweep.hpp"
 #include "driver/report/summary.hpp"
 #include "driver/run/energy_counter.hpp"
@@ -225,6 +226,9 @@ void begin_record(const RunOptions& o, const RunConfig& config, const BackendCon
                           {"backend", bc.name},
                           {"run_id", new_run_id()},
                           {"planned_points", std::to_string(plan.points.size())},
+                          // A fit of the sweep alone can tell a run that ended before its
+                          // sustained phase from one that had none to run.
+                          {"sustained_seconds", csv_text::number_text(bc.sustained_seconds)},
                           {"quick", o.quick ? "true" : "false"}};
     for (const auto& [key, value] : o.extra_provenance) machine.provenance[key] = value;
     write_run_record(dir, config, machine);

@@ -129,6 +129,14 @@ awk -F, 'NR == 1 || $4 == 0 || ($4 == 1 && !seen++)' S/sweep.csv > torn/sweep.cs
 cases=$((cases + 1))
 grep -q '^complete: false' torn.yaml && grep -q "ends inside this point" torn.yaml && grep -q "1 of 2 planned points are not in the sweep" torn.yaml \
   && ok "fit_truncated: complete: false, names what is missing" || fail "fit_truncated: $(grep complete torn.yaml)"
+# A run whose config had a sustained phase, cut before it: the sweep's points are all there.
+mkdir nosustained && cp S/sweep.csv S/feeds.yaml nosustained/
+sed 's/^  sustained_seconds: "\?0"\?$/  sustained_seconds: 0.3/' S/run.yaml > nosustained/run.yaml
+"$rp" fit nosustained/sweep.csv --out nosustained.yaml > /dev/null 2>&1
+cases=$((cases + 1))
+grep -q 'sustained_seconds: 0.3' nosustained/run.yaml && grep -q '^complete: false' nosustained.yaml \
+  && grep -q "the sustained phase (run.yaml: sustained_seconds 0.3) has no rows in the sweep" nosustained.yaml \
+  && ok "fit_without_its_sustained_phase: complete: false" || fail "fit_without_its_sustained_phase: $(grep complete nosustained.yaml)"
 # A writer still holding the run's lock.
 (exec 9> S/.roofprobe.lock && flock -x 9 && sleep 3) &
 sleep 0.5

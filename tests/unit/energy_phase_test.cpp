@@ -85,6 +85,7 @@ TEST(EnergyShares, PhaseTextRoundTripsAndAMalformedOneIsRefused) {
     row.probe = "bandwidth";
     row.seconds = 0.1;
     row.bytes = 1e9;
+    row.gbs = 10;
     row.energy_j = 3;
     row.point_samples = 1;
     row.phase = "energy:L2:1/4";

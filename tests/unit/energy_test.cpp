@@ -194,6 +194,7 @@ TEST(EnergySweep, EnergyRoundTripsAndOlderSweepsReadAsUnmeasured) {
   s.params = {{"precision", "fp64"}};
   s.seconds = 0.01;
   s.flops = 1e9;
+  s.gflops = 100;
   s.energy_j = 1.25;
   const std::string path = (d.path() / "sweep.csv").string();
   {

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "driver/model/errors.hpp"
 #include "driver/model/machine.hpp"
@@ -316,9 +319,10 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   s.seconds = 0.0125;
   s.bytes = 1e9;
   s.gbs = 80;
+  s.transactions = 3.125e7;
   s.gtxn_s = 2.5;
-  s.warp_instructions = 4096;
-  s.shared_wavefronts = 8192;
+  s.warp_instructions = 6.25e6;
+  s.shared_wavefronts = 1.5625e7;
   s.gips = 0.5;
   s.shared_gtxn_s = 1.25;
   s.clock_mhz = 2400;
@@ -341,8 +345,8 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   EXPECT_DOUBLE_EQ(rows[1].seconds, 0.0125);
   EXPECT_EQ(rows[1].point_samples, 3);
   EXPECT_EQ(rows[1].flags, "noisy");
-  EXPECT_DOUBLE_EQ(rows[1].warp_instructions, 4096);
-  EXPECT_DOUBLE_EQ(rows[1].shared_wavefronts, 8192);
+  EXPECT_DOUBLE_EQ(rows[1].warp_instructions, 6.25e6);
+  EXPECT_DOUBLE_EQ(rows[1].shared_wavefronts, 1.5625e7);
   EXPECT_DOUBLE_EQ(rows[1].metric("gips"), 0.5);
   EXPECT_DOUBLE_EQ(rows[1].metric("shared_gtxn_s"), 1.25);
   EXPECT_DOUBLE_EQ(rows[1].metric("clock_mhz"), 2400);
@@ -357,6 +361,22 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
     FAIL() << "torn middle line accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 26 fields"), std::string::npos) << e.what();
+  }
+  // A rate that is not its count over the seconds was edited (a gbs 1000x its bytes' rate
+  // published L1 at 611 TB/s); a rate with no count behind it likewise.
+  for (const auto& [edit, why] : std::vector<std::pair<std::function<void(Sample&)>, std::string>>{
+           {[](Sample& x) { x.gbs *= 1000; }, "gbs 80000 is not bytes / seconds / 1e9 (80)"},
+           {[](Sample& x) { x.flops = 0, x.gflops = 5; }, "gflops 5 is not flops / seconds / 1e9 (0)"},
+           {[](Sample& x) { x.gips = 0; }, "gips 0 is not warp_instructions / seconds / 1e9 (0.5)"}}) {
+    Sample edited = s;
+    edit(edited);
+    write(path, sweep_csv_header() + "\n" + sweep_csv_row(edited) + "\n");
+    try {
+      read_sweep_csv(path);
+      ADD_FAILURE() << why << ": accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("sweep.csv:2: malformed field: " + why), std::string::npos) << e.what();
+    }
   }
 }
 
