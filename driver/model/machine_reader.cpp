@@ -65,6 +65,7 @@ class Reader {
   int integer(const YAML::Node& n, const std::string& key) const {
     double v = number(n, key);
     if (v < INT_MIN || v > INT_MAX) fail(n, key, "out of range for a count");
+    if (v != std::floor(v)) fail(n, key, "expected a whole number");
     return static_cast<int>(v);
   }
 
@@ -638,10 +639,19 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
   auto positive = [&](double v, const std::string& key) {
     if (!(v > 0)) problems.push_back(path + ": " + key + ": must be > 0");
   };
+  if (m.device.compute_units < 0) problems.push_back(path + ": device.compute_units: negative");
+  // The units are the schema's: a reader takes every rate as GB/s or GFLOP/s, whatever the file
+  // says, so a file in other units is refused, not read 1000x off. (Missing: a warning.)
+  for (const auto& [k, v] : machine_units())
+    if (auto it = m.units_as_read.find(k); it != m.units_as_read.end() && it->second != v)
+      problems.push_back(path + ": units." + k + ": '" + it->second + "', but machine files are in '" + v +
+                         "': convert the values");
   for (std::size_t i = 0; i < m.memory.size(); ++i) {
     const auto& l = m.memory[i];
     std::string key = "memory[" + std::to_string(i) + "] (" + l.level + ")";
+    if (l.level.empty()) problems.push_back(path + ": " + key + ".level: empty");
     positive(l.gbs, key + ".gbs");
+    if (l.working_set_lo < 0) problems.push_back(path + ": " + key + ".working_set_bytes: negative");
     if (l.source != "empirical" && l.source != "spec" && l.source != "published")
       problems.push_back(path + ": " + key + ".source: expected empirical, spec or published");
     if (l.working_set_lo > l.working_set_hi) problems.push_back(path + ": " + key + ".working_set_bytes: lo > hi");
@@ -660,6 +670,7 @@ std::vector<std::string> validate_machine_text(const std::string& text, const st
   for (std::size_t i = 0; i < m.compute.size(); ++i) {
     const auto& c = m.compute[i];
     std::string key = "compute[" + std::to_string(i) + "] (" + c.name + ")";
+    if (c.name.empty()) problems.push_back(path + ": " + key + ".name: empty");
     positive(c.gflops, key + ".gflops");
     if (c.theoretical_gflops < 0) problems.push_back(path + ": " + key + ".theoretical_gflops: negative");
   }

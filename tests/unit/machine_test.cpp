@@ -217,6 +217,46 @@ TEST(MachineFile, ValidateFlagsNonPositiveRates) {
   EXPECT_NE(problems[0].find("memory[1] (DRAM).gbs: must be > 0"), std::string::npos);
 }
 
+// What `validate` passed and readers then misread: a negative count (compare printed "-"), a
+// fractional count (2.5 read as 2), a negative working set, a nameless level or ceiling, and
+// rates in other units than the schema's (compare and export took MB/s for GB/s).
+TEST(MachineFile, ValidateRefusesWhatReadersWouldMisread) {
+  const auto problems_of = [](const std::function<void(std::string&)>& edit) {
+    std::string text = machine_to_yaml(sample_machine());
+    edit(text);
+    return ::testing::PrintToString(validate_machine_text(text, "m.yaml"));
+  };
+  const auto replace = [](std::string& text, const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(problems_of([](std::string&) {}), "{}");
+  EXPECT_NE(problems_of([&](std::string& t) {
+              replace(t, "bandwidth: GB/s (1e9 bytes/s)", "bandwidth: MB/s");
+            }).find("units.bandwidth: 'MB/s', but machine files are in 'GB/s (1e9 bytes/s)'"),
+            std::string::npos);
+  Machine m = sample_machine();
+  m.device.compute_units = -3;
+  EXPECT_NE(::testing::PrintToString(validate_machine_text(machine_to_yaml(m), "m.yaml"))
+                .find("device.compute_units: negative"),
+            std::string::npos);
+  m = sample_machine();
+  m.memory[0].working_set_lo = -4096;
+  m.memory[0].working_set_hi = 8192;
+  m.compute[0].name = "";
+  const std::string both = ::testing::PrintToString(validate_machine_text(machine_to_yaml(m), "m.yaml"));
+  EXPECT_NE(both.find("memory[0] (L1).working_set_bytes: negative"), std::string::npos) << both;
+  EXPECT_NE(both.find("compute[0] ().name: empty"), std::string::npos) << both;
+  m = sample_machine();
+  m.device.compute_units = 80;
+  const std::string fraction = problems_of([&](std::string& t) {
+    t = machine_to_yaml(m);
+    replace(t, "compute_units: 80", "compute_units: 2.5");
+  });
+  EXPECT_NE(fraction.find("device.compute_units: expected a whole number"), std::string::npos) << fraction;
+}
+
 // A name read from the file is quoted back escaped: a control character in a level's name (a fuzz
 // finding) must not reach the terminal or split the one-line error.
 // Two levels of one name and source: readers look levels up by name, and export kept the first
