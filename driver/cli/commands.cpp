@@ -308,6 +308,9 @@ int points_command(const PointsOptions& o) {
         throw InputError(o.machine_file +
                          ": the device has no compute_capability (not a CUDA GPU's file?): use --arch");
     }
+    if (cc && *cc < 7.0 - 1e-9)
+      throw InputError("--arch: compute capability " + csv_text::number_text(*cc, 2) +
+                       ": Nsight Compute profiles 7.0 (Volta) and newer, and these metric names are theirs");
     if (cc) note_if_newer_than_known(*cc);
     std::cout << ncu_metrics_for(cc) << "\n";
     return 0;

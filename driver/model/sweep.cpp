@@ -293,6 +293,13 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   if (!in) throw InputError(path + ": cannot read");
   std::string line;
   if (!std::getline(in, line)) throw InputError(path + ": empty file, expected a sweep.csv header");
+  // A sweep that passed through a spreadsheet or a Windows editor: a byte order mark and CRLF
+  // line ends are read past (the rows' text is otherwise the same).
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+  const auto drop_cr = [](std::string& text) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+  };
+  drop_cr(line);
   int columns = kColumnCount;
   if (line != sweep_csv_header()) {
     if (line == header_of(kColumnsBeforePhase))
@@ -311,6 +318,7 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
   std::string pending;
   while (std::getline(in, line)) {
     ++line_no;
+    drop_cr(line);
     if (line.empty()) continue;
     auto fields = split(line, ',');
     // A torn last line (the process died mid-write: no newline ends it) is dropped; a bad line

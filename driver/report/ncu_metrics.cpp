@@ -14,11 +14,12 @@ std::optional<double> parse_compute_capability(const std::string& text) {
   std::smatch m;
   // "9.0", "12.1"
   static const std::regex dotted(R"(\s*([0-9]{1,2})\.([0-9])\s*)");
-  if (std::regex_match(text, m, dotted)) return std::stoi(m[1]) + std::stoi(m[2]) / 10.0;
   // "sm_90", "sm_90a", "compute_120", "90": the last digit is the minor version.
   static const std::regex packed(R"(\s*(?:sm_|compute_)?([0-9]{1,2})([0-9])[af]?\s*)", std::regex::icase);
-  if (std::regex_match(text, m, packed)) return std::stoi(m[1]) + std::stoi(m[2]) / 10.0;
-  return std::nullopt;
+  if (!std::regex_match(text, m, dotted) && !std::regex_match(text, m, packed)) return std::nullopt;
+  const int major = std::stoi(m[1]);
+  if (major < 1) return std::nullopt;  // "0.0", "sm_00": no GPU has major version 0
+  return major + std::stoi(m[2]) / 10.0;
 }
 
 namespace {

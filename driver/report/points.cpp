@@ -38,7 +38,9 @@ std::string csv_field(const std::string& text) {
 }  // namespace
 
 std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source) {
-  const std::vector<std::string> lines = lines_of(text);
+  // A spreadsheet's UTF-8 export starts with a byte order mark: part of no column name.
+  const bool bom = text.rfind("\xEF\xBB\xBF", 0) == 0;
+  const std::vector<std::string> lines = lines_of(bom ? text.substr(3) : text);
   std::size_t line_no = 0;
   auto where = [&] { return source + ":" + std::to_string(line_no) + ": "; };
 
@@ -59,7 +61,9 @@ std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::st
                     : name == "performance" ? &performance_col
                     : name == "kind"        ? &kind_col
                                             : nullptr;
-        if (slot && *slot < 0) *slot = int(c);
+        if (slot && *slot >= 0)
+          throw InputError(where() + "two '" + name + "' columns: which one is the kernel's is not clear");
+        if (slot) *slot = int(c);
       }
       for (auto [col, name] : {std::pair<int, const char*>{kernel_col, "kernel"},
                                {level_col, "level"},

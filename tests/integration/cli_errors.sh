@@ -64,6 +64,8 @@ else
   fail "points_help_names: --full-names help"
 fi
 refused points_bad_arch "not a compute capability" -- "$rp" points --ncu-metrics --arch hopper
+refused points_arch_zero "not a compute capability" -- "$rp" points --ncu-metrics --arch 0.0
+refused points_arch_before_ncu "Nsight Compute profiles 7.0 (Volta) and newer" -- "$rp" points --ncu-metrics --arch 5.0
 refused points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
 refused points_nothing "give --ncu-csv FILE" -- "$rp" points
 printf '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum"\n"","","ns","byte"\n"0","k","10","1,0' > "$work/torn.csv"

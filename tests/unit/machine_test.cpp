@@ -402,6 +402,12 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("sweep.csv:5: expected 26 fields"), std::string::npos) << e.what();
   }
+  // Through a spreadsheet or a Windows editor: a byte order mark and CRLF line ends.
+  write(path, "\xEF\xBB\xBF" + sweep_csv_header() + "\r\n" + sweep_csv_row(s) + "\r\n" + sweep_csv_row(s) + "\r\n");
+  const std::vector<Sample> crlf = read_sweep_csv(path);
+  ASSERT_EQ(crlf.size(), 2u);
+  EXPECT_EQ(crlf[1].flags, "noisy");
+  EXPECT_EQ(crlf[1].phase, "");
   // A rate that is not its count over the seconds was edited (a gbs 1000x its bytes' rate
   // published L1 at 611 TB/s); a rate with no count behind it likewise.
   for (const auto& [edit, why] : std::vector<std::pair<std::function<void(Sample&)>, std::string>>{

@@ -333,6 +333,9 @@ TEST(NcuMetrics, ListsTheTensorTotalsOfEachArchitecture) {
   EXPECT_EQ(parse_compute_capability("compute_100"), 10.0);
   EXPECT_FALSE(parse_compute_capability("hopper"));
   EXPECT_FALSE(parse_compute_capability(""));
+  EXPECT_FALSE(parse_compute_capability("0.0"));  // no GPU has major version 0
+  EXPECT_FALSE(parse_compute_capability("sm_00"));
+  EXPECT_EQ(parse_compute_capability("5.0"), 5.0);  // a GPU, but not one ncu profiles: points says so
 }
 
 TEST(NcuMetrics, TheArchitectureFixtureHoldsEveryMetricOfItsRecipe) {

@@ -72,6 +72,11 @@ TEST(PointsFile, ReadsColumnsByNameWithOptionalKind) {
   EXPECT_EQ(points[1].kind, "instruction");
   EXPECT_EQ(points[2].kind, "flop");
 
+  // A spreadsheet's UTF-8 export starts with a byte order mark.
+  const auto marked = parse_points_csv("\xEF\xBB\xBFkernel,level,intensity,performance\nk,L2,2,30\n", "bom.csv");
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_EQ(marked[0].kernel, "k");
+
   // Without a kind column every point is a FLOP point.
   const auto plain = parse_points_csv("kernel,level,intensity,performance\nk,L2,2,30\n", "p.csv");
   ASSERT_EQ(plain.size(), 1u);
@@ -116,6 +121,10 @@ TEST(PointsFile, BadInputNamesFileAndLine) {
   EXPECT_NE(error_of([] { parse_points_csv("kernel,level,intensity,performance\n", "p.csv"); }).find("no points"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_points_csv("", "p.csv"); }).find("empty points file"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_points_csv("kernel,level,intensity,performance,Performance\nk,L1,1,5,6\n", "p.csv");
+            }).find("p.csv:1: two 'performance' columns"),
+            std::string::npos);
   EXPECT_NE(error_of([] { read_points_csv("/nonexistent/points.csv"); }).find("no such file"), std::string::npos);
 }
 
