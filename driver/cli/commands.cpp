@@ -29,6 +29,7 @@
 #include "driver/run/signals.hpp"
 #include "driver/report/summary.hpp"
 #include "driver/report/verdict.hpp"
+#include "driver/session/sustained_phase.hpp"
 #include "driver/model/units.hpp"
 #include "driver/version.hpp"
 #include "plot/compare_overlay.hpp"
@@ -216,15 +217,24 @@ int fit_command(const FitOptions& o) {
     for (const std::string& gap : findings.carried)
       if (std::find(machine.missing.begin(), machine.missing.end(), gap) == machine.missing.end())
         machine.missing.push_back(gap);
-    for (const std::string& gap : findings.gaps)
+    std::vector<std::string> gaps = findings.gaps;
+    // A run with a sustained phase loops its FMA and tensor ceilings and its device memory: where
+    // the fit finds one, the sweep without the phase's rows is not the run's whole data.
+    const bool has_sustained_target =
+        std::any_of(machine.compute.begin(), machine.compute.end(),
+                    [](const ComputeCeiling& c) { return c.source == "empirical" && is_sustained_compute(c.name); }) ||
+        std::any_of(machine.memory.begin(), machine.memory.end(), [&](const MemoryLevel& l) {
+          return l.source == "empirical" && l.level == machine.device.memory_name;
+        });
+    if (!findings.sustained_gap.empty() && has_sustained_target) gaps.push_back(findings.sustained_gap);
+    for (const std::string& gap : gaps)
       if (std::find(machine.missing.begin(), machine.missing.end(), gap) == machine.missing.end())
         machine.missing.push_back(gap);
-    if (!findings.gaps.empty()) {
+    if (!gaps.empty()) {
       machine.complete = false;
-      std::cerr << "note: incomplete: " << findings.gaps.front()
-                << (findings.gaps.size() > 1
-                        ? " (and " + std::to_string(findings.gaps.size() - 1) + " more, under missing:)"
-                        : std::string())
+      std::cerr << "note: incomplete: " << gaps.front()
+                << (gaps.size() > 1 ? " (and " + std::to_string(gaps.size() - 1) + " more, under missing:)"
+                                    : std::string())
                 << "\n";
     }
   }
@@ -309,7 +319,8 @@ int points_command(const PointsOptions& o) {
                          ": the device has no compute_capability (not a CUDA GPU's file?): use --arch");
     }
     if (cc && *cc < 7.0 - 1e-9)
-      throw InputError("--arch: compute capability " + csv_text::number_text(*cc, 2) +
+      throw InputError((o.arch.empty() ? o.machine_file : std::string("--arch")) + ": compute capability " +
+                       csv_text::number_text(*cc, 2) +
                        ": Nsight Compute profiles 7.0 (Volta) and newer, and these metric names are theirs");
     if (cc) note_if_newer_than_known(*cc);
     std::cout << ncu_metrics_for(cc) << "\n";

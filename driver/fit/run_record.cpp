@@ -117,19 +117,19 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
     // The plan's points are the sweep's own (no phase); the phases' windows are counted apart.
     const long planned = std::strtol(planned_text.c_str(), nullptr, 10);
     long measured = 0;
-    bool any_sustained = false;
+    bool any_phase = false;  // the sustained phase's rows, or the energy phase's after it
     for (const auto& [key, r] : rows) {
       measured += key.first.empty() && !torn.count(key) ? 1 : 0;
-      any_sustained |= key.first.rfind(kSustainedPhase, 0) == 0;
+      any_phase |= !key.first.empty();
     }
     if (measured < planned)
       out.gaps.push_back(std::to_string(planned - measured) + " of " + std::to_string(planned) +
                          " planned points are not in the sweep (the run ended early, or has not finished)");
     const std::string sustained_text = provenance_of(record.run_header, "sustained_seconds");
-    if (measured >= planned && !any_sustained && std::strtod(sustained_text.c_str(), nullptr) > 0)
-      out.gaps.push_back("the sustained phase (run.yaml: sustained_seconds " + sustained_text +
-                         ") has no rows in the sweep: the run ended before it, or has not finished; no sustained "
-                         "figure");
+    if (measured >= planned && !any_phase && std::strtod(sustained_text.c_str(), nullptr) > 0)
+      out.sustained_gap = "the sustained phase (run.yaml: sustained_seconds " + sustained_text +
+                          ") has no rows in the sweep: the run ended before it, or has not finished; no sustained "
+                          "figure";
   } else if (record.run_header != nullptr) {
     out.notes.push_back("run.yaml does not say how many points were planned: the sweep's length is not checked");
   }

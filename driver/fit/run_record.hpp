@@ -23,6 +23,10 @@ struct RunRecordFindings {
   std::vector<std::string> gaps;     // for missing:; any gap makes the machine file incomplete
   std::vector<std::string> carried;  // the finished run's own gaps, for missing: as the run listed them
   std::vector<std::string> notes;    // for stderr ("note: ...")
+  // Set when run.yaml records a sustained phase (sustained_seconds above 0) and the sweep has all
+  // its planned points but no row of that phase or the energy phase after it: the gap to name
+  // when the fit finds a ceiling the phase would have looped (the run may have had none).
+  std::string sustained_gap;
 };
 
 // Refuses (InputError, one line naming the sweep) rows of two backends or of two MPI ranks, rows

@@ -320,12 +320,13 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
     ++line_no;
     drop_cr(line);
     if (line.empty()) continue;
+    // A torn last line (the process died mid-write: no newline ends it) is dropped, even where
+    // it parses: its last field may be cut ("sustained:FP6" for "sustained:FP64.FMA"). The
+    // point it belonged to then has fewer rows than its point_samples, which the fit names.
+    if (in.eof()) break;
     auto fields = split(line, ',');
-    // A torn last line (the process died mid-write: no newline ends it) is dropped; a bad line
-    // elsewhere, or a whole last line that is bad, is an error.
-    const bool last = in.eof();
-    auto bad = [&](const std::string& why) -> std::vector<Sample>& {
-      if (last) return samples;
+    // A bad line, the last one included, is an error.
+    const auto bad = [&](const std::string& why) {
       throw InputError(path + ":" + std::to_string(line_no) + ": " + why);
     };
     if (static_cast<int>(fields.size()) != columns) {
@@ -373,7 +374,7 @@ std::vector<Sample> read_sweep_csv(const std::string& path) {
         s.power_cap_w = num(fields[kPowerCapW]);
         if (s.power_cap_w < 0) throw std::invalid_argument("negative power_cap_w " + fields[kPowerCapW]);
       }
-      // Each rate is its count over the seconds, as write_sweep_csv writes them (to 8 significant
+      // Each rate is its count over the seconds, as sweep_csv_row writes them (9 significant
       // digits): a rate that is not was edited by hand, and would be published as measured.
       if (s.seconds > 0)
         for (const auto& [rate, count, rate_name, count_name] :

@@ -1,6 +1,7 @@
 // points --ncu-csv: an Nsight Compute export (ncu --csv --page raw) -> kernel points: per kernel,
 // its FLOPs, warp instructions and bytes at each level, over all its launches.
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -399,9 +400,9 @@ struct KernelTotals {
   // A total is whole only when every launch of the kernel has its counters: a counter n/a or
   // empty in one launch, or one of a precision's add/mul/fma not collected, would be read as 0
   // and put the point far below the kernel's rate. Such a kind of point is skipped with a note.
-  int launches = 0, flop_launches = 0, instruction_launches = 0;
-  std::vector<int> level_launches = std::vector<int>(levels().size(), 0);
-  std::set<std::string> flop_gaps;                         // which counter of a precision's three is missing, and where
+  int launches = 0;
+  std::map<std::string, int> counter_launches;  // a counter (as a count) -> the launches that have it
+  std::set<std::string> flop_gaps;              // a precision's counter missing where another of its three is there
   std::set<std::string> tensor_counted, tensor_uncounted;  // how its tensor FLOPs were counted (or not)
   std::vector<double> transactions = std::vector<double>(levels().size(), 0.0);
   std::vector<bool> has_level = std::vector<bool>(levels().size(), false);
@@ -410,35 +411,35 @@ struct KernelTotals {
 void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) {
   const Counters c = with_counts_from_rates(counters);
   ++k.launches;
-  bool launch_flops = false;
+  for (const auto& [name, value] : c)
+    if (is_read_count(name)) ++k.counter_launches[name];
   for (const char* p : {"d", "f", "h"}) {
-    std::string present, absent;
+    std::string present, absent_tail;  // the name the export uses (smsp__ or sm__), an op it lacks
     for (const char* op : {"add", "mul", "fma"}) {
       const std::string tail = std::string("sass_thread_inst_executed_op_") + p + op + "_pred_on.sum";
       const std::string smsp = "smsp__" + tail, sm = "sm__" + tail;
       if (auto v = metric(c, {smsp.c_str(), sm.c_str()})) {
         k.flops += (std::string(op) == "fma" ? 2 : 1) * *v;
-        k.has_flops = launch_flops = true;
-        present = smsp;
+        k.has_flops = true;
+        present = c.count(smsp) ? smsp : sm;
       } else {
-        absent = smsp;
+        absent_tail = tail;
       }
     }
-    if (!present.empty() && !absent.empty())
-      k.flop_gaps.insert("'" + absent + "' is missing (n/a, empty or not collected) where '" + present + "' is there");
+    if (!present.empty() && !absent_tail.empty())
+      k.flop_gaps.insert("'" + present.substr(0, present.find("__") + 2) + absent_tail +
+                         "' is missing (n/a, empty or not collected) where '" + present + "' is there");
   }
   const TensorWork tensor = tensor_work(c, tensor_flops);
   if (!tensor.counted.empty()) {
     k.flops += tensor.flops;
-    k.has_flops = launch_flops = true;
+    k.has_flops = true;
     k.tensor_counted.insert(tensor.counted.begin(), tensor.counted.end());
   }
   if (!tensor.uncounted.empty()) k.tensor_uncounted.insert(tensor.uncounted);
-  k.flop_launches += launch_flops ? 1 : 0;
   if (auto v = metric(c, {"smsp__inst_executed.sum", "sm__inst_executed.sum"})) {
     k.instructions += *v;
     k.has_instructions = true;
-    ++k.instruction_launches;
   }
   // The first two counters of a group (loads and stores, reads and writes) come together: one
   // without the other would count the missing one as 0.
@@ -472,7 +473,6 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
     if (found) {
       k.transactions[l] += sum;
       k.has_level[l] = true;
-      ++k.level_launches[l];
     }
   }
   if (auto t = launch_seconds(c)) {
@@ -575,33 +575,52 @@ void add_kernel_points(const KernelTotals& k, const std::string& name, const std
                          "sm__cycles_elapsed.avg.per_second)");
     return;
   }
-  const auto in_launches = [&](int with) {
-    return std::to_string(with) + " of its " + std::to_string(k.launches) + " launches";
+  // A counter some launches have and others lack (n/a or empty there): the kinds of point made
+  // from it are skipped, the others stay.
+  const auto partial = [&](const std::function<bool(const std::string&)>& of_kind) -> std::string {
+    for (const auto& [counter, with] : k.counter_launches)
+      if (with < k.launches && of_kind(counter))
+        return "'" + counter + "' in " + std::to_string(with) + " of its " + std::to_string(k.launches) + " launches";
+    return "";
   };
-  for (const std::string& gap : k.flop_gaps) out->notes.push_back("skipped kernel '" + name + "' FLOP points: " + gap);
-  if (k.flop_gaps.empty() && k.flop_launches > 0 && k.flop_launches < k.launches)
-    out->notes.push_back("skipped kernel '" + name + "' FLOP points: FLOP counters in " + in_launches(k.flop_launches));
-  if (k.instruction_launches > 0 && k.instruction_launches < k.launches)
-    out->notes.push_back("skipped kernel '" + name + "' instruction points: smsp__inst_executed.sum in " +
-                         in_launches(k.instruction_launches));
+  const auto is_flop_counter = [](const std::string& n) {
+    return n.find("sass_thread_inst_executed_op_") != n.npos || n.find("tensor") != n.npos;
+  };
+  const auto is_instruction_counter = [](const std::string& n) {
+    return n == "smsp__inst_executed.sum" || n == "sm__inst_executed.sum";
+  };
+  const auto is_level_counter = [](const Level& level, const std::string& n) {
+    const auto named = [&](const char* m) { return m != nullptr && n == m; };
+    return std::any_of(level.metrics.begin(), level.metrics.end(), named) || named(level.bytes_total) ||
+           std::any_of(level.bytes_halves.begin(), level.bytes_halves.end(), named);
+  };
+  std::vector<std::string> flop_gaps(k.flop_gaps.begin(), k.flop_gaps.end());
+  if (const std::string gap = partial(is_flop_counter); !gap.empty()) flop_gaps.push_back(gap);
+  const std::string instruction_gap = partial(is_instruction_counter);
+  std::vector<std::string> level_gaps;
+  for (const Level& level : levels())
+    level_gaps.push_back(partial([&](const std::string& n) { return is_level_counter(level, n); }));
+  const auto level_name = [&](std::size_t l) { return levels()[l].name ? levels()[l].name : dram_level; };
+  for (const std::string& gap : flop_gaps) out->notes.push_back("skipped kernel '" + name + "' FLOP points: " + gap);
+  if (!instruction_gap.empty())
+    out->notes.push_back("skipped kernel '" + name + "' instruction points: " + instruction_gap);
   for (std::size_t l = 0; l < levels().size(); ++l)
-    if (k.level_launches[l] > 0 && k.level_launches[l] < k.launches)
-      out->notes.push_back("skipped kernel '" + name + "' " + (levels()[l].name ? levels()[l].name : dram_level) +
-                           " points: its traffic counters in " + in_launches(k.level_launches[l]));
+    if (!level_gaps[l].empty())
+      out->notes.push_back("skipped kernel '" + name + "' " + level_name(l) + " points: " + level_gaps[l]);
   for (const char* kind : {"flop", "instruction"}) {
     const bool flop = std::string(kind) == "flop";
     const double work = flop ? k.flops : k.instructions;
     if (!(work > 0)) continue;
-    if (flop ? !k.flop_gaps.empty() || k.flop_launches < k.launches : k.instruction_launches < k.launches) continue;
+    if (flop ? !flop_gaps.empty() : !instruction_gap.empty()) continue;
     // Tensor work without a FLOP figure: its scalar FLOPs alone would put the point far too low
     // (add_tensor_notes names the kernel).
     if (flop && !k.tensor_uncounted.empty()) continue;
     for (std::size_t l = 0; l < levels().size(); ++l) {
       const double txn = k.transactions[l];
-      if (!(txn > 0) || k.level_launches[l] < k.launches) continue;
+      if (!(txn > 0) || !level_gaps[l].empty()) continue;
       KernelPoint p;
       p.kernel = name;
-      p.level = levels()[l].name ? levels()[l].name : dram_level;
+      p.level = level_name(l);
       p.kind = kind;
       p.intensity = flop ? work / (txn * levels()[l].bytes_per_transaction) : work / txn;
       p.performance = work / k.seconds / 1e9;

@@ -104,7 +104,7 @@ class FmaRateRounds {
   int steady_rounds_ = 0;  // rounds since either best last rose by more than kSettled
 };
 
-// The count, by FmaRateRounds over rounds of ~12-24 ms each: 3 rounds (~0.1 s) on a quiet core,
+// The count, by FmaRateRounds over rounds of ~24-36 ms (both widths): 3 rounds (~0.1 s) on a quiet core,
 // at most kMaxRounds. fma_units.cpp
 Avx512FmaUnits time_avx512_fma_units();
 

@@ -137,6 +137,12 @@ cases=$((cases + 1))
 grep -q 'sustained_seconds: 0.3' nosustained/run.yaml && grep -q '^complete: false' nosustained.yaml \
   && grep -q "the sustained phase (run.yaml: sustained_seconds 0.3) has no rows in the sweep" nosustained.yaml \
   && ok "fit_without_its_sustained_phase: complete: false" || fail "fit_without_its_sustained_phase: $(grep complete nosustained.yaml)"
+# The same with a sweep the phase had nothing to loop in (a noFMA ceiling only): the run is whole.
+mkdir notarget && cp nosustained/run.yaml S/feeds.yaml notarget/ && sed 's/form=fma/form=nofma/' S/sweep.csv > notarget/sweep.csv
+"$rp" fit notarget/sweep.csv --out notarget.yaml > /dev/null 2>&1
+cases=$((cases + 1))
+grep -q 'FP64.noFMA' notarget.yaml && grep -q '^complete: true' notarget.yaml && ! grep -q "sustained phase" notarget.yaml \
+  && ok "fit_with_nothing_to_sustain: complete" || fail "fit_with_nothing_to_sustain: $(grep -E 'complete|FMA' notarget.yaml)"
 # A writer still holding the run's lock.
 (exec 9> S/.roofprobe.lock && flock -x 9 && sleep 3) &
 sleep 0.5

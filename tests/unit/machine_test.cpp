@@ -395,6 +395,17 @@ TEST(SweepCsv, RoundTripAndTornLastLine) {
   // A torn last line (killed mid-write) is dropped, a torn line elsewhere is an error.
   std::ofstream(path, std::ios::app) << "0,cpu,bandwidth,3,0,mode=read";
   EXPECT_EQ(read_sweep_csv(path).size(), 3u);
+  {
+    // A torn line that parses (its last field cut short) is dropped too: a sustained window of
+    // FP64.FMA cut to one of "FP64." would be a ceiling of its own.
+    Sample window = s;
+    window.phase = "sustained:FP64.FMA";
+    const std::string whole = sweep_csv_header() + "\n" + sweep_csv_row(s) + "\n" + sweep_csv_row(window);
+    write(path + ".cut", whole.substr(0, whole.size() - 3));
+    EXPECT_EQ(read_sweep_csv(path + ".cut").size(), 1u);
+    write(path + ".cut", whole + "\n");
+    EXPECT_EQ(read_sweep_csv(path + ".cut").size(), 2u);
+  }
   std::ofstream(path, std::ios::app) << "\n" << sweep_csv_row(s) << "\n";
   try {
     read_sweep_csv(path);

@@ -347,12 +347,23 @@ TEST(Ncu, AKernelsTotalsAreWholeOrItsPointIsSkipped) {
   const NcuConversion inst = convert({.inst = ""}, {});
   EXPECT_EQ(kinds(inst), (std::set<std::string>{"flop@HBM"}));
   EXPECT_TRUE(
-      has_note(inst, "skipped kernel 'dgemm' instruction points: smsp__inst_executed.sum in 1 of its 2 launches"));
+      has_note(inst, "skipped kernel 'dgemm' instruction points: 'smsp__inst_executed.sum' in 1 of its 2 launches"));
   // Its only level's traffic in one launch: no point at all, and the error says why.
   const std::string traffic = error_of([&] { convert({.read = "n/a", .write = "n/a"}, {}); });
-  EXPECT_NE(traffic.find("skipped kernel 'dgemm' HBM points: its traffic counters in 1 of its 2 launches"),
+  EXPECT_NE(traffic.find("skipped kernel 'dgemm' HBM points: 'dram__sectors_read.sum' in 1 of its 2 launches"),
             std::string::npos)
       << traffic;
+  // One of a level's four L2 counters n/a in one launch (its atomics): not counted as 0 either.
+  const std::string l2 =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"smsp__inst_executed.sum\",\"lts__t_sectors_op_read.sum\","
+      "\"lts__t_sectors_op_write.sum\",\"lts__t_sectors_op_atom.sum\",\"lts__t_sectors_op_red.sum\"\n"
+      "\"\",\"\",\"usecond\",\"inst\",\"sector\",\"sector\",\"sector\",\"sector\"\n"
+      "\"0\",\"hist\",\"10\",\"500\",\"400\",\"100\",\"5,000\",\"0\"\n"
+      "\"1\",\"hist\",\"10\",\"500\",\"400\",\"100\",\"n/a\",\"0\"\n";
+  const std::string atom = error_of([&] { convert_ncu_csv(l2, "l2.csv"); });
+  EXPECT_NE(atom.find("skipped kernel 'hist' L2 points: 'lts__t_sectors_op_atom.sum' in 1 of its 2 launches"),
+            std::string::npos)
+      << atom;
   // The DFMA column not collected at all: every launch lacks it.
   std::string no_dfma = header + row(0, {}) + row(1, {});
   no_dfma.erase(no_dfma.find(dfma_column), dfma_column.size());
