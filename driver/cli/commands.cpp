@@ -372,6 +372,9 @@ int list_command(const std::string& backend, bool feeds_yaml, const std::string&
     if (std::sscanf(arch.c_str(), "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 || minor < 0 ||
         minor > 9)
       throw InputError("list --arch: '" + arch + "' is not a compute capability (use e.g. 9.0 or 10.0)");
+    if (major < 7)
+      throw InputError("list --arch: compute capability " + arch +
+                       ": roofprobe's CUDA probes are written for 7.0 (Volta) and newer");
     if (Registry::instance().backend("cuda") == nullptr)
       throw InputError("list --arch: this roofprobe was built without the cuda backend");
     DeviceInfo device;

@@ -1,6 +1,7 @@
 // roofprobe command line: argument parsing only (CLI11); the work is in commands.cpp.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -64,7 +65,16 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
       ->add_option("--mpi-timeout", o->mpi_timeout,
                    "Under mpirun/srun: seconds a rank waits for another rank's turn before ending the job")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            // CLI11's PositiveNumber prints its range with DBL_MAX's 309 digits.
+            return end != text.c_str() && *end == '\0' && std::isfinite(v) && v > 0
+                       ? std::string()
+                       : "'" + text + "' is not a positive number of seconds";
+          },
+          "SECONDS > 0"));
   auto power_caps = std::make_shared<std::string>();
   CLI::Option* caps_option =
       run_cmd->add_option("--power-caps", *power_caps,
@@ -203,12 +213,15 @@ Subcommand add_list_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* list_cmd = app.add_subcommand("list", "List the probes, their axes and backends");
-  list_cmd->add_option("--arch", o->arch,
-                       "A GPU compute capability (9.0, 10.0, ...): per CUDA probe, the combinations of its choice "
-                       "axes that exist there (a run plans only these)");
-  list_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str();
-  list_cmd->add_flag("--feeds", o->feeds,
-                     "Print the probes' feeds as a feeds.yaml (what `run` writes beside sweep.csv; `fit` reads it)");
+  CLI::Option* arch = list_cmd->add_option("--arch", o->arch,
+                                           "A GPU compute capability (9.0, 10.0, ...): per CUDA probe, the "
+                                           "combinations of its choice axes that exist there (a run plans only these)");
+  // --arch lists the CUDA probes' combinations only: a backend or the feeds with it would be ignored.
+  list_cmd->add_option("--backend", o->backend, "cpu | cuda | all")->capture_default_str()->excludes(arch);
+  list_cmd
+      ->add_flag("--feeds", o->feeds,
+                 "Print the probes' feeds as a feeds.yaml (what `run` writes beside sweep.csv; `fit` reads it)")
+      ->excludes(arch);
   return {list_cmd, {}, [o] { return roofprobe::list_command(o->backend, o->feeds, o->arch); }};
 }
 

@@ -533,13 +533,33 @@ ProbeSamples for_maxima(const ProbeSamples& group, const FeedSpec& spec, std::se
   for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
     std::set<int> points, clean_points;
     for (const Sample* s : samples) {
+      if (is_foreign_load(*s)) continue;  // another process's share is in its rate: never a maximum
       points.insert(s->point);
       if (!is_noisy(*s)) clean_points.insert(s->point);
     }
     const bool use_clean = 2 * clean_points.size() >= points.size();
     if (!use_clean) noisy.insert(key);
     for (const Sample* s : samples)
-      if (!use_clean || !is_noisy(*s)) kept.samples.push_back(s);
+      if (!is_foreign_load(*s) && (!use_clean || !is_noisy(*s))) kept.samples.push_back(s);
+  }
+  return kept;
+}
+
+// The series of a feed whose every sample was measured beside another process's load: named
+// under missing:, and left out of the fit, so that no figure of theirs is published as the
+// device's (the run's own note names the points and the processes).
+ProbeSamples without_foreign_only_series(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
+  ProbeSamples kept = group;
+  kept.samples.clear();
+  for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    if (!std::all_of(samples.begin(), samples.end(), [](const Sample* s) { return is_foreign_load(*s); })) {
+      kept.samples.insert(kept.samples.end(), samples.begin(), samples.end());
+      continue;
+    }
+    const std::string note = "probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
+                             ": every point was measured beside other processes' load: no figure of it is published";
+    if (std::find(machine.missing.begin(), machine.missing.end(), note) == machine.missing.end())
+      machine.missing.push_back(note);
   }
   return kept;
 }
@@ -655,12 +675,14 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
       try {
         // Memory-level curves keep every sample: the fit is robust to outliers by design, and
         // dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
+        const ProbeSamples own = without_foreign_only_series(group, spec, machine);
+        if (own.samples.empty()) continue;
         if (spec.kind == FeedKind::MemoryLevels) {
-          fit_memory_levels(group, spec, machine);
+          fit_memory_levels(own, spec, machine);
           continue;
         }
         std::set<std::string> noisy;
-        const ProbeSamples kept = for_maxima(group, spec, noisy);
+        const ProbeSamples kept = for_maxima(own, spec, noisy);
         const std::size_t first_new_ceiling = machine.compute.size();
         const std::size_t first_new_level = machine.memory.size();
         switch (spec.kind) {

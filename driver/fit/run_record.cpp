@@ -50,6 +50,12 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
   if (record.run_header != nullptr) {
     const std::string recorded = provenance_of(record.run_header, "backend");
     const std::string kind = record.run_header->device.kind;
+    // The device kind follows from the backend (a cpu run is of a cpu): a run.yaml that says
+    // otherwise was edited, and its kind would rename the levels and units the fit gives.
+    if (!recorded.empty() && !kind.empty() && kind != kind_of_backend(recorded))
+      throw InputError(sweep_path + ": run.yaml beside it is a " + recorded + " run of a device of kind '" + kind +
+                       "' (a " + recorded + " run measures a " + kind_of_backend(recorded) +
+                       "): the record was edited");
     if ((!recorded.empty() && recorded != backend) ||
         (recorded.empty() && !kind.empty() && kind != kind_of_backend(backend)))
       throw InputError(sweep_path + ": its rows are of the " + backend + " backend, but run.yaml beside it is a " +
@@ -125,6 +131,9 @@ RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sa
     if (measured < planned)
       out.gaps.push_back(std::to_string(planned - measured) + " of " + std::to_string(planned) +
                          " planned points are not in the sweep (the run ended early, or has not finished)");
+    if (measured > planned)
+      throw InputError(sweep_path + ": " + std::to_string(measured) + " points, but run.yaml beside it planned " +
+                       std::to_string(planned) + ": the sweep is not that run's");
     const std::string sustained_text = provenance_of(record.run_header, "sustained_seconds");
     if (measured >= planned && !any_phase && std::strtod(sustained_text.c_str(), nullptr) > 0)
       out.sustained_gap = "the sustained phase (run.yaml: sustained_seconds " + sustained_text +

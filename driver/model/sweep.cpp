@@ -154,6 +154,7 @@ bool is_noisy(const Sample& s) {
   const bool sag = has_flag(s.flags, "clock-sag") && !has_power_cap_reason(s.throttle);
   return has_flag(s.flags, "noisy") || sag || has_flag(s.flags, kForeignLoadFlag);
 }
+bool is_foreign_load(const Sample& s) { return has_flag(s.flags, kForeignLoadFlag); }
 bool has_throttle_reason(const std::string& throttle, const std::string& reason) {
   return ("+" + throttle + "+").find("+" + reason + "+") != std::string::npos;
 }

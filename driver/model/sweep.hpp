@@ -69,6 +69,8 @@ struct Sample {
 // clock-sag where the power cap did not lower the clock); an underfilled sample is a reliable
 // measurement of something else (see Sample::flags).
 bool is_noisy(const Sample& s);
+// True when another process used the device during the sample's point (flag foreign-load).
+bool is_foreign_load(const Sample& s);
 // Prefix of a sustained row's phase; what follows is the ceiling's name.
 inline constexpr const char* kSustainedPhase = "sustained:";
 // True for a row of the sustained phase (Sample::phase).

@@ -68,6 +68,9 @@ refused points_arch_zero "not a compute capability" -- "$rp" points --ncu-metric
 refused points_arch_before_ncu "Nsight Compute profiles 7.0 (Volta) and newer" -- "$rp" points --ncu-metrics --arch 5.0
 refused points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
 refused points_nothing "give --ncu-csv FILE" -- "$rp" points
+refused list_arch_with_backend "excludes" -- "$rp" list --arch 9.0 --backend cpu
+refused list_arch_before_volta "7.0 (Volta) and newer" -- "$rp" list --arch 1.0
+refused mpi_timeout_zero "'0' is not a positive number of seconds" -- "$rp" run --backend cpu --mpi-timeout 0 --out "$work/mt"
 printf '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum"\n"","","ns","byte"\n"0","k","10","1,0' > "$work/torn.csv"
 refused points_torn "torn.csv:3: torn row" -- "$rp" points --ncu-csv "$work/torn.csv" --out "$work/p.csv"
 absent points_torn "$work/p.csv"

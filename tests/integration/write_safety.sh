@@ -122,6 +122,10 @@ expect fit_rows_twice error "sample 0 is in it twice" -- "$rp" fit twice/sweep.c
 absent fit_rows_twice twice.yaml
 mkdir gpurun && cp S/sweep.csv gpurun/ && sed -e 's/^  kind: cpu/  kind: gpu/' -e 's/^  backend: cpu/  backend: cuda/' S/run.yaml > gpurun/run.yaml
 expect fit_cpu_sweep_beside_gpu_run error "rows are of the cpu backend, but run.yaml beside it" -- "$rp" fit gpurun/sweep.csv --out gpurun.yaml
+mkdir kindgpu && cp S/sweep.csv S/feeds.yaml kindgpu/ && sed 's/^  kind: cpu/  kind: gpu/' S/run.yaml > kindgpu/run.yaml
+expect fit_run_yaml_kind_edited error "run.yaml beside it is a cpu run of a device of kind 'gpu'" -- "$rp" fit kindgpu/sweep.csv --out kindgpu.yaml
+mkdir fewerplanned && cp S/sweep.csv S/feeds.yaml fewerplanned/ && sed 's/^  planned_points: .*/  planned_points: 1/' S/run.yaml > fewerplanned/run.yaml
+expect fit_more_points_than_planned error "2 points, but run.yaml beside it planned 1" -- "$rp" fit fewerplanned/sweep.csv --out fewerplanned.yaml
 # The first point whole, the second cut after its first row (the writer was killed).
 mkdir torn && cp S/run.yaml S/feeds.yaml torn/
 awk -F, 'NR == 1 || $4 == 0 || ($4 == 1 && !seen++)' S/sweep.csv > torn/sweep.csv
@@ -137,8 +141,11 @@ cases=$((cases + 1))
 grep -q 'sustained_seconds: 0.3' nosustained/run.yaml && grep -q '^complete: false' nosustained.yaml \
   && grep -q "the sustained phase (run.yaml: sustained_seconds 0.3) has no rows in the sweep" nosustained.yaml \
   && ok "fit_without_its_sustained_phase: complete: false" || fail "fit_without_its_sustained_phase: $(grep complete nosustained.yaml)"
-# The same with a sweep the phase had nothing to loop in (a noFMA ceiling only): the run is whole.
-mkdir notarget && cp nosustained/run.yaml S/feeds.yaml notarget/ && sed 's/form=fma/form=nofma/' S/sweep.csv > notarget/sweep.csv
+# A run whose sustained phase had nothing to loop (a noFMA ceiling only), refit without its
+# machine.yaml: the sweep is the run's whole data.
+sed -e 's/form: \[fma\]/form: [nofma]/' -e 's/sustained_seconds: 0$/sustained_seconds: 0.3/' tiny.yaml > nofma.yaml
+"$rp" run --config nofma.yaml --backend cpu --out N -q > /dev/null 2>&1 || fail "the noFMA run failed"
+mkdir notarget && cp N/run.yaml N/feeds.yaml N/sweep.csv notarget/
 "$rp" fit notarget/sweep.csv --out notarget.yaml > /dev/null 2>&1
 cases=$((cases + 1))
 grep -q 'FP64.noFMA' notarget.yaml && grep -q '^complete: true' notarget.yaml && ! grep -q "sustained phase" notarget.yaml \

@@ -173,9 +173,7 @@ TEST(FitFeeds, SharedLevelAndWallsFromConflictDegrees) {
   EXPECT_EQ(broadcast->conflict_degree, 0);
 }
 
-TEST(FitFeeds, ASharedLevelFromFlaggedPointsIsMarkedNoisy) {
-  // Beside another process's GEMMs on an H200, every shared point ran at half speed and was
-  // flagged foreign-load: the level must say so, not read as the device's own.
+TEST(FitFeeds, ASharedLevelFromFlaggedPointsIsMarkedNoisyOrWithheld) {
   register_feed_probes();
   std::vector<Sample> samples;
   for (int d : {1, 32}) {
@@ -183,11 +181,24 @@ TEST(FitFeeds, ASharedLevelFromFlaggedPointsIsMarkedNoisy) {
     append(samples,
            point("ff_shared", {{"conflict_degree", std::to_string(d)}}, 0.2 * d, 128 * inst, 0, 0, inst, d * inst));
   }
-  for (Sample& s : samples) s.flags = "noisy|foreign-load";
+  // Noisy points (the machine's own jitter): the level stands, and says so.
+  for (Sample& s : samples) s.flags = "noisy";
   Machine m = gpu_machine();
   fit_samples(samples, m);
   ASSERT_EQ(m.memory.size(), 1u);
   EXPECT_TRUE(m.memory[0].noisy);
+
+  // Beside another process's GEMMs on an H200, every shared point ran at half speed and was
+  // flagged foreign-load: no level is published as the device's own, and missing: says why.
+  for (Sample& s : samples) s.flags = "noisy|foreign-load";
+  Machine beside = gpu_machine();
+  fit_samples(samples, beside);
+  EXPECT_TRUE(beside.memory.empty());
+  EXPECT_EQ(beside.missing,
+            (std::vector<std::string>{"probe 'ff_shared' (conflict_degree=1): every point was measured beside other "
+                                      "processes' load: no figure of it is published",
+                                      "probe 'ff_shared' (conflict_degree=32): every point was measured beside other "
+                                      "processes' load: no figure of it is published"}));
 
   // Clean points: no flag.
   for (Sample& s : samples) s.flags.clear();

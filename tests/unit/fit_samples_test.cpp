@@ -492,9 +492,10 @@ TEST(FitSamples, UnknownProbeIsReportedMissing) {
 }
 
 // The issue probe's points from a run beside a foreign CUDA load on an H200 (every point flagged
-// foreign-load, recorded by bench/gpu-checks; results/measured/h200-sxm, 20261127T2101Z). Both
-// of its feeds read the same points: the note that they are noisy comes once.
-TEST(FitSamples, NoisyNoteOncePerProbeAndSeries) {
+// foreign-load, recorded by bench/gpu-checks; results/measured/h200-sxm, 20261127T2101Z): no
+// figure of them is published, and, though both of its feeds read the same points, the note
+// that says so comes once.
+TEST(FitSamples, ForeignLoadNoteOncePerProbeAndSeries) {
   if (Registry::instance().probe("cuda", "issue") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
   const std::vector<Sample> samples = read_sweep_csv(std::string(ROOFPROBE_SOURCE_DIR) +
                                                      "/tests/unit/fixtures/sweeps/h200_issue_beside_foreign_load.csv");
@@ -503,9 +504,12 @@ TEST(FitSamples, NoisyNoteOncePerProbeAndSeries) {
   m.device.backend = "cuda";
   m.device.kind = "gpu";
   fit_samples(samples, m);
-  const auto notes = std::count(m.missing.begin(), m.missing.end(),
-                                std::string("probe 'issue': most points are flagged noisy; its figures include them"));
+  const auto notes = std::count(
+      m.missing.begin(), m.missing.end(),
+      std::string(
+          "probe 'issue': every point was measured beside other processes' load: no figure of it is published"));
   EXPECT_EQ(notes, 1) << ::testing::PrintToString(m.missing);
+  EXPECT_TRUE(m.compute.empty() && m.memory.empty() && !m.warp_gips) << "nothing of theirs is the device's";
 }
 
 }  // namespace
