@@ -673,10 +673,10 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
       // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
       // others: it is reported with the levels and ceilings that were fitted.
       try {
-        // Memory-level curves keep every sample: the fit is robust to outliers by design, and
-        // dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
         const ProbeSamples own = without_foreign_only_series(group, spec, machine);
         if (own.samples.empty()) continue;
+        // Memory-level curves keep every other sample: the fit is robust to outliers by design,
+        // and dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
         if (spec.kind == FeedKind::MemoryLevels) {
           fit_memory_levels(own, spec, machine);
           continue;
