@@ -531,37 +531,37 @@ ProbeSamples for_maxima(const ProbeSamples& group, const FeedSpec& spec, std::se
   ProbeSamples kept = group;
   kept.samples.clear();
   for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
+    // Another process's share is in a foreign-load sample's rate: where the series has points
+    // measured alone, only those count. A series measured only beside such load keeps its
+    // samples, marked noisy and named under missing: (named_foreign_only_series).
+    const bool any_own =
+        std::any_of(samples.begin(), samples.end(), [](const Sample* s) { return !is_foreign_load(*s); });
+    const auto counts = [&](const Sample* s) { return !any_own || !is_foreign_load(*s); };
     std::set<int> points, clean_points;
     for (const Sample* s : samples) {
-      if (is_foreign_load(*s)) continue;  // another process's share is in its rate: never a maximum
+      if (!counts(s)) continue;
       points.insert(s->point);
       if (!is_noisy(*s)) clean_points.insert(s->point);
     }
     const bool use_clean = 2 * clean_points.size() >= points.size();
     if (!use_clean) noisy.insert(key);
     for (const Sample* s : samples)
-      if (!is_foreign_load(*s) && (!use_clean || !is_noisy(*s))) kept.samples.push_back(s);
+      if (counts(s) && (!use_clean || !is_noisy(*s))) kept.samples.push_back(s);
   }
   return kept;
 }
 
-// The series of a feed whose every sample was measured beside another process's load: named
-// under missing:, and left out of the fit, so that no figure of theirs is published as the
-// device's (the run's own note names the points and the processes).
-ProbeSamples without_foreign_only_series(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
-  ProbeSamples kept = group;
-  kept.samples.clear();
+// The series of a feed whose every sample was measured beside another process's load: its
+// figures are published marked (noisy, and this line under missing:), never as the device's own.
+void name_foreign_only_series(const ProbeSamples& group, const FeedSpec& spec, Machine& machine) {
   for (const auto& [key, samples] : split_series(group.samples, spec.series_axes)) {
-    if (!std::all_of(samples.begin(), samples.end(), [](const Sample* s) { return is_foreign_load(*s); })) {
-      kept.samples.insert(kept.samples.end(), samples.begin(), samples.end());
-      continue;
-    }
+    if (!std::all_of(samples.begin(), samples.end(), [](const Sample* s) { return is_foreign_load(*s); })) continue;
     const std::string note = "probe '" + group.probe + "'" + (key.empty() ? "" : " (" + key + ")") +
-                             ": every point was measured beside other processes' load: no figure of it is published";
+                             ": every point was measured beside other processes' load: its figures are marked "
+                             "noisy and are not the device's own";
     if (std::find(machine.missing.begin(), machine.missing.end(), note) == machine.missing.end())
       machine.missing.push_back(note);
   }
-  return kept;
 }
 
 // Marks what one feed fitted from noisy series: compute ceilings and named levels (shared,
@@ -673,16 +673,15 @@ void fit_own_limit(const std::vector<Sample>& all_samples, Machine& machine, con
       // One feed that cannot be fitted (a metric the samples do not carry) must not cost the
       // others: it is reported with the levels and ceilings that were fitted.
       try {
-        const ProbeSamples own = without_foreign_only_series(group, spec, machine);
-        if (own.samples.empty()) continue;
-        // Memory-level curves keep every other sample: the fit is robust to outliers by design,
-        // and dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
+        name_foreign_only_series(group, spec, machine);
+        // Memory-level curves keep every sample: the fit is robust to outliers by design, and
+        // dropping noisy sizes would leave gaps exactly where a shared machine is busiest.
         if (spec.kind == FeedKind::MemoryLevels) {
-          fit_memory_levels(own, spec, machine);
+          fit_memory_levels(group, spec, machine);
           continue;
         }
         std::set<std::string> noisy;
-        const ProbeSamples kept = for_maxima(own, spec, noisy);
+        const ProbeSamples kept = for_maxima(group, spec, noisy);
         const std::size_t first_new_ceiling = machine.compute.size();
         const std::size_t first_new_level = machine.memory.size();
         switch (spec.kind) {

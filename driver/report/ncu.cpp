@@ -1,10 +1,10 @@
 // points --ncu-csv: an Nsight Compute export (ncu --csv --page raw) -> kernel points: per kernel,
 // its FLOPs, warp instructions and bytes at each level, over all its launches.
 #include <algorithm>
-#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>

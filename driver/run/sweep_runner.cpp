@@ -168,7 +168,7 @@ SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& p
   if (out.foreign_points > 0)
     report("note: " + std::to_string(out.foreign_points) +
            " points were measured while other processes used the device; they are flagged foreign-load and named "
-           "under missing:, and no ceiling rests on them alone (docs/RELIABILITY.md)");
+           "under missing:; a ceiling measured only beside that load is marked noisy (docs/RELIABILITY.md)");
   if (lost_points > 0)
     out.missing.push_back(std::to_string(lost_points) + " points not measured after a device fault" +
                           (out.device_lost ? " (the device could not be reset)" : " (their probe had ended)"));

@@ -492,9 +492,8 @@ TEST(FitSamples, UnknownProbeIsReportedMissing) {
 }
 
 // The issue probe's points from a run beside a foreign CUDA load on an H200 (every point flagged
-// foreign-load, recorded by bench/gpu-checks; results/measured/h200-sxm, 20261127T2101Z): no
-// figure of them is published, and, though both of its feeds read the same points, the note
-// that says so comes once.
+// foreign-load, recorded by bench/gpu-checks; results/measured/h200-sxm, 20261127T2101Z): its
+// figures are marked, and, though both of its feeds read the same points, each note comes once.
 TEST(FitSamples, ForeignLoadNoteOncePerProbeAndSeries) {
   if (Registry::instance().probe("cuda", "issue") == nullptr) GTEST_SKIP() << "the CUDA backend is not built";
   const std::vector<Sample> samples = read_sweep_csv(std::string(ROOFPROBE_SOURCE_DIR) +
@@ -504,12 +503,10 @@ TEST(FitSamples, ForeignLoadNoteOncePerProbeAndSeries) {
   m.device.backend = "cuda";
   m.device.kind = "gpu";
   fit_samples(samples, m);
-  const auto notes = std::count(
-      m.missing.begin(), m.missing.end(),
-      std::string(
-          "probe 'issue': every point was measured beside other processes' load: no figure of it is published"));
-  EXPECT_EQ(notes, 1) << ::testing::PrintToString(m.missing);
-  EXPECT_TRUE(m.compute.empty() && m.memory.empty() && !m.warp_gips) << "nothing of theirs is the device's";
+  for (const std::string note : {"probe 'issue': every point was measured beside other processes' load: its figures "
+                                 "are marked noisy and are not the device's own",
+                                 "probe 'issue': most points are flagged noisy; its figures include them"})
+    EXPECT_EQ(std::count(m.missing.begin(), m.missing.end(), note), 1) << ::testing::PrintToString(m.missing);
 }
 
 }  // namespace
