@@ -25,7 +25,9 @@ YAML
 machine_sum=$(sum done/machine.yaml) sweep_sum=$(sum done/sweep.csv)
 
 # --- run directories belong to one run -------------------------------------------------------
-expect finished_run error "already holds a finished run.*another --out" -- "$rp" run --config tiny.yaml --backend cpu --out done -q
+# (On a busy host the reference run's points may be flagged as measured beside other processes'
+# load: it then ends complete: false, and the refusal names --resume as well.)
+expect finished_run error "already holds a (finished )?run.*another --out" -- "$rp" run --config tiny.yaml --backend cpu --out done -q
 unchanged finished_run done/machine.yaml "$machine_sum"
 unchanged finished_run done/sweep.csv "$sweep_sum"
 mkdir busy && (exec 9> busy/.roofprobe.lock && flock -x 9 && sleep 5) &
