@@ -114,6 +114,12 @@ int fit_command(const FitOptions& o) {
       if (same_file(o.out, config))
         throw InputError("--out " + o.out + ": is the config of the run whose sweep this is (" + config +
                          "); a refit writes a machine file: choose another --out");
+      // The run's own machine file holds what only the run knew (its resume state, its gaps, when
+      // it measured); a refit does not, so it never takes that file's place.
+      const std::string run_machine = (fs::path(o.sweep_csv).parent_path() / "machine.yaml").string();
+      if (same_file(o.out, run_machine))
+        throw InputError("--out " + o.out + ": is the machine file of the run whose sweep this is; it records " +
+                         "the run's resume state and gaps, which a refit does not know: choose another --out");
     }
   }
   Machine machine;
@@ -255,10 +261,19 @@ int fit_command(const FitOptions& o) {
 int plot_command(const PlotCommandOptions& o) {
   PlotOptions options;
   options.format = o.format;
-  if (!o.kinds.empty()) options.kinds = parse_plot_kinds(o.kinds);
+  if (o.kinds_given) options.kinds = parse_plot_kinds(o.kinds);
   options.fma_ratio = o.fma_ratio;
   options.precision = o.precision;
-  if (!o.points_file.empty()) options.points = read_points_csv(o.points_file);
+  if (!o.points_file.empty()) {
+    std::vector<std::string> unused;
+    options.points = read_points_csv(o.points_file, &unused);
+    std::string names;
+    for (const std::string& n : unused) names += (names.empty() ? "" : ", ") + n;
+    if (!names.empty())
+      std::cerr << "note: " << o.points_file << ": column" << (unused.size() == 1 ? " " : "s ") << names
+                << (unused.size() == 1 ? " is" : " are")
+                << " not drawn (a points file is read by kernel, level, intensity, performance and kind)\n";
+  }
   Machine machine = read_valid_machine_file(o.machine_file);
   fs::path dir = fs::path(o.machine_file).parent_path();
   std::vector<Sample> samples;
@@ -281,11 +296,15 @@ int plot_command(const PlotCommandOptions& o) {
               << " (its levels: " << (roof_list.empty() ? "none" : roof_list) << "); they are drawn without one\n";
   }
   PlotReport report = render_plots(machine, samples, options);
+  // With nothing drawn, the error alone says why each view was skipped; a note before it would
+  // say the same twice.
+  if (report.written.empty()) {
+    std::string why;
+    for (const auto& s : report.skipped) why += (why.empty() ? "" : "; ") + s;
+    throw InputError(o.machine_file + ": nothing to plot" + (why.empty() ? std::string() : " (" + why + ")"));
+  }
   for (const auto& s : report.skipped) std::cerr << "note: skipped " << s << "\n";
   for (const auto& w : report.written) std::cout << w << "\n";
-  if (report.written.empty())
-    throw InputError(o.machine_file + ": nothing to plot" +
-                     (report.skipped.empty() ? std::string() : " (" + report.skipped.front() + ")"));
   return 0;
 }
 

@@ -28,7 +28,8 @@ struct PlotCommandOptions {
   std::string machine_file;
   std::string out_dir;         // empty: plots/ beside the machine file
   std::string format = "png";  // png | svg | pdf
-  std::string kinds;           // comma-separated views; empty: every view with data
+  std::string kinds;           // comma-separated views
+  bool kinds_given = false;    // --kind was given (then it must name a view); else every view with data
   double fma_ratio = -1;       // FMA fraction for the FMA-mix ceilings; < 0: none
   std::string precision;       // hierarchical: precision family (fp64, ..., all); empty: fp64
   std::string points_file;     // application points CSV; empty: none

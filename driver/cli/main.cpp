@@ -123,9 +123,11 @@ Subcommand add_plot_command(CLI::App& app) {
                        "gnuplot script VIEW.gp and data VIEW_*.dat (a file of one of these names that roofprobe "
                        "did not write is never replaced)");
   plot_cmd->add_option("--format", o->format, "png | svg | pdf")->capture_default_str();
-  plot_cmd->add_option("--kind", o->kinds,
-                       "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling, power "
-                       "(default: every view the machine file has data for)");
+  plot_cmd
+      ->add_option("--kind", o->kinds,
+                   "Views, comma-separated: bandwidth, hierarchical, instruction, shared, flops, scaling, power "
+                   "(default: every view the machine file has data for)")
+      ->each([o](const std::string&) { o->kinds_given = true; });
   plot_cmd
       ->add_option("--fma-ratio", o->fma_ratio,
                    "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1], "

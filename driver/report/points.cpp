@@ -37,7 +37,8 @@ std::string csv_field(const std::string& text) {
 
 }  // namespace
 
-std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source) {
+std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source,
+                                          std::vector<std::string>* unused_columns) {
   // A spreadsheet's UTF-8 export starts with a byte order mark: part of no column name.
   const bool bom = text.rfind("\xEF\xBB\xBF", 0) == 0;
   const std::vector<std::string> lines = lines_of(bom ? text.substr(3) : text);
@@ -63,7 +64,10 @@ std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::st
                                             : nullptr;
         if (slot && *slot >= 0)
           throw InputError(where() + "two '" + name + "' columns: which one is the kernel's is not clear");
-        if (slot) *slot = int(c);
+        if (slot)
+          *slot = int(c);
+        else if (unused_columns)
+          unused_columns->push_back(trim(fields[c]).empty() ? "column " + std::to_string(c + 1) : trim(fields[c]));
       }
       for (auto [col, name] : {std::pair<int, const char*>{kernel_col, "kernel"},
                                {level_col, "level"},
@@ -108,8 +112,8 @@ std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::st
   return out;
 }
 
-std::vector<KernelPoint> read_points_csv(const std::string& path) {
-  return parse_points_csv(read_text_file(path), path);
+std::vector<KernelPoint> read_points_csv(const std::string& path, std::vector<std::string>* unused_columns) {
+  return parse_points_csv(read_text_file(path), path, unused_columns);
 }
 
 std::string points_to_csv(const std::vector<KernelPoint>& points) {

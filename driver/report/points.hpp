@@ -26,9 +26,12 @@ struct KernelPoint {
 };
 
 // Parses a points file's text; `source` names it in errors ("file:line: ..."). Throws InputError.
-std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source);
+// The header's other columns (a profiler's time, a note) are not read; when `unused_columns` is
+// given, their names are put there, so a caller can say that they are not drawn.
+std::vector<KernelPoint> parse_points_csv(const std::string& text, const std::string& source,
+                                          std::vector<std::string>* unused_columns = nullptr);
 // Reads a points file; throws InputError (unreadable, malformed, no points).
-std::vector<KernelPoint> read_points_csv(const std::string& path);
+std::vector<KernelPoint> read_points_csv(const std::string& path, std::vector<std::string>* unused_columns = nullptr);
 // The points file text (header kernel,level,intensity,performance,kind).
 std::string points_to_csv(const std::vector<KernelPoint>& points);
 

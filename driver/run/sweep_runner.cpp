@@ -15,6 +15,15 @@ namespace {
 
 std::string label_of(const PlanPoint& point) { return point.probe->info().name + " " + params_to_string(point.params); }
 
+// What a point's label names before its parameters: the probe, with any prefix a caller put in
+// front ("cap 300 W: bandwidth"); the whole label when it has no parameters.
+std::string label_group(const std::string& label) {
+  const std::size_t eq = label.find('=');
+  if (eq == std::string::npos) return label;
+  const std::size_t space = label.rfind(' ', eq);
+  return space == std::string::npos ? label : label.substr(0, space);
+}
+
 // Foreign CPU time above this many cores on average, on the run's own cores, disturbs a point;
 // below it are the kernel's own threads and daemons' wake-ups.
 constexpr double kForeignCores = 0.25;
@@ -42,6 +51,32 @@ std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& afte
   if (who.empty())
     for (const std::string& p : before.processes) who += (who.empty() ? "" : ", ") + p;
   return "other processes ran on the device: " + who;
+}
+
+std::vector<std::string> not_measured_lines(const std::vector<std::string>& labels, const std::string& why) {
+  struct Group {
+    std::size_t points = 0;
+    std::string first;
+  };
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;
+  for (const std::string& label : labels) {
+    Group& g = groups[label_group(label)];
+    if (g.points++ == 0) {
+      g.first = label;
+      order.push_back(label_group(label));
+    }
+  }
+  std::vector<std::string> lines;
+  for (const std::string& key : order) {
+    const Group& g = groups[key];
+    if (g.points == 1)
+      lines.push_back(g.first + ": not measured (" + why + ")");
+    else
+      lines.push_back(key + ": " + std::to_string(g.points) + " points not measured (" + why +
+                      "), the first: " + g.first);
+  }
+  return lines;
 }
 
 SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,

@@ -47,6 +47,13 @@ struct SweepHooks {
 // when it was, or when the backend cannot tell.
 std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& after, double seconds);
 
+// The lines for missing: that name the points a stop left out (`labels`, as not_measured holds
+// them), one line per probe: "bandwidth: 120 points not measured (interrupted by SIGINT), the
+// first: bandwidth op=read ...". A line per point would bury every real gap under hundreds.
+// `why` is the parenthesis ("interrupted", "interrupted by SIGTERM"). A label with no parameters
+// (a power cap's, say) is its own line.
+std::vector<std::string> not_measured_lines(const std::vector<std::string>& labels, const std::string& why);
+
 // Measures every point of `plan` not in `done`, appending each to `sweep` as it completes.
 SweepOutcome run_sweep(Backend& backend, const DeviceInfo& device, const Plan& plan,
                        const MeasurementSettings& settings, const std::set<int>& done, SweepWriter& sweep,

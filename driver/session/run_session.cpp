@@ -245,7 +245,8 @@ void note_interruption(Machine& machine, const SweepOutcome& outcome, std::size_
     machine.missing.push_back("interrupted by " + std::string(signal_name(stopped_by)) + ": " +
                               std::to_string(not_measured.size()) + " of " + std::to_string(points) +
                               " points not measured (roofprobe run --resume " + dir + ")");
-    for (const auto& label : not_measured) machine.missing.push_back(label + ": not measured (interrupted)");
+    for (std::string& line : not_measured_lines(not_measured, "interrupted"))
+      machine.missing.push_back(std::move(line));
   }
 }
 
@@ -327,8 +328,9 @@ int measure_under_caps(const RunOptions& o, Backend& backend, PowerLimitControl&
   if (capped.stopped_by != 0) {
     std::cerr << "note: stopped by " << signal_name(capped.stopped_by) << " under the power caps; the limit is "
               << "restored; a new run measures the caps left (--resume does not)\n";
-    for (const std::string& label : capped.not_measured)
-      machine.missing.push_back(label + ": not measured (interrupted by " + signal_name(capped.stopped_by) + ")");
+    for (std::string& line :
+         not_measured_lines(capped.not_measured, "interrupted by " + std::string(signal_name(capped.stopped_by))))
+      machine.missing.push_back(std::move(line));
   }
   return capped.stopped_by;
 }

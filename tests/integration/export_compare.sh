@@ -206,4 +206,19 @@ refused no_gnuplot "gnuplot not found" -- env ROOFPROBE_GNUPLOT="$work/no-gnuplo
 touch "$work/afile"
 refused unwritable_out "afile" -- "$rp" export "$v100" --format json --out "$work/afile/sub/x.json"
 
+# ---- plot: a --kind that names nothing, a view the file has no data for, extra points columns ---
+cpu=$src/results/measured/xeon-amx-vm/20261126T1320Z/machine.yaml
+refused plot_empty_kind "no view named" -- "$rp" plot "$cpu" --kind "" --out "$work/pk"
+absent plot_empty_kind "$work/pk"
+# With nothing drawn the error alone gives the reason (no note before it saying the same).
+refused plot_no_view_with_data "nothing to plot (instruction: " -- "$rp" plot "$cpu" --kind instruction --out "$work/pi"
+if command -v gnuplot > /dev/null || [[ -n ${ROOFPROBE_GNUPLOT:-} ]]; then
+  printf 'kernel,level,intensity,performance,time_s,\nk,DRAM,1,10,3,\n' > "$work/extra.csv"
+  expect plot_points_extra_columns ok - -- "$rp" plot "$cpu" --kind bandwidth --points "$work/extra.csv" --out "$work/pp"
+  cases=$((cases + 1))
+  grep -q "^note: .*extra.csv: columns time_s, column 6 are not drawn" plot_points_extra_columns.stderr &&
+    ok "plot_points_extra_columns: the columns left out are named" ||
+    fail "plot_points_extra_columns: no note names them: $(cat plot_points_extra_columns.stderr)"
+fi
+
 (( failures == 0 )) && echo "integration.export_compare: all ok" || { echo "$failures failures"; exit 1; }

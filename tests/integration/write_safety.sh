@@ -35,6 +35,10 @@ expect fit_into_its_run_yaml error "is the input S/run.yaml" -- "$rp" fit S/swee
 c=$(sum S/config.yaml)
 expect fit_into_its_config error "is the config of the run" -- "$rp" fit S/sweep.csv --out S/config.yaml
 unchanged fit_into_its_config S/config.yaml "$c"
+m=$(sum S/machine.yaml)
+expect fit_into_its_runs_machine_file error "is the machine file of the run whose sweep this is" -- \
+  "$rp" fit S/sweep.csv --out S/machine.yaml
+unchanged fit_into_its_runs_machine_file S/machine.yaml "$m"
 unchanged fit_into_its_sweep S/sweep.csv "$sweep"
 printf 'working_set_bytes,gbs\n4096,100\n8192,100\n16384,100\n65536,50\n131072,50\n262144,50\n' > x.csv
 x=$(sum x.csv)

@@ -207,6 +207,25 @@ TEST_F(SweepRunnerTest, AStopSignalListsTheRestAsNotMeasured) {
   for (const Sample& s : out.samples) EXPECT_EQ(s.point, 0);
 }
 
+// Hundreds of points a stop left out make one missing: line per probe, so the real gaps stay
+// readable; a lone point, or a label without parameters, keeps its own line.
+TEST(NotMeasuredLines, OneLinePerProbeWithItsCountAndFirstPoint) {
+  const std::vector<std::string> labels = {"bandwidth op=read bytes=1",
+                                           "bandwidth op=read bytes=2",
+                                           "flops precision=fp64",
+                                           "bandwidth op=copy bytes=1",
+                                           "cap 300 W: shared bytes=1",
+                                           "cap 300 W: shared bytes=2",
+                                           "cap 400 W"};
+  EXPECT_EQ(not_measured_lines(labels, "interrupted"),
+            (std::vector<std::string>{
+                "bandwidth: 3 points not measured (interrupted), the first: bandwidth op=read bytes=1",
+                "flops precision=fp64: not measured (interrupted)",
+                "cap 300 W: shared: 2 points not measured (interrupted), the first: cap 300 W: shared bytes=1",
+                "cap 400 W: not measured (interrupted)"}));
+  EXPECT_TRUE(not_measured_lines({}, "interrupted").empty());
+}
+
 // A stop signal that arrives inside a point (during its warm-up or sampling) is honoured at the
 // next launch, not at the end of the point: nothing more is launched, and the point is listed as
 // not measured so a resumed run measures it whole.
