@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "driver/model/errors.hpp"
 #include "driver/model/units.hpp"
@@ -123,12 +124,19 @@ CompareTable build_compare_table(const std::vector<std::string>& files, const st
         if (n2 == name) return v;
       return 0.0;
     };
+    // A measured ceiling's peak is at the clock it ran at (its own theoretical_gflops), as its
+    // fraction of peak in the machine file is; the device's start-up clock would overstate it
+    // for a ceiling that ran throttled.
+    std::set<std::string> own_peak;
     for (const ComputeCeiling* c : best_compute_ceilings(m)) {
       compute.set(c->name, i, c->gflops, c->source);
-      compute.set(c->name + " (theoretical)", i, peak_of(c->name), "theoretical");
+      const bool own = finite_positive(c->theoretical_gflops);
+      compute.set(c->name + " (theoretical)", i, own ? c->theoretical_gflops : peak_of(c->name), "theoretical");
+      if (own) own_peak.insert(c->name);
       if (c->instructions_gips > 0) tensor.set(c->name, i, c->instructions_gips, c->source);
     }
-    for (const auto& [name, v] : peaks) compute.set(name + " (theoretical)", i, v, "theoretical");
+    for (const auto& [name, v] : peaks)
+      if (!own_peak.count(name)) compute.set(name + " (theoretical)", i, v, "theoretical");
 
     if (m.warp_gips) {
       instructions.set("warp GIPS", i, m.warp_gips->measured_gips, m.warp_gips->source);

@@ -87,6 +87,21 @@ TEST(Compare, TwoGpusSideBySideWithRatiosToTheFirst) {
   EXPECT_EQ(sections, (std::vector<std::string>{"device", "memory bandwidth", "compute"}));
 }
 
+// A ceiling that ran throttled has its peak at the clock it ran at, as in its machine file; the
+// device's peak at the start-up clock stays the row of a ceiling that has none of its own.
+TEST(Compare, AMeasuredCeilingsPeakIsAtItsOwnClock) {
+  Machine a = gpu("GPU A", 132, 3000, 50000, 60000);  // FP64.FMA ran at a sagged clock
+  a.device.theoretical_gflops = {{"FP64.FMA", 67000}, {"FP32.FMA", 134000}};
+  const CompareTable t = build_compare_table({"a.yaml", "b.yaml"}, {a, gpu("GPU B", 132, 3000, 50000, 0)});
+  const CompareRow* theory = find_row(t, "FP64.FMA (theoretical)");
+  ASSERT_NE(theory, nullptr);
+  EXPECT_DOUBLE_EQ(theory->cells[0].value, 60000) << "the ceiling's own clock, not the device's 67000";
+  EXPECT_FALSE(theory->cells[1].present) << "B has no peak of FP64.FMA anywhere";
+  const CompareRow* fp32 = find_row(t, "FP32.FMA (theoretical)");
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_DOUBLE_EQ(fp32->cells[0].value, 134000);
+}
+
 const CompareRow* find_row(const CompareTable& t, const std::string& section, const std::string& name) {
   for (const CompareRow& r : t.rows)
     if (r.section == section && r.name == name) return &r;
