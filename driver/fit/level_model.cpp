@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -83,14 +84,79 @@ T model_log_rate(const Layout& lay, const T* p, double lw) {
   return -log(time);
 }
 
-struct SampleResidual {
+// The model's ln rate at one size, with its gradient by automatic differentiation.
+struct SizeModel {
   Layout lay;
-  double lw, z, inv_sigma;
+  double lw;
   template <typename T>
-  bool operator()(T const* const* params, T* residual) const {
-    residual[0] = (model_log_rate(lay, params[0], lw) - T(z)) * T(inv_sigma);
+  bool operator()(T const* const* params, T* log_rate) const {
+    log_rate[0] = model_log_rate(lay, params[0], lw);
     return true;
   }
+};
+
+// The model at one size, evaluated once per parameter vector and shared by every sample of that
+// size: a sweep repeats each size, and evaluating the model, not reading the samples, is what a
+// fit costs. Ceres evaluates the residual blocks of a problem one after another (one thread),
+// each with the same parameters, so the last evaluation per size is the one to keep. A value
+// alone and a value with its gradient are kept apart: the two are computed in other arithmetic
+// (doubles, jets), and a sample's residual is then exactly what its own evaluation would give.
+class SizeModelCache {
+ public:
+  SizeModelCache(const Layout& lay, double lw) : model_(new SizeModel{lay, lw}), n_(lay.size()) {
+    model_.AddParameterBlock(n_);
+    model_.SetNumResiduals(1);
+    with_gradient_.gradient.resize(static_cast<std::size_t>(n_));
+  }
+  // The model's ln rate at `p` (and its gradient, when `gradient` is given); false when it
+  // cannot be evaluated there.
+  bool evaluate(const double* p, double* log_rate, const double** gradient) {
+    Entry& e = gradient ? with_gradient_ : value_only_;
+    if (!e.known || !std::equal(p, p + n_, e.p.begin())) {
+      e.p.assign(p, p + n_);
+      double* jacobian[1] = {e.gradient.data()};
+      e.ok = model_.Evaluate(&p, &e.log_rate, gradient ? jacobian : nullptr);
+      e.known = true;
+    }
+    *log_rate = e.log_rate;
+    if (gradient) *gradient = e.gradient.data();
+    return e.ok;
+  }
+
+ private:
+  struct Entry {
+    bool known = false, ok = false;
+    std::vector<double> p;
+    double log_rate = 0;
+    std::vector<double> gradient;
+  };
+  ceres::DynamicAutoDiffCostFunction<SizeModel, 8> model_;
+  int n_;
+  Entry value_only_, with_gradient_;
+};
+
+// One sample's residual, (ln rate of the model - ln rate measured) / sigma.
+class SampleResidual : public ceres::CostFunction {
+ public:
+  SampleResidual(std::shared_ptr<SizeModelCache> size, int parameters, double z, double inv_sigma)
+      : size_(std::move(size)), z_(z), inv_sigma_(inv_sigma) {
+    set_num_residuals(1);
+    mutable_parameter_block_sizes()->push_back(parameters);
+  }
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    const bool want_gradient = jacobians != nullptr && jacobians[0] != nullptr;
+    double log_rate = 0;
+    const double* gradient = nullptr;
+    if (!size_->evaluate(parameters[0], &log_rate, want_gradient ? &gradient : nullptr)) return false;
+    residuals[0] = (log_rate - z_) * inv_sigma_;
+    if (want_gradient)
+      for (int j = 0; j < parameter_block_sizes()[0]; ++j) jacobians[0][j] = gradient[j] * inv_sigma_;
+    return true;
+  }
+
+ private:
+  std::shared_ptr<SizeModelCache> size_;
+  double z_, inv_sigma_;
 };
 
 // One candidate fit.
@@ -164,11 +230,12 @@ void set_bounds(ceres::Problem& problem, const Data& d, const Layout& lay, doubl
 }
 
 void build_problem(ceres::Problem& problem, const Data& d, const Layout& lay, double* p) {
+  std::map<double, std::shared_ptr<SizeModelCache>> by_size;
   for (const auto& [lw, z] : d.samples) {
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<SampleResidual, 8>(new SampleResidual{lay, lw, z, 1 / d.sigma});
-    cost->AddParameterBlock(lay.size());
-    cost->SetNumResiduals(1);
-    problem.AddResidualBlock(cost, new ceres::CauchyLoss(kCauchyScale), p);
+    std::shared_ptr<SizeModelCache>& size = by_size[lw];
+    if (!size) size = std::make_shared<SizeModelCache>(lay, lw);
+    problem.AddResidualBlock(new SampleResidual(size, lay.size(), z, 1 / d.sigma), new ceres::CauchyLoss(kCauchyScale),
+                             p);
   }
   set_bounds(problem, d, lay, p);
 }
