@@ -1,5 +1,6 @@
 #include "driver/run/sweep_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -43,7 +44,10 @@ std::string foreign_load_reason(const ForeignUse& before, const ForeignUse& afte
   for (const std::string& p : after.processes) who += (who.empty() ? "" : ", ") + p;
   if (after.measures_time) {
     const double foreign = after.busy_seconds - before.busy_seconds - after.resolution_seconds;
-    const double cores = foreign / seconds - after.idle_slack;
+    double cores = foreign / seconds - after.idle_slack;
+    // The threads' own wait for their CPUs is exact where busy time rounds to ticks.
+    if (before.measures_wait && after.measures_wait)
+      cores = std::max(cores, (after.waited_seconds - before.waited_seconds) / seconds);
     if (!(cores > kForeignCores)) return {};
     return "other processes used " + cores_text(cores) + " of the run's cores" + (who.empty() ? "" : ": " + who);
   }

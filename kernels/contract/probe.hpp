@@ -287,13 +287,21 @@ struct ForeignUse {
   // true: busy_seconds is measured (CPU); false: any process in `processes` is foreign use (GPU).
   bool measures_time = false;
   // Cumulative seconds other processes ran on the device since an arbitrary origin: CPU: busy
-  // time of the cores the run's threads are pinned to minus this process's own time.
+  // time of the CPUs the run's threads are pinned to and their cores' other hardware threads,
+  // minus this process's own time.
   double busy_seconds = 0;
   double idle_slack = 0;  // cores in that set the run does not use (foreign time there costs nothing)
   // How far busy_seconds may be off between two readings without anyone else running: the kernel
   // counts each CPU's busy time in clock ticks, so one tick per CPU counted, and one for this
   // process's own time (CPU: (CPUs + 1) / CLK_TCK).
   double resolution_seconds = 0;
+  // CPU, where `measures_wait`: cumulative seconds the run's threads were ready to run and waited
+  // for their CPU (the scheduler's run-queue delay, counted in nanoseconds). Another process on
+  // the run's cores shows here on a point too short for busy_seconds' ticks to tell it. Measured
+  // only where each thread has a CPU of its own (else they wait for each other) and the kernel
+  // keeps per-thread scheduler statistics.
+  bool measures_wait = false;
+  double waited_seconds = 0;
   // Other processes on the device now, "pid name" (GPU: NVML compute processes; CPU: running
   // processes last seen on the run's cores); empty when none or unknown.
   std::vector<std::string> processes;

@@ -76,24 +76,33 @@ double max_clock_mhz() {
   return 0;
 }
 
-// One CPU per core that this process may run on (first hardware thread of each core), in
-// topology order. Read once: pinning the calling thread later narrows what the process sees.
-const std::vector<unsigned>& allowed_core_cpus() {
-  static const std::vector<unsigned> cpus = [] {
-    std::vector<unsigned> out;
+// The CPUs this process may run on, as it started: pinning the calling thread later narrows what
+// the process sees, so this is read once. `first_of_each_core`: one CPU per core (its first
+// allowed hardware thread), in topology order.
+struct AllowedCpus {
+  std::vector<unsigned> all;
+  std::vector<unsigned> first_of_each_core;
+};
+
+const AllowedCpus& allowed_cpus() {
+  static const AllowedCpus cpus = [] {
+    AllowedCpus out;
     hwloc_topology_t topo;
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
     hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
     if (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0)
       hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
+    unsigned cpu = 0;
+    hwloc_bitmap_foreach_begin(cpu, allowed) { out.all.push_back(cpu); }
+    hwloc_bitmap_foreach_end();
     const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     for (int c = 0; c < cores; ++c) {
       hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c);
       hwloc_bitmap_t usable = hwloc_bitmap_alloc();
       hwloc_bitmap_and(usable, core->cpuset, allowed);
       int first = hwloc_bitmap_first(usable);
-      if (first >= 0) out.push_back(static_cast<unsigned>(first));
+      if (first >= 0) out.first_of_each_core.push_back(static_cast<unsigned>(first));
       hwloc_bitmap_free(usable);
     }
     hwloc_bitmap_free(allowed);
@@ -101,6 +110,22 @@ const std::vector<unsigned>& allowed_core_cpus() {
     return out;
   }();
   return cpus;
+}
+
+const std::vector<unsigned>& allowed_core_cpus() { return allowed_cpus().first_of_each_core; }
+
+// The CPUs a foreign process on would disturb threads pinned to `cpus`: theirs and their cores'
+// other allowed hardware threads.
+std::vector<unsigned> watched_cpus_of(const std::vector<unsigned>& cpus) {
+  hwloc_topology_t topo;
+  hwloc_topology_init(&topo);
+  hwloc_topology_load(topo);
+  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+  for (const unsigned cpu : allowed_cpus().all) hwloc_bitmap_set(allowed, cpu);
+  std::vector<unsigned> out = cpus_of_their_cores(topo, allowed, cpus);
+  hwloc_bitmap_free(allowed);
+  hwloc_topology_destroy(topo);
+  return out;
 }
 
 // Pins OpenMP thread t to the t-th allowed core, so first-touched data stays beside the thread
@@ -156,6 +181,7 @@ class CpuBackend final : public Backend {
         if (std::find(run_cpus_.begin(), run_cpus_.end(), cpu) == run_cpus_.end()) run_cpus_.push_back(cpu);
       }
     }
+    watched_cpus_ = watched_cpus_of(run_cpus_);
     DeviceInfo d;
     d.backend = "cpu";
     d.kind = "cpu";
@@ -215,7 +241,14 @@ class CpuBackend final : public Backend {
 
   // Other processes' time on the cores the threads are pinned to (every core when the user's
   // OpenMP binding placed them).
-  ForeignUse foreign_use() override { return read_foreign_use(run_cpus_, threads_); }
+  ForeignUse foreign_use() override {
+    // Pinned: every pinned CPU runs a thread, and a sibling hardware thread's load is the run's
+    // loss too. Not pinned: the threads may be anywhere, and only CPUs beyond their count idle.
+    if (watched_cpus_.empty())
+      return read_foreign_use({}, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN) - threads_), false);
+    const bool own_cpus = static_cast<std::size_t>(threads_) <= run_cpus_.size();
+    return read_foreign_use(watched_cpus_, static_cast<double>(run_cpus_.size()) - threads_, own_cpus);
+  }
   // RAPL has package power limits too, but roofprobe drives only NVML's: a CPU run names why.
   PowerLimitControl* power_limit_control(std::string& why_not) override {
     why_not = "the cpu backend cannot set a power limit (only the cuda backend sets one, through NVML)";
@@ -275,7 +308,8 @@ class CpuBackend final : public Backend {
   CoreClock clock_;
   double last_clock_mhz_ = 0;
   int threads_ = 1;
-  std::vector<unsigned> run_cpus_;  // the CPUs the threads are pinned to (empty: not pinned by roofprobe)
+  std::vector<unsigned> run_cpus_;      // the CPUs the threads are pinned to (empty: not pinned by roofprobe)
+  std::vector<unsigned> watched_cpus_;  // those and their cores' other hardware threads
 };
 
 RP_REGISTER_BACKEND(CpuBackend);

@@ -84,19 +84,75 @@ std::vector<std::string> running_processes_on(const std::vector<unsigned>& cpus,
   return out;
 }
 
-ForeignUse read_foreign_use(const std::vector<unsigned>& cpus, int threads) {
+std::vector<unsigned> cpus_of_their_cores(hwloc_topology_t topology, hwloc_const_bitmap_t allowed,
+                                          const std::vector<unsigned>& cpus) {
+  std::vector<unsigned> out;
+  const int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  for (const unsigned cpu : cpus) {
+    if (std::find(out.begin(), out.end(), cpu) == out.end()) out.push_back(cpu);
+    for (int c = 0; c < cores; ++c) {
+      hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, c);
+      if (hwloc_bitmap_isset(core->cpuset, cpu) == 0) continue;
+      unsigned sibling = 0;
+      hwloc_bitmap_foreach_begin(sibling, core->cpuset) {
+        if (hwloc_bitmap_isset(allowed, sibling) != 0 && std::find(out.begin(), out.end(), sibling) == out.end())
+          out.push_back(sibling);
+      }
+      hwloc_bitmap_foreach_end();
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double run_queue_wait_seconds(const std::string& task_schedstat) {
+  std::istringstream in(task_schedstat);
+  unsigned long long run_ns = 0, wait_ns = 0;
+  if (!(in >> run_ns >> wait_ns)) return -1;
+  return static_cast<double>(wait_ns) * 1e-9;
+}
+
+namespace {
+
+// The run-queue wait of every thread of this process, summed; negative when the kernel keeps no
+// per-thread scheduler statistics (CONFIG_SCHED_INFO off).
+double waited_seconds_of_this_process() {
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (tasks == nullptr) return -1;
+  double sum = 0;
+  bool any = false;
+  while (const dirent* e = ::readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    const double wait = run_queue_wait_seconds(slurp("/proc/self/task/" + std::string(e->d_name) + "/schedstat"));
+    if (wait < 0) continue;
+    sum += wait;
+    any = true;
+  }
+  ::closedir(tasks);
+  return any ? sum : -1;
+}
+
+}  // namespace
+
+ForeignUse read_foreign_use(const std::vector<unsigned>& watched, double idle_slack, bool threads_have_own_cpus) {
   ForeignUse use;
   const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
   const std::string stat = slurp("/proc/stat"), self = slurp("/proc/self/stat");
   if (hz <= 0 || stat.empty() || self.empty()) return use;
   use.known = true;
   use.measures_time = true;
-  use.busy_seconds = busy_seconds_of_cpus(stat, cpus, hz) - process_seconds(self, hz);
+  use.busy_seconds = busy_seconds_of_cpus(stat, watched, hz) - process_seconds(self, hz);
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  const double cores = cpus.empty() ? static_cast<double>(online > 0 ? online : 1) : static_cast<double>(cpus.size());
-  use.idle_slack = std::max(0.0, cores - threads);
-  use.resolution_seconds = (cores + 1) / hz;
-  use.processes = running_processes_on(cpus, static_cast<long>(::getpid()), 3);
+  const double cpus =
+      watched.empty() ? static_cast<double>(online > 0 ? online : 1) : static_cast<double>(watched.size());
+  use.idle_slack = std::max(0.0, idle_slack);
+  use.resolution_seconds = (cpus + 1) / hz;
+  use.processes = running_processes_on(watched, static_cast<long>(::getpid()), 3);
+  if (threads_have_own_cpus) {
+    const double waited = waited_seconds_of_this_process();
+    use.measures_wait = waited >= 0;
+    use.waited_seconds = std::max(0.0, waited);
+  }
   return use;
 }
 

@@ -346,6 +346,18 @@ TEST(ForeignLoadReason, CountsOnlyTimeBeyondTheIdleCoresAndNamesTheProcess) {
   EXPECT_EQ(foreign_load_reason(before, after, 0.1), "");
   after.busy_seconds = 10.08;  // a whole core for most of the point is still seen
   EXPECT_EQ(foreign_load_reason(before, after, 0.1), "other processes used 0.50 of the run's cores");
+  // The threads' wait for their CPUs, exact to the nanosecond, sees what the ticks round away:
+  // 0.04 s of a 0.1 s point is 0.4 cores; 0.01 s is a daemon's wake-up.
+  after.busy_seconds = 10.03;
+  before.measures_wait = after.measures_wait = true;
+  before.waited_seconds = 2;
+  after.waited_seconds = 2.04;
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "other processes used 0.40 of the run's cores");
+  after.waited_seconds = 2.01;
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "");
+  after.waited_seconds = 2.04;
+  before.measures_wait = false;  // one reading without it: ticks only
+  EXPECT_EQ(foreign_load_reason(before, after, 0.1), "");
   ForeignUse unknown;
   EXPECT_EQ(foreign_load_reason(unknown, after, 1.0), "");
   // A GPU: any other compute process is foreign use.
