@@ -313,6 +313,11 @@ std::string render_compare_overlay(const std::vector<Machine>& machines, const s
   if (format != "png" && format != "svg" && format != "pdf")
     throw InputError("compare --plot " + image + ": the file name must end in .png, .svg or .pdf");
   const std::string view = path.stem().string();
+  // The script names VIEW.gp and its data files in gnuplot strings, which hold no control
+  // character: a name with one could not be written as given.
+  if (one_line(view) != view)
+    throw InputError("compare --plot " + one_line(image) +
+                     ": the file name holds a control character (a newline or a tab); choose another name");
   if (view.empty() || view[0] == '.')
     throw InputError("compare --plot " + image + ": give a file name such as compare.png");
   PlotOptions options;

@@ -12,6 +12,7 @@
 
 #include "driver/model/atomic_file.hpp"
 #include "driver/model/errors.hpp"
+#include "driver/model/pending_files.hpp"
 #include "plot/plot.hpp"
 
 namespace roofprobe {
@@ -85,7 +86,9 @@ struct ProcessResult {
 // Runs `argv` with `dir` as working directory (the scripts name their data files bare), stdin
 // and stdout on /dev/null and stderr captured. fork/exec rather than system(): no shell
 // quoting of user paths, and the caller's working directory stays as it is.
-ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::string& dir) {
+// `output`: the file the process writes, removed if a signal ends roofprobe while it runs.
+ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::string& dir,
+                               const std::string& output) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -118,6 +121,7 @@ ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::
     ::_exit(127);
   }
 
+  PendingFile writing(output, pid);
   ::close(pipe_fds[1]);
   ProcessResult result;
   char buf[4096];
@@ -133,6 +137,7 @@ ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  writing.child_ended();
   if (WIFEXITED(status)) {
     result.ok = WEXITSTATUS(status) == 0;
     result.failure = "exit status " + std::to_string(WEXITSTATUS(status));
@@ -172,8 +177,10 @@ fs::path render_one(const std::string& gnuplot, const PlotScript& script, const 
   const std::string temp = "." + image + temp_suffix();
   const fs::path script_path = dir / (script.view + ".gp");
   remove_quietly(dir / temp);
-  const ProcessResult run = run_in_directory(
-      {gnuplot, "-e", "outfile=" + plot_detail::gnuplot_string(temp), script.view + ".gp"}, dir.string());
+  const ProcessResult run =
+      run_in_directory({gnuplot, "-e", "outfile=" + plot_detail::gnuplot_string(temp), script.view + ".gp"},
+                       dir.string(), (dir / temp).string());
+  const PendingFile written((dir / temp).string());
   if (!run.ok) {
     remove_quietly(dir / temp);
     std::string why = first_error_line(run.errors);

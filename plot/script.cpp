@@ -70,7 +70,9 @@ std::string script_preamble(const std::string& view, const std::string& format, 
                             const std::string& title) {
   const double font = base_font_pt(format);
   std::string s;
-  s += "# roofprobe '" + view + "' view, generated from a machine file. Re-run: gnuplot " + view + ".gp\n";
+  // one_line: a newline in a name would end the comment, and gnuplot would run the rest.
+  s += "# roofprobe '" + one_line(view) + "' view, generated from a machine file. Re-run: gnuplot " + one_line(view) +
+       ".gp\n";
   s += terminal_line(format) + "\n";
   s += "if (!exists(\"outfile\")) outfile = " + gnuplot_string(view + "." + format) + "\n";
   s += "set output outfile\n";

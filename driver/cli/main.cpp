@@ -11,6 +11,7 @@
 
 #include "driver/cli/commands.hpp"
 #include "driver/model/errors.hpp"
+#include "driver/model/pending_files.hpp"
 #include "driver/fleet/fleet.hpp"
 #include "driver/report/points.hpp"
 #include "driver/session/power_caps.hpp"
@@ -299,6 +300,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // A signal ends a command at once, leaving no temp file of its own; run replaces the SIGINT and
+  // SIGTERM handlers with its own, which stop between points.
+  roofprobe::remove_pending_files_on_signals();
   try {
     for (const Subcommand& cmd : subcommands) {
       if (!*cmd.app) continue;

@@ -6,11 +6,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "driver/model/errors.hpp"
+#include "driver/model/pending_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -68,6 +70,36 @@ void write_in_place(const std::string& path, const std::string& target, const st
   if (::close(fd) != 0 || !ok) throw InputError(path + ": write failed: " + std::strerror(ok ? errno : err));
 }
 
+// The descriptor a path names that the process already holds open: /dev/stdout, /dev/stderr,
+// /dev/fd/N and /proc/self/fd/N (a shell's redirection, a pipe), or -1. Such an output is written
+// to that descriptor: reopening it by name would replace a file the shell appends to, and fail on
+// a pipe, which has no name.
+int inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(digits);
+  }
+  return -1;
+}
+
+// The file an output path the user named leads to: its symbolic links followed to the end, a
+// last one that dangles included (the file is created where it points), so that the link stays.
+fs::path resolve_named_output(const std::string& path, std::error_code& ec) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return {};
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return fs::weakly_canonical(p, ec);
+}
+
 }  // namespace
 
 void check_input_file(const std::string& path, const std::string& what) {
@@ -109,8 +141,12 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, cons
 void check_output_path(const std::string& path) {
   if (path.empty()) throw InputError("an output path is empty (use - for standard output)");
   if (path == "-") return;
+  if (const int fd = inherited_descriptor(path); fd >= 0) {
+    if (::fcntl(fd, F_GETFL) < 0) throw InputError(path + ": not open in this process (" + std::strerror(errno) + ")");
+    return;
+  }
   std::error_code ec;
-  const fs::path target = fs::weakly_canonical(fs::path(path), ec);
+  const fs::path target = resolve_named_output(path, ec);
   if (ec) throw InputError(path + ": cannot resolve the output path: " + ec.message());
   const fs::file_status st = fs::status(target, ec);
   if (fs::is_directory(st)) throw InputError(path + ": is a directory, expected a file to write");
@@ -169,7 +205,7 @@ void publish(const std::string& path, const std::string& tmp, const std::string&
 }  // namespace
 
 void check_output_replaceable(const std::string& path, const OutputRules& rules) {
-  if (path == "-") return;
+  if (path == "-" || inherited_descriptor(path) >= 0) return;
   std::string target = path;
   struct stat st {};
   if (!rules.follow_links) {
@@ -180,7 +216,7 @@ void check_output_replaceable(const std::string& path, const OutputRules& rules)
     }
   } else {
     std::error_code ec;
-    target = fs::weakly_canonical(fs::path(path), ec).string();
+    target = resolve_named_output(path, ec).string();
   }
   if (::lstat(target.c_str(), &st) != 0) return;
   if (rules.never_replace) throw InputError(path + ": already exists; roofprobe never replaces it");
@@ -196,12 +232,18 @@ void write_file_atomically(const std::string& path, const std::string& content, 
     if (!std::cout) throw InputError("(standard output): write failed");
     return;
   }
+  if (!rules.follow_links && is_symbolic_link(path)) refuse_link(path);  // before where it leads is asked
   check_output_path(path);
+  if (const int fd = inherited_descriptor(path); fd >= 0) {
+    std::cout << std::flush;
+    if (!write_all(fd, content)) throw InputError(path + ": write failed: " + std::strerror(errno));
+    return;
+  }
   std::string target = path;
   if (rules.follow_links) {
     // A link stays a link: the file it names is what gets replaced.
     std::error_code ec;
-    target = fs::weakly_canonical(fs::path(path), ec).string();
+    target = resolve_named_output(path, ec).string();
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, target, content);
   }
@@ -209,6 +251,7 @@ void write_file_atomically(const std::string& path, const std::string& content, 
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  const PendingFile pending(tmp);  // a signal before the rename leaves no temp file behind
   if (!write_all(fd, content) || ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
@@ -276,8 +319,10 @@ void ensure_writable_directory(const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir + ": cannot create output directory: " + ec.message());
   if (!std::filesystem::is_directory(dir)) throw InputError(dir + ": output path is not a directory");
-  std::string probe = dir + "/.roofprobe-write-test." + std::to_string(getpid());
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // A new file of a name nobody chose (mkstemp: O_CREAT | O_EXCL), so that no file or link
+  // already in the directory is opened, truncated or removed by the test.
+  std::string probe = dir + "/.roofprobe-write-test.XXXXXX";
+  const int fd = ::mkstemp(probe.data());
   if (fd < 0) throw InputError(dir + ": output directory is not writable: " + std::strerror(errno));
   ::close(fd);
   ::unlink(probe.c_str());

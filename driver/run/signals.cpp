@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "driver/model/pending_files.hpp"
+
 namespace roofprobe {
 
 namespace {
@@ -17,6 +19,7 @@ extern "C" void on_stop_signal(int signal) {
     return;
   }
   if (g_stop_signal != 0) {
+    remove_pending_files();
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
@@ -40,6 +43,7 @@ void hold_second_signal(bool hold) {
   g_hold_second = hold ? 1 : 0;
   if (!hold && g_held_signal != 0) {
     const int signal = static_cast<int>(g_held_signal);
+    remove_pending_files();
     std::signal(signal, SIG_DFL);
     std::raise(signal);
   }

@@ -75,12 +75,53 @@ done
 mkdir L-dangling && ln -s ../planted.csv L-dangling/sweep.csv
 expect run_dangling_sweep_link error "L-dangling.*sweep.csv" -- "$rp" run --config tiny.yaml --backend cpu --out L-dangling -q
 absent run_dangling_sweep_link planted.csv
+# The check that the directory is writable opens no file already there: a link planted under the
+# name it once used (.roofprobe-write-test.PID, the PID known to whoever starts the run) is left.
+mkdir W
+expect run_write_test_link ok - -- bash -c 'ln -s ../victim.txt "W/.roofprobe-write-test.$$" && exec "$0" run \
+  --config tiny.yaml --backend cpu --out W -q' "$rp"
+unchanged run_write_test_link victim.txt "$v"
 cp -r S F && rm -f F/fleet.yaml && ln -s ../victim.txt F/fleet.yaml
 expect fleet_through_a_link error "F/fleet.yaml: is a symbolic link" -- "$rp" fleet F
 unchanged fleet_through_a_link victim.txt "$v"
 cp -r S G && echo "my fleet notes" > G/fleet.yaml
 expect fleet_over_users_file error "G/fleet.yaml: is a file roofprobe did not write" -- "$rp" fleet G
 expect fleet_over_its_own ok - -- "$rp" fleet S
+
+# --- a link the user names stays a link; a descriptor is written, not reopened ------------------
+mkdir -p keep && ln -s keep/out.json named.json
+expect export_through_a_dangling_link ok - -- "$rp" export S/machine.yaml --format json --out named.json
+cases=$((cases + 1))
+[[ -L named.json && -s keep/out.json ]] && ok "export_through_a_dangling_link: still a link, its target written" ||
+  fail "export_through_a_dangling_link: named.json is $(stat -c %F named.json), keep/out.json $(stat -c %s keep/out.json 2>&1)"
+ln -s nowhere/out.json lost.json
+expect export_through_a_link_to_no_directory error "lost.json: the directory .*nowhere does not exist" -- \
+  "$rp" export S/machine.yaml --format json --out lost.json
+echo "my log line" > log.txt
+cases=$((cases + 1))
+if "$rp" export S/machine.yaml --format json --out /dev/stdout >> log.txt 2> stdout_append.err &&
+   [[ $(head -1 log.txt) == "my log line" ]] && grep -q '"schema"' log.txt; then
+  ok "export_to_dev_stdout_appended: the log kept its line, the export follows"
+else
+  fail "export_to_dev_stdout_appended: $(head -c 200 log.txt) $(cat stdout_append.err)"
+fi
+cases=$((cases + 1))
+piped=$("$rp" export S/machine.yaml --format json --out /dev/stdout | grep -c '"schema"')
+[[ $piped == 1 ]] && ok "export_to_dev_stdout_piped: written into the pipe" || fail "export_to_dev_stdout_piped: $piped"
+expect export_to_a_closed_descriptor error "/dev/fd/9: not open" -- "$rp" export S/machine.yaml --format json --out /dev/fd/9
+
+# --- a signal leaves no temp file --------------------------------------------------------------------
+mkdir -p sigplot
+for delay in 0.05 0.15 0.3 0.5; do
+  "$rp" plot "$h200" --out sigplot > /dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"; kill -TERM $pid 2> /dev/null; wait $pid
+  rc=$?
+  cases=$((cases + 1))
+  left=$(find sigplot -name '*tmp*' | head -3)
+  [[ -z $left ]] && ok "plot_sigterm_after_${delay}s: exit $rc, no temp file" ||
+    fail "plot_sigterm_after_${delay}s: left $left"
+done
 
 # --- compare --plot: the files beside the image ------------------------------------------------
 expect compare_help ok - -- "$rp" compare --help
@@ -96,6 +137,10 @@ expect compare_verdict_across_kinds error "is a cpu, the reference .* a gpu" -- 
 echo "my picture" > users.png
 r=$(sum users.png)
 expect compare_over_users_image error "users.png: is a file roofprobe did not write" -- "$rp" compare "$h200" "$h200" --plot users.png
+# A name is never gnuplot's to run: a newline in it would end the script's comment line.
+expect compare_plot_name_with_a_newline error "holds a control character" -- \
+  "$rp" compare "$h200" "$h200" --plot $'a\nsystem("touch pwned")\nb.png'
+absent compare_plot_name_with_a_newline pwned
 unchanged compare_over_users_image users.png "$r"
 absent compare_over_users_image users.gp
 cp "$h200" input.png

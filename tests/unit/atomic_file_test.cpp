@@ -2,7 +2,10 @@
 // output directory, and never replace a file the user owns where roofprobe names the file itself.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,6 +16,7 @@
 
 #include "driver/model/atomic_file.hpp"
 #include "driver/model/errors.hpp"
+#include "driver/model/pending_files.hpp"
 #include "driver/run/run_identity.hpp"
 
 namespace roofprobe {
@@ -130,6 +134,48 @@ TEST_F(OutputRulesTest, ASubdirectoryReachedThroughALinkIsRefused) {
 }
 
 // Names built from a host or device name never climb out of results/ or hide.
+// A process that a signal ends while it writes a file under a temporary name leaves no such file,
+// and still ends by that signal; a file no longer pending is kept.
+TEST_F(OutputRulesTest, ASignalRemovesThePendingFilesAndStillEndsTheProcess) {
+  const std::string temp = path("out.json.tmp"), done = path("done.json.tmp");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    remove_pending_files_on_signals();
+    put(done, "whole");
+    { const PendingFile finished(done); }
+    put(temp, "half of it");
+    const PendingFile pending(temp);
+    ::raise(SIGTERM);
+    ::_exit(0);  // not reached: the signal ends the process
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_EQ(get(done), "whole");
+}
+
+TEST_F(OutputRulesTest, AnOpenDescriptorIsWrittenNotReopened) {
+  const std::string log = path("log.txt");
+  put(log, "mine\n");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  write_file_atomically("/dev/fd/" + std::to_string(fd), "appended\n");
+  ::close(fd);
+  EXPECT_EQ(get(log), "mine\nappended\n");
+  EXPECT_NE(error_of([] { write_file_atomically("/dev/fd/987", "x"); }).find("not open"), std::string::npos);
+}
+
+TEST_F(OutputRulesTest, ADanglingLinkTheUserNamedStaysALink) {
+  fs::create_directories(path("store"));
+  fs::create_symlink("store/out.json", path("out.json"));
+  write_file_atomically(path("out.json"), "new");
+  EXPECT_TRUE(fs::is_symlink(path("out.json")));
+  EXPECT_EQ(get(path("store/out.json")), "new");
+}
+
 TEST(Slug, NeverNamesADirectoryAboveOrAHiddenOne) {
   EXPECT_EQ(slug("..", "host"), "host");
   EXPECT_EQ(slug(".", "host"), "host");
