@@ -34,10 +34,12 @@ void check_sample(const std::string& path, std::size_t line, double bytes, doubl
   if (!why.empty()) fail_at(path, line, why);
 }
 
-// ERT: rows of 5 (try.NNN) or 11 (max, sum) numbers, then, in the files ERT's driver writes, a
-// line `META_DATA` and key/value lines about the run (FLOPS, MPI_PROCS, HOSTNAME, CONFIG, ...):
-// the rows end there. Any other line that is not all numbers is an error: a half-read file would
-// publish a level from part of the sweep.
+// ERT: rows of 5 (try.NNN) or 11 (max) numbers, then, in the files ERT's driver writes, a line
+// `META_DATA` and key/value lines about the run (FLOPS, MPI_PROCS, HOSTNAME, CONFIG, ...): the
+// rows end there. Any other line that is not all numbers is an error: a half-read file would
+// publish a level from part of the sweep. ERT's `pre` has max's 11 columns but a row per trial
+// count (timer-bound rates among them), and its `sum` a figure per level: both are refused,
+// named.
 std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, std::vector<CurvePoint> rows) {
   for (const auto& [ws, gbs] : best_of_try) rows.push_back({ws, gbs});
   return rows;
@@ -46,6 +48,7 @@ std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, 
 std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text) {
   std::map<double, double> best_of_try;  // working set -> best GB/s over its trials
   std::vector<CurvePoint> rows;
+  std::map<double, std::size_t> row_of_set;  // max files: working set -> its line
   std::size_t line_no = 0, columns = 0;
   for (const std::string& line : lines_of(text)) {
     ++line_no;
@@ -58,7 +61,14 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
         if (!(words >> rest)) return finish_ert(best_of_try, rows);  // ERT's run description follows
       }
       double x = 0;
-      if (!number(w, x)) fail_at(path, line_no, "'" + w + "' is not a number (ERT rows are numbers only)");
+      if (!number(w, x)) {
+        if (v.size() == 1 && columns == 0)  // "   176.44 L1": a figure and its name
+          fail_at(path, line_no,
+                  "'" + csv_text::trim(line) +
+                      "': a figure per level, as in ERT's sum file, holds no sweep: give ERT's max "
+                      "file or its try.NNN files");
+        fail_at(path, line_no, "'" + w + "' is not a number (ERT rows are numbers only)");
+      }
       v.push_back(x);
     }
     if (v.empty()) continue;
@@ -80,6 +90,12 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
       double& best = best_of_try[v[0]];
       best = std::max(best, gbs);
     } else {
+      if (const auto [first, added] = row_of_set.emplace(v[0], line_no); !added)
+        fail_at(path, line_no,
+                "the working set " + csv_text::number_text(v[0]) + " has a row at line " +
+                    std::to_string(first->second) +
+                    " already: a row per trial count is ERT's pre file; give its max file (one row per working "
+                    "set)");
       const double gbs = std::max({v[5], v[6], v[7]});
       check_sample(path, line_no, v[0], gbs);
       rows.push_back({v[0], gbs});
@@ -95,7 +111,9 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
 // (another GPU's table appended), whose sizes would be fitted as one curve with the first's. A rate in another unit or
 // with a decimal comma would be read as another number.
 std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::string& text, ExternalSweepShape* shape) {
-  static const std::regex size_re(R"(([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
+  // A size is a word of its own: "7,2 kB" or "1,012 kB" is no size, not a "2 kB" or "12 kB".
+  static const std::regex size_re(R"((^|\s)([0-9]+(\.[0-9]+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)\b)");
+  static const std::regex comma_size_re(R"((^|\s)([0-9.]*,[0-9.,]*\s*(B|kB|KB|KiB|MB|MiB|GB|GiB))\b)");
   static const std::regex time_re(R"([0-9]+(\.[0-9]+)?\s*(ns|us|ms|s)\b)");
   // The rate's whole word, whatever it holds ("-5", "inf"), so that a bad first rate is refused
   // rather than the search passing on to the next column's.
@@ -124,6 +142,8 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
       fail_at(path, line_no, "the bandwidth is in '" + rate[2].str() + "': gpu-benches writes 'GB/s'");
     if (rate[1].str().find(',') != std::string::npos)
       fail_at(path, line_no, "'" + rate[1].str() + "' has a decimal comma: gpu-benches writes '13646.3'");
+    if (std::smatch comma; std::regex_search(line, comma, comma_size_re))
+      fail_at(path, line_no, "'" + comma[2].str() + "': a size with a comma (gpu-benches writes whole sizes: '12 kB')");
     std::smatch bw = rate, time;
     const std::size_t time_at = std::regex_search(line, time, time_re) ? static_cast<std::size_t>(time.position(0))
                                                                        : static_cast<std::size_t>(bw.position(0));
@@ -133,12 +153,12 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
     for (auto it = std::sregex_iterator(line.begin(), line.end(), size_re); it != std::sregex_iterator(); ++it) {
       if (static_cast<std::size_t>(it->position(0)) >= time_at) break;
       ++sizes_here;
-      const std::string unit = (*it)[3];
+      const std::string unit = (*it)[4];
       const double scale = unit == "B"                        ? 1
                            : unit[0] == 'k' || unit[0] == 'K' ? 1024.0
                            : unit[0] == 'M'                   ? 1048576.0
                                                               : 1073741824.0;
-      bytes = std::strtod((*it)[1].str().c_str(), nullptr) * scale;
+      bytes = std::strtod((*it)[2].str().c_str(), nullptr) * scale;
     }
     if (!(bytes > 0)) fail_at(path, line_no, "no data-set size ('<n> kB') before the time column");
     if (size_columns != 0 && sizes_here != size_columns)

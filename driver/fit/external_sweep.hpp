@@ -4,8 +4,9 @@
 //   csv          working_set_bytes,gbs (roofprobe's own external format; fit.cpp reads it)
 //   ert          ERT's raw driver output: the `try.NNN` files (working set bytes, trials,
 //                microseconds, bytes, FLOPs per row; the best trial of each working set, as ERT's
-//                own scripts take it) or the reduced `max`/`sum` files (working set, trials, three
-//                times, three GB/s, three GFLOP/s; the highest GB/s of the row)
+//                own scripts take it) or the reduced `max` file (one row per working set: working set,
+//                trials, three times, three GB/s, three GFLOP/s; the highest GB/s of the row). `pre`
+//                (those columns, a row per trial count) and `sum` (a figure per level) are refused.
 //   gpu-benches  the tables of gpu-benches' gpu-cache and gpu-l2-cache ("<n> kB ... <x> GB/s"; the
 //                last size column before the time is the data set, the first GB/s the bandwidth)
 //   likwid       likwid-bench output, one or many runs concatenated (each run's "Size (Byte):" and

@@ -64,18 +64,26 @@ namespace {
 
 // A metric value as ncu prints it: "1,234,567.5", "n/a", "". Thousands separators dropped. A
 // number written in another locale ("27.595.520", "1.234,5", "0,5") is an error: dropping the
-// separators would read it 1000x off, and skipping it would lose the counter without a word.
+// separators would read it 1000x off, and skipping it would lose the counter without a word. So
+// is any other text: only "n/a" and an empty cell say that a counter was not collected.
 std::optional<double> ncu_number(const std::string& text) {
   const std::string raw = trim(text);
   if (raw.empty() || lower(raw) == "n/a") return std::nullopt;
   static const std::regex c_locale(R"([-+]?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]*)?([eE][-+]?[0-9]+)?)");
   static const std::regex numberish(R"([-+]?[0-9][0-9.,' \xC2\xA0]*)");
   if (!std::regex_match(raw, c_locale)) {
+    if (raw.find(';') != std::string::npos)
+      throw InputError("'" + raw +
+                       "' holds one value per instance: export without --print-metric-instances, which "
+                       "gives the metric's total");
     if (std::regex_match(raw, numberish))
       throw InputError("value '" + raw +
                        "' is written in a locale with other separators than '1,234.5'; "
                        "export again with LC_ALL=C (LC_ALL=C ncu --csv ... or LC_ALL=C ncu --import ... --csv)");
-    return strict_number(raw);  // "inf", "nan" and the like: read as the C library reads them
+    // "inf", "nan" and the like: read as the C library reads them (and refused by the caller).
+    // Anything else is no number, and not a counter ncu left out (that is "n/a" or empty).
+    if (std::optional<double> v = strict_number(raw)) return v;
+    throw InputError("'" + raw + "' is not a number (a counter that was not collected is 'n/a' or empty)");
   }
   std::string t;
   for (char c : raw)
@@ -173,6 +181,14 @@ std::optional<double> counter_value(const std::string& text, double scale, const
   return *v * scale;
 }
 
+// A CC column without a value: tensor FLOPs per instruction depend on it, and an export without
+// the column gets V100's (docs/NCU.md), which must not stand in for a cell that lost its value.
+[[noreturn]] void refuse_empty_cc(std::size_t line) {
+  throw InputError("line " + std::to_string(line) +
+                   ", column 'CC': no compute capability (ncu writes the device's, such as 9.0; the tensor "
+                   "FLOPs per instruction depend on it)");
+}
+
 using Counters = std::map<std::string, double>;  // metric name -> value in base units
 
 struct Launch {
@@ -224,6 +240,7 @@ std::vector<Launch> parse_raw_layout(const NcuTable& table) {
     launch.kernel = trim(row[table.kernel_col]);
     for (const auto& [name, c] : read)
       if (auto v = counter_value(row[c], scale[name], name, line)) launch.values[name] = *v;
+    if (read.count("CC") != 0 && launch.values.count("CC") == 0) refuse_empty_cc(line);
     out.push_back(std::move(launch));
   }
   return out;
@@ -255,8 +272,12 @@ std::vector<Launch> parse_details_layout(const NcuTable& table) {
     auto [it, added] = index.emplace(id + "\n" + kernel, out.size());
     if (added) out.push_back({kernel, {}});
     Counters& values = out[it->second].values;
-    if (cc_col)
-      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line)) values["CC"] = *cc;
+    if (cc_col) {
+      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line))
+        values["CC"] = *cc;
+      else
+        refuse_empty_cc(line);
+    }
     const std::string name = trim(row[metric_col]);
     if (!is_read_metric(name)) continue;
     any_counter = true;

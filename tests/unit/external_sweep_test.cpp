@@ -103,6 +103,22 @@ TEST(ExternalSweep, ErtLinesThatAreNotErtsAreErrors) {
   EXPECT_NE(error_of("1 2 3 4 5\n1 2 3 4 5 6 7 8 9 10 11\n", SweepFormat::Ert).find(":2: rows of 5 and 11"),
             std::string::npos);
   EXPECT_NE(error_of("\n\n", SweepFormat::Ert).find("no ERT bandwidth sample"), std::string::npos);
+  // ERT's pre (the head of a real one, Results.p100.01 of ERT 1.1.0): max's columns, a row per
+  // trial count. Its first rows are timer-bound (0.02 GB/s); it is refused at the repeated set.
+  const std::string pre =
+      "8 1 0.639 0.683 0.804 0.0199004975124 0.0234260614934 0.0250391236307 0.00124378109453 0.00146412884334 "
+      "0.00156494522692\n"
+      "8 2 0.348 0.364 0.384 0.0833333333333 0.0879120879121 0.0919540229885 0.00520833333333 0.00549450549451 "
+      "0.00574712643678\n";
+  EXPECT_NE(error_of(pre, SweepFormat::Ert)
+                .find(":2: the working set 8 has a row at line 1 already: a row per trial "
+                      "count is ERT's pre file; give its max file"),
+            std::string::npos)
+      << error_of(pre, SweepFormat::Ert);
+  // ERT's sum (the head of the same run's): a figure per level, no sweep.
+  EXPECT_NE(error_of("    11.03 GFLOPs\n\n  1458.88 Weight\n\n   176.44 L1\n", SweepFormat::Ert)
+                .find(":1: '11.03 GFLOPs': a figure per level, as in ERT's sum file, holds no sweep"),
+            std::string::npos);
 }
 
 TEST(ExternalSweep, ErtRawOutputOfAnH100FitsItsL2AndHbm) {
@@ -433,6 +449,12 @@ TEST(GpuBenchesTables, RatesThatAreNoMeasurementAreRefusedAtTheirLine) {
         error_of(header + good + "  2 kB  5ms  0.4%  " + rate + " GB/s  0 GB/s\n", SweepFormat::GpuBenches);
     EXPECT_NE(e.find(":3: " + why), std::string::npos) << rate << ": " << e;
   }
+  // A size with a comma is refused at its line, not read from its digits after the comma.
+  for (const std::string size : {"7,2 kB", "1,012 kB"})
+    EXPECT_NE(error_of(header + good + "  " + size + "  5ms  0.4%  13646.3 GB/s  0 GB/s\n", SweepFormat::GpuBenches)
+                  .find(":3: '" + size + "': a size with a comma"),
+              std::string::npos)
+        << size;
   // Rates and sizes written without a space before the unit are read as such.
   TempFile tight(header + "  2kB  5ms  0.4%  13646.3GB/s  0GB/s\n", ".txt");
   const std::vector<CurvePoint> p = read_external_sweep(tight.path(), SweepFormat::GpuBenches);

@@ -276,6 +276,25 @@ TEST(NcuExports, RefusalsNameTheRowOrColumn) {
   e = refused(replaced(arch, units_row_dram, "\"furlong\",\"ns\""));
   EXPECT_NE(e.find("column 'dram__bytes.sum' has unit 'furlong'"), std::string::npos) << e;
 
+  // Text that is no number is not a counter left out ("n/a" or empty): it is refused, named.
+  for (const char* value : {"abc", "(!) 137", "137 sector"}) {
+    e = refused(replaced(arch, "\"137,438,953,472\"", std::string("\"") + value + "\""));
+    EXPECT_NE(e.find("line 23, column 'sm__ops_path_tensor_src_tf32_dst_fp32.sum': '" + std::string(value) +
+                     "' is not a number"),
+              std::string::npos)
+        << e;
+  }
+  // --print-metric-instances values: one value per instance, not the total.
+  e = refused(replaced(arch, "\"137,438,953,472\"", "\"68,719,476,736;68,719,476,736\""));
+  EXPECT_NE(e.find("holds one value per instance: export without --print-metric-instances"), std::string::npos) << e;
+  // A CC cell without a value: the tensor FLOPs per instruction depend on it.
+  const std::size_t first_launch = arch.find("\"9.0\"");
+  ASSERT_NE(first_launch, std::string::npos);
+  for (const char* value : {"\"\"", "\"n/a\""}) {
+    e = refused(arch.substr(0, first_launch) + value + arch.substr(first_launch + 5));
+    EXPECT_NE(e.find("column 'CC': no compute capability"), std::string::npos) << e;
+  }
+
   // Numbers written in another locale, on a column read.
   for (const char* value : {"137.438.953.472", "137 438 953 472"}) {
     e = refused(replaced(arch, "137,438,953,472", value));
