@@ -1,5 +1,6 @@
 // Writing the scripts and running gnuplot on them.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,14 +97,24 @@ ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
     throw InputError(std::string("cannot run gnuplot: pipe: ") + std::strerror(errno));
+  // The ending signals wait until the child is named: one that came between the fork and that
+  // would leave a gnuplot nobody ends, writing the file after roofprobe removed it.
+  PendingFile writing(output);
+  sigset_t ending, before;
+  sigemptyset(&ending);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, signal);
+  ::sigprocmask(SIG_BLOCK, &ending, &before);
   const pid_t pid = ::fork();
   if (pid < 0) {
+    const int err = errno;
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
-    throw InputError(std::string("cannot run gnuplot: fork: ") + std::strerror(errno));
+    throw InputError(std::string("cannot run gnuplot: fork: ") + std::strerror(err));
   }
   if (pid == 0) {
-    // Child: only async-signal-safe calls until exec.
+    // Child: only async-signal-safe calls until exec; gnuplot gets the signal mask roofprobe had.
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
     ::dup2(pipe_fds[1], STDERR_FILENO);
     const int null_fd = ::open("/dev/null", O_RDWR);
     if (null_fd >= 0) {
@@ -121,7 +132,8 @@ ProcessResult run_in_directory(const std::vector<std::string>& argv, const std::
     ::_exit(127);
   }
 
-  PendingFile writing(output, pid);
+  writing.set_child(pid);
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
   ::close(pipe_fds[1]);
   ProcessResult result;
   char buf[4096];
@@ -177,10 +189,11 @@ fs::path render_one(const std::string& gnuplot, const PlotScript& script, const 
   const std::string temp = "." + image + temp_suffix();
   const fs::path script_path = dir / (script.view + ".gp");
   remove_quietly(dir / temp);
+  // From before gnuplot starts until the rename: a signal at any moment leaves no temp image.
+  const PendingFile image_pending((dir / temp).string());
   const ProcessResult run =
       run_in_directory({gnuplot, "-e", "outfile=" + plot_detail::gnuplot_string(temp), script.view + ".gp"},
                        dir.string(), (dir / temp).string());
-  const PendingFile written((dir / temp).string());
   if (!run.ok) {
     remove_quietly(dir / temp);
     std::string why = first_error_line(run.errors);

@@ -44,6 +44,10 @@ PendingFile::PendingFile(const std::string& path, pid_t child) {
   }
 }
 
+void PendingFile::set_child(pid_t child) {
+  if (slot_ >= 0) g_slots[slot_].child = child;
+}
+
 void PendingFile::child_ended() {
   if (slot_ >= 0) g_slots[slot_].child = 0;
 }

@@ -16,6 +16,9 @@ class PendingFile {
  public:
   explicit PendingFile(const std::string& path, pid_t child = 0);
   ~PendingFile();
+  // The process writing it, once started (register the file before the fork, with the ending
+  // signals blocked until this is set, so that no signal finds the child unnamed).
+  void set_child(pid_t child);
   // The child was reaped: its process id is no longer its to signal.
   void child_ended();
   PendingFile(const PendingFile&) = delete;
