@@ -78,10 +78,11 @@ double max_clock_mhz() {
 
 // The CPUs this process may run on, as it started: pinning the calling thread later narrows what
 // the process sees, so this is read once. `first_of_each_core`: one CPU per core (its first
-// allowed hardware thread), in topology order.
+// allowed hardware thread), in topology order; `watched_with[i]`: that core's allowed hardware
+// threads, whose use disturbs a thread pinned to the first.
 struct AllowedCpus {
-  std::vector<unsigned> all;
   std::vector<unsigned> first_of_each_core;
+  std::vector<std::vector<unsigned>> watched_with;
 };
 
 const AllowedCpus& allowed_cpus() {
@@ -93,16 +94,16 @@ const AllowedCpus& allowed_cpus() {
     hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
     if (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0)
       hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
-    unsigned cpu = 0;
-    hwloc_bitmap_foreach_begin(cpu, allowed) { out.all.push_back(cpu); }
-    hwloc_bitmap_foreach_end();
     const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     for (int c = 0; c < cores; ++c) {
       hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c);
       hwloc_bitmap_t usable = hwloc_bitmap_alloc();
       hwloc_bitmap_and(usable, core->cpuset, allowed);
       int first = hwloc_bitmap_first(usable);
-      if (first >= 0) out.first_of_each_core.push_back(static_cast<unsigned>(first));
+      if (first >= 0) {
+        out.first_of_each_core.push_back(static_cast<unsigned>(first));
+        out.watched_with.push_back(cpus_of_their_cores(topo, allowed, {static_cast<unsigned>(first)}));
+      }
       hwloc_bitmap_free(usable);
     }
     hwloc_bitmap_free(allowed);
@@ -114,17 +115,15 @@ const AllowedCpus& allowed_cpus() {
 
 const std::vector<unsigned>& allowed_core_cpus() { return allowed_cpus().first_of_each_core; }
 
-// The CPUs a foreign process on would disturb threads pinned to `cpus`: theirs and their cores'
-// other allowed hardware threads.
+// The CPUs a foreign process on would disturb threads pinned to `cpus` (each the first of its
+// core): theirs and their cores' other allowed hardware threads.
 std::vector<unsigned> watched_cpus_of(const std::vector<unsigned>& cpus) {
-  hwloc_topology_t topo;
-  hwloc_topology_init(&topo);
-  hwloc_topology_load(topo);
-  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-  for (const unsigned cpu : allowed_cpus().all) hwloc_bitmap_set(allowed, cpu);
-  std::vector<unsigned> out = cpus_of_their_cores(topo, allowed, cpus);
-  hwloc_bitmap_free(allowed);
-  hwloc_topology_destroy(topo);
+  const AllowedCpus& allowed = allowed_cpus();
+  std::vector<unsigned> out;
+  for (std::size_t i = 0; i < allowed.first_of_each_core.size(); ++i)
+    if (std::find(cpus.begin(), cpus.end(), allowed.first_of_each_core[i]) != cpus.end())
+      out.insert(out.end(), allowed.watched_with[i].begin(), allowed.watched_with[i].end());
+  std::sort(out.begin(), out.end());
   return out;
 }
 

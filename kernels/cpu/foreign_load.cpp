@@ -87,21 +87,19 @@ std::vector<std::string> running_processes_on(const std::vector<unsigned>& cpus,
 std::vector<unsigned> cpus_of_their_cores(hwloc_topology_t topology, hwloc_const_bitmap_t allowed,
                                           const std::vector<unsigned>& cpus) {
   std::vector<unsigned> out;
-  const int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
   for (const unsigned cpu : cpus) {
-    if (std::find(out.begin(), out.end(), cpu) == out.end()) out.push_back(cpu);
-    for (int c = 0; c < cores; ++c) {
-      hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, c);
-      if (hwloc_bitmap_isset(core->cpuset, cpu) == 0) continue;
-      unsigned sibling = 0;
-      hwloc_bitmap_foreach_begin(sibling, core->cpuset) {
-        if (hwloc_bitmap_isset(allowed, sibling) != 0 && std::find(out.begin(), out.end(), sibling) == out.end())
-          out.push_back(sibling);
-      }
-      hwloc_bitmap_foreach_end();
+    out.push_back(cpu);
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpu);
+    hwloc_obj_t core = pu == nullptr ? nullptr : hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
+    if (core == nullptr) continue;
+    unsigned sibling = 0;
+    hwloc_bitmap_foreach_begin(sibling, core->cpuset) {
+      if (hwloc_bitmap_isset(allowed, sibling) != 0) out.push_back(sibling);
     }
+    hwloc_bitmap_foreach_end();
   }
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
