@@ -1,6 +1,7 @@
 #include "driver/model/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -249,9 +250,17 @@ void write_file_atomically(const std::string& path, const std::string& content, 
   }
   check_output_replaceable(path, rules);
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
+  // The ending signals wait from the open until the temp file is registered, so that a signal
+  // before the rename, at any moment, leaves no temp file behind.
+  sigset_t ending, before;
+  sigemptyset(&ending);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, signal);
+  ::sigprocmask(SIG_BLOCK, &ending, &before);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  const PendingFile pending(tmp);  // a signal before the rename leaves no temp file behind
+  const int open_errno = errno;
+  const PendingFile pending(fd >= 0 ? tmp : std::string());
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
+  if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(open_errno));
   if (!write_all(fd, content) || ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);

@@ -32,7 +32,7 @@ extern "C" void on_ending_signal(int signal) {
 }  // namespace
 
 PendingFile::PendingFile(const std::string& path, pid_t child) {
-  if (path.size() >= sizeof g_slots[0].path) return;
+  if (path.empty() || path.size() >= sizeof g_slots[0].path) return;
   for (int i = 0; i < kSlots; ++i) {
     if (g_slots[i].used != 0) continue;
     std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);

@@ -11,7 +11,7 @@ namespace roofprobe {
 
 // While alive, `path` is removed if SIGINT, SIGTERM or SIGHUP ends the process, after `child`
 // (when not 0: the process writing it, such as gnuplot) is ended and reaped. At most 16 at once;
-// past that, or for a path longer than 4095 bytes, nothing is registered.
+// past that, for an empty path, or for a path longer than 4095 bytes, nothing is registered.
 class PendingFile {
  public:
   explicit PendingFile(const std::string& path, pid_t child = 0);
