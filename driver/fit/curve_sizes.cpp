@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "driver/fit/median.hpp"
 
@@ -87,6 +88,31 @@ double noise_sigma(const std::vector<Size>& sizes) {
   }
   if (residuals.empty()) return kNoiseFloor;
   return std::max(1.4826 * median_of(residuals), kNoiseFloor);
+}
+
+FixedCostPrefix fixed_cost_prefix(const std::vector<Size>& sizes) {
+  FixedCostPrefix none;
+  if (sizes.size() < kMinFixedCostSizes + 3) return none;
+  double peak_z = -std::numeric_limits<double>::infinity();
+  for (const Size& s : sizes) peak_z = std::max(peak_z, s.median_z);
+  const double half = peak_z - std::log(2.0);
+  std::size_t reached = 0;  // the first size at half the peak or faster
+  while (reached < sizes.size() && sizes[reached].median_z < half) ++reached;
+  if (reached < kMinFixedCostSizes) return none;
+  // Least-squares slope of ln rate on ln size over the prefix and the size that ends it.
+  double mean_lw = 0, mean_z = 0;
+  const std::size_t n = reached + 1;
+  for (std::size_t i = 0; i < n; ++i) mean_lw += sizes[i].lw, mean_z += sizes[i].median_z;
+  mean_lw /= static_cast<double>(n), mean_z /= static_cast<double>(n);
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (sizes[i].lw - mean_lw) * (sizes[i].median_z - mean_z);
+    sxx += (sizes[i].lw - mean_lw) * (sizes[i].lw - mean_lw);
+  }
+  if (!(sxx > 0) || sxy / sxx < 0.5) return none;
+  std::vector<double> seconds;
+  for (std::size_t i = 0; i < reached; ++i) seconds.push_back(sizes[i].x / (std::exp(sizes[i].median_z) * 1e9));
+  return {reached, sizes.front().x, sizes[reached - 1].x_last, sxy / sxx, median_of(seconds), std::exp(peak_z)};
 }
 
 }  // namespace roofprobe::curve_sizes

@@ -30,4 +30,25 @@ std::vector<Size> group_sizes(const std::vector<CurvePoint>& points);
 // noise; the few sizes in knees do not move the median).
 double noise_sigma(const std::vector<Size>& sizes);
 
+// The smallest sizes of a sweep whose rate is bound by a fixed cost per pass over the working set
+// (a kernel launch, a timer read, a loop's start) rather than by any memory. A memory level's rate
+// is flat or falls with the size; a rate that grows about in proportion to the size is a constant
+// time per pass. ERT's GPU driver, for one, runs a P100 at 4 GB/s at 1 KiB and 800 at 200 KiB,
+// the same 255 ns per pass, before its L2 plateau near 1.6 TB/s.
+struct FixedCostPrefix {
+  std::size_t sizes = 0;           // how many of the smallest sizes (0: none)
+  double x_first = 0, x_last = 0;  // the sizes it spans (bytes)
+  double slope = 0;                // d ln rate / d ln size along them (1: a constant time per pass)
+  double seconds_per_pass = 0;     // the median of size / rate along them (rates in GB/s)
+  double peak = 0;                 // the curve's fastest per-size median
+};
+
+// The prefix, when the curve shows one: at least kMinFixedCostSizes sizes below half the curve's
+// fastest per-size median, all before the first size that reaches that half, along which the rate
+// grows at least as the square root of the size (slope >= 0.5, time per pass growing no faster
+// than the square root of the bytes). Sizes past the half-peak point, still on the rise, are left
+// to the model's launch ramp (A / w).
+inline constexpr std::size_t kMinFixedCostSizes = 3;
+FixedCostPrefix fixed_cost_prefix(const std::vector<Size>& sizes);
+
 }  // namespace roofprobe::curve_sizes

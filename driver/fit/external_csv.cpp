@@ -1,5 +1,6 @@
 // External bandwidth sweeps (a CSV of working set and bandwidth, e.g. from likwid-bench or
 // another tool) -> memory levels, through the same level model and naming as roofprobe's own.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "driver/fit/curve_sizes.hpp"
 #include "driver/fit/external_sweep.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
@@ -127,6 +129,16 @@ constexpr double kAboveMemoryPeak = 1.15;
 
 std::string size_text(double bytes) { return format_bytes(bytes); }
 
+// "255 ns", "3.2 us", "41 ms": a time per pass, three significant digits at most.
+std::string time_text(double seconds) {
+  const char* unit = "s";
+  for (const char* u : {"ms", "us", "ns"})
+    if (seconds < 1) seconds *= 1e3, unit = u;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g %s", seconds, unit);
+  return text;
+}
+
 // The capacity a sweep fills a cache at: gpu-benches' gpu-cache has every multiprocessor read the
 // same data set, so a per-multiprocessor cache fills at its own size; every other sweep divides
 // its working set among the cores or multiprocessors, which fill all instances together.
@@ -226,7 +238,7 @@ std::vector<std::string> names_from_capacities(const std::vector<Plateau>& plate
 
 void fit_bandwidth_csv(const std::string& path, Machine& machine, const ExternalSweepOptions& options) {
   ExternalSweepShape shape;
-  const std::vector<CurvePoint> points =
+  std::vector<CurvePoint> points =
       options.format == SweepFormat::Csv ? read_bandwidth_csv(path) : read_external_sweep(path, options.format, &shape);
   ExternalSweepOptions o = options;
   o.same_data_per_unit = o.same_data_per_unit || shape.same_data_per_unit;
@@ -249,8 +261,34 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   std::string model;
   std::optional<UnresolvedLevel> unresolved;
   std::vector<UnresolvedLevel> unlocated, in_knees;
-  const std::vector<Plateau> plateaus =
-      find_plateaus(points, model_options, &model, &unresolved, &unlocated, &in_knees);
+  std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved, &unlocated, &in_knees);
+  std::vector<std::string> notes;
+  // Another tool's smallest sizes may measure its fixed cost per pass, not a memory. The model's
+  // launch ramp (A / w) describes a short one, and extrapolates the first level through it; where
+  // no model describes the curve with them, they are left out and the curve fitted again.
+  // roofprobe's own probes flag such launches (underfilled) instead; here the curve's shape is
+  // the only evidence (curve_sizes.hpp).
+  if (const curve_sizes::FixedCostPrefix prefix = curve_sizes::fixed_cost_prefix(curve_sizes::group_sizes(points));
+      plateaus.empty() && prefix.sizes > 0) {
+    points.erase(std::remove_if(points.begin(), points.end(),
+                                [&](const CurvePoint& p) { return p.x <= prefix.x_last * (1 + 1e-9); }),
+                 points.end());
+    char text[500];
+    std::snprintf(text, sizeof text,
+                  "the %zu sizes from %s to %s are left out: their rate grows with the size (x%.2f per doubling), "
+                  "about %s per pass whatever the size, a fixed cost (a launch, a timer), and stays below half "
+                  "the curve's peak of %.0f GB/s; no level model describes the curve with them. A level at those "
+                  "sizes is not measured",
+                  prefix.sizes, size_text(prefix.x_first).c_str(), size_text(prefix.x_last).c_str(),
+                  std::pow(2.0, prefix.slope), time_text(prefix.seconds_per_pass).c_str(), prefix.peak);
+    notes.push_back(text);
+    const std::string whole_curve = model;
+    unresolved.reset(), unlocated.clear(), in_knees.clear(), model.clear();
+    plateaus = find_plateaus(points, model_options, &model, &unresolved, &unlocated, &in_knees);
+    if (plateaus.empty())
+      model = whole_curve + "; without the " + std::to_string(prefix.sizes) + " fixed-cost sizes up to " +
+              size_text(prefix.x_last) + ": " + model;
+  }
   if (plateaus.empty())
     throw InputError(path + ": " +
                      (model.empty() ? std::string("need at least 3 distinct working-set sizes to fit levels") : model));
@@ -260,7 +298,6 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   double x_min = std::numeric_limits<double>::infinity(), x_max = 0;
   for (const CurvePoint& p : points)
     if (p.x > 0 && std::isfinite(p.x)) x_min = std::min(x_min, p.x), x_max = std::max(x_max, p.x);
-  std::vector<std::string> notes;
   std::vector<std::string> names;
   if (!o.level_names.empty()) {
     if (o.level_names.size() != plateaus.size()) {

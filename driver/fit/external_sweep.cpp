@@ -36,16 +36,19 @@ void check_sample(const std::string& path, std::size_t line, double bytes, doubl
 
 // ERT: rows of 5 (try.NNN) or 11 (max) numbers, then, in the files ERT's driver writes, a line
 // `META_DATA` and key/value lines about the run (FLOPS, MPI_PROCS, HOSTNAME, CONFIG, ...): the
-// rows end there. Any other line that is not all numbers is an error: a half-read file would
-// publish a level from part of the sweep. ERT's `pre` has max's 11 columns but a row per trial
-// count (timer-bound rates among them), and its `sum` a figure per level: both are refused,
-// named.
+// rows end there. ERT runs its program with `> try.NNN 2>&1`, so whatever else the run printed
+// lands among the rows: Open MPI's warnings about an InfiniBand device, a batch system's
+// banner. ERT's own preprocess skips every line that is not five numbers; here a line whose
+// first word is no number is such text and is skipped too. A line that starts as a row and is
+// not all numbers is an error: a torn row would publish a level from part of the sweep. ERT's
+// `pre` has max's 11 columns but a row per trial count (timer-bound rates among them), and its
+// `sum` a figure per level: both are refused, named.
 std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, std::vector<CurvePoint> rows) {
   for (const auto& [ws, gbs] : best_of_try) rows.push_back({ws, gbs});
   return rows;
 }
 
-std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text) {
+std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text, std::string& first_text_line) {
   std::map<double, double> best_of_try;  // working set -> best GB/s over its trials
   std::vector<CurvePoint> rows;
   std::map<double, std::size_t> row_of_set;  // max files: working set -> its line
@@ -55,12 +58,18 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
     std::istringstream words(line);
     std::vector<double> v;
     std::string w;
+    bool text_line = false;
     while (words >> w) {
       if (v.empty() && w == "META_DATA") {
         std::string rest;
         if (!(words >> rest)) return finish_ert(best_of_try, rows);  // ERT's run description follows
       }
       double x = 0;
+      if (v.empty() && !number(w, x)) {
+        text_line = true;  // another program's output (above)
+        if (first_text_line.empty()) first_text_line = one_line_message(csv_text::trim(line), 80);
+        break;
+      }
       if (!number(w, x)) {
         if (v.size() == 1 && columns == 0)  // "   176.44 L1": a figure and its name
           fail_at(path, line_no,
@@ -71,7 +80,7 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
       }
       v.push_back(x);
     }
-    if (v.empty()) continue;
+    if (text_line || v.empty()) continue;
     if (v.size() != 5 && v.size() != 11)
       fail_at(path, line_no,
               "expected ERT's 5 columns (try files) or 11 (max/sum files), found " + std::to_string(v.size()));
@@ -234,9 +243,10 @@ std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat
   const std::string text = read_input_file(path, kMaxCsvInputBytes, "a bandwidth sweep");
   std::vector<CurvePoint> rows;
   const char* name = "csv";
+  std::string first_text_line;  // of a file whose rows are other programs' output only
   switch (format) {
     case SweepFormat::Ert:
-      rows = read_ert(path, text), name = "ERT";
+      rows = read_ert(path, text, first_text_line), name = "ERT";
       break;
     case SweepFormat::GpuBenches:
       rows = read_gpu_benches(path, text, shape), name = "gpu-benches";
@@ -247,7 +257,9 @@ std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat
     case SweepFormat::Csv:
       throw InputError("read_external_sweep: the csv format is fit's own reader");
   }
-  if (rows.empty()) throw InputError(path + ": no " + std::string(name) + " bandwidth sample in the file");
+  if (rows.empty())
+    throw InputError(path + ": no " + std::string(name) + " bandwidth sample in the file" +
+                     (first_text_line.empty() ? "" : " (its first line of text: '" + first_text_line + "')"));
   return rows;
 }
 

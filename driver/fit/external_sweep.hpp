@@ -7,6 +7,7 @@
 //                own scripts take it) or the reduced `max` file (one row per working set: working set,
 //                trials, three times, three GB/s, three GFLOP/s; the highest GB/s of the row). `pre`
 //                (those columns, a row per trial count) and `sum` (a figure per level) are refused.
+//                Lines of text among the rows (an MPI runtime's warnings) are skipped.
 //   gpu-benches  the tables of gpu-benches' gpu-cache and gpu-l2-cache ("<n> kB ... <x> GB/s"; the
 //                last size column before the time is the data set, the first GB/s the bandwidth)
 //   likwid       likwid-bench output, one or many runs concatenated (each run's "Size (Byte):" and

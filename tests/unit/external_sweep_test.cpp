@@ -1,6 +1,7 @@
 // Other tools' sweeps (driver/fit/external_sweep.cpp) read and fitted as `fit --bandwidth-csv --from`
 // reads them. The fixtures are roofprobe's own measurements written in each tool's layout
-// (the H100 cg read of results/measured/h100-sxm) and a real likwid-bench sweep of the dev VM.
+// (the H100 cg read of results/measured/h100-sxm), a real likwid-bench sweep of the dev VM and a
+// real ERT GPU max file (a P100's, below).
 #include "driver/fit/external_sweep.hpp"
 
 #include <gtest/gtest.h>
@@ -90,14 +91,38 @@ TEST(ExternalSweep, ErtTryFilesEndAtTheirMetaData) {
   const std::vector<CurvePoint> p = read_external_sweep(f.path(), SweepFormat::Ert);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_NEAR(p[1].y, 1000, 1e-3);
-  // The marker stands alone on its line: with text after it, the line is not ERT's and refused.
-  EXPECT_NE(error_of("1 1 1 1 1\nMETA_DATA x\n", SweepFormat::Ert).find(":2: 'META_DATA' is not a number"),
+  // The marker stands alone on its line: with text after it, the line is another program's
+  // output among the rows (below), skipped, and the rows go on.
+  TempFile g("1000000 16 16000.000 16000000000 0\nMETA_DATA x\n2000000 16 32000.000 32000000000 0\n", ".txt");
+  EXPECT_EQ(read_external_sweep(g.path(), SweepFormat::Ert).size(), 2u);
+}
+
+// ERT runs its program with `> try.NNN 2>&1`: a real try file of 8 MPI ranks (ERT 1.1.0,
+// Results.p100.01/Run.018/FLOPS.001/MPI.0008/OpenMP.0001/try.003 in
+// github.com/ebugger/Empirical-Roofline-Toolkit) opens with Open MPI's warnings about an
+// InfiniBand device. ERT's preprocess skips them; so does the reader, and the sweep is fitted as
+// its max file is (L1 883, ..., DRAM 48 GB/s in that run's max).
+TEST(ExternalSweep, ErtTryFileWithMpiWarningsAmongItsRowsIsRead) {
+  const std::vector<CurvePoint> p = read_external_sweep(fixture("ert_try_p100_host_8_ranks.txt"), SweepFormat::Ert);
+  EXPECT_GT(p.size(), 100u);
+  Machine m;
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  fit_bandwidth_csv(fixture("ert_try_p100_host_8_ranks.txt"), m, o);
+  ASSERT_GE(m.memory.size(), 3u);
+  EXPECT_GT(m.memory.front().gbs, 800);
+  EXPECT_LT(m.memory.front().gbs, 1000);
+  EXPECT_GT(m.memory.back().gbs, 40);
+  EXPECT_LT(m.memory.back().gbs, 56);
+  // A file of other programs' text only holds no sample, and the error quotes its first line.
+  EXPECT_NE(error_of("mpirun was unable to launch the specified application\n\n", SweepFormat::Ert)
+                .find("no ERT bandwidth sample in the file (its first line of text: 'mpirun was unable"),
             std::string::npos);
 }
 
 TEST(ExternalSweep, ErtLinesThatAreNotErtsAreErrors) {
   EXPECT_NE(
-      error_of("1000 16 1.0 16000 0\nworking set trials\n", SweepFormat::Ert).find(":2: 'working' is not a number"),
+      error_of("1000 16 1.0 16000 0\n1000 16 trials 16000 0\n", SweepFormat::Ert).find(":2: 'trials' is not a number"),
       std::string::npos);
   EXPECT_NE(error_of("1000 16 1.0 16000\n", SweepFormat::Ert).find(":1: expected ERT's 5 columns"), std::string::npos);
   EXPECT_NE(error_of("1 2 3 4 5\n1 2 3 4 5 6 7 8 9 10 11\n", SweepFormat::Ert).find(":2: rows of 5 and 11"),
@@ -134,6 +159,35 @@ TEST(ExternalSweep, ErtRawOutputOfAnH100FitsItsL2AndHbm) {
   // L2 and 3.1 TB/s HBM.
   EXPECT_NEAR(m.memory[0].gbs / 7700, 1, 0.06);
   EXPECT_NEAR(m.memory[1].gbs / 3100, 1, 0.03);
+}
+
+// A real ERT 1.1.0 GPU run: the max file of a summitdev node's P100 (GPU_Blocks 112, GPU_Threads
+// 1024, FLOPS 1), as published in github.com/ebugger/Empirical-Roofline-Toolkit under
+// Empirical_Roofline_Tool-1.1.0/Results.summitdev.ornl.gov.01/Run.001/. Up to 200 KiB its rate
+// grows with the size at ~250 ns per pass (4 GB/s at 1 KiB), then plateaus at 1.1-1.7 TB/s to
+// 3.3 MiB (the L2) and runs at 517-521 GB/s from 5 MiB to 1 GiB (the HBM). With those 57 sizes no
+// level model describes the curve; without them it is fitted, and they are named.
+TEST(ExternalSweep, ErtGpuMaxFileLeavesOutItsFixedCostSizesAndNamesThem) {
+  Machine m = gpu();
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  o.level_names = {"L2", "HBM"};
+  fit_bandwidth_csv(fixture("ert_max_p100_summitdev.txt"), m, o);
+  ASSERT_EQ(m.memory.size(), 2u);
+  EXPECT_GT(m.memory[0].gbs, 1300);
+  EXPECT_LT(m.memory[0].gbs, 1750);
+  EXPECT_NEAR(m.memory[1].gbs / 519, 1, 0.01);
+  EXPECT_GT(m.memory[0].working_set_lo, 200e3);
+  const auto named = std::find_if(m.missing.begin(), m.missing.end(), [](const std::string& s) {
+    return s.find("the 57 sizes from 1 KiB to 201 KiB are left out") != std::string::npos &&
+           s.find("a fixed cost") != std::string::npos;
+  });
+  EXPECT_NE(named, m.missing.end());
+  // The H100 ERT file, which the model describes whole, keeps every size.
+  Machine h = gpu();
+  o.level_names = {"L2", "HBM"};
+  fit_bandwidth_csv(fixture("ert_try_h100_cg_read.txt"), h, o);
+  for (const std::string& s : h.missing) EXPECT_EQ(s.find("left out"), std::string::npos) << s;
 }
 
 TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth) {

@@ -555,6 +555,38 @@ TEST(NoiseSigma, AnyNumberOfRepetitionsGivesTheNoiseOfOneSample) {
   }
 }
 
+// The fixed cost per pass of another tool's smallest sizes (curve_sizes::fixed_cost_prefix): a
+// constant 250 ns per pass before a 1.6 TB/s level is found with its time, and a curve whose
+// smallest size already runs at its level, or only a few sizes below half its peak, has none.
+TEST(FixedCostPrefix, AConstantTimePerPassIsFoundAndALevelIsNot) {
+  const auto curve = [](double overhead_seconds, double first_bytes) {
+    std::vector<CurvePoint> points;
+    for (double w = first_bytes; w < 1e9; w *= 1.1) {
+      const double level = w < 4e6 ? 1600 : 520;  // GB/s
+      points.push_back({w, w / (overhead_seconds + w / (level * 1e9)) / 1e9});
+    }
+    return curve_sizes::group_sizes(points);
+  };
+  const curve_sizes::FixedCostPrefix launch_bound = curve_sizes::fixed_cost_prefix(curve(250e-9, 1024));
+  ASSERT_GT(launch_bound.sizes, 0u);
+  EXPECT_DOUBLE_EQ(launch_bound.x_first, 1024);
+  // Half the peak is where the overhead is as long as the level's own time: 250 ns at 1.6 TB/s.
+  EXPECT_LT(launch_bound.x_last, 400e3);
+  EXPECT_GT(launch_bound.x_last, 300e3);
+  EXPECT_GT(launch_bound.slope, 0.7);
+  EXPECT_NEAR(launch_bound.seconds_per_pass / 250e-9, 1, 0.35);
+  EXPECT_NEAR(launch_bound.peak / 1600, 0.91, 0.03);  // 4 MB at 1.6 TB/s, 250 ns more
+  // A likwid-style curve at its level from the smallest size; a ramp that starts at 0.6 of it.
+  EXPECT_EQ(curve_sizes::fixed_cost_prefix(curve(0, 1024)).sizes, 0u);
+  EXPECT_EQ(curve_sizes::fixed_cost_prefix(curve(250e-9, 600e3)).sizes, 0u);
+  // Two sizes below half the peak are too few to tell a fixed cost from noise.
+  EXPECT_EQ(curve_sizes::fixed_cost_prefix(curve(250e-9, 334e3)).sizes, 0u);
+  // A rate that stays low and flat is a level of its own, not a fixed cost.
+  std::vector<CurvePoint> low_first;
+  for (double w = 1024; w < 1e9; w *= 1.1) low_first.push_back({w, w < 64e3 ? 100.0 : 520.0});
+  EXPECT_EQ(curve_sizes::fixed_cost_prefix(curve_sizes::group_sizes(low_first)).sizes, 0u);
+}
+
 // ---- compute_stats / name_levels -------------------------------------------------------------
 
 TEST(ComputeStats, BestMedianSpread) {
