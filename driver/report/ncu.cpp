@@ -506,51 +506,91 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
 // A record whose quotes do not close was cut inside a field.
 bool quotes_close(const std::string& line) { return std::count(line.begin(), line.end(), '"') % 2 == 0; }
 
-NcuTable ncu_table(const std::string& text, const std::string& source) {
-  // Records; ncu's own messages ("==PROF== ...") and the program's output before the header are
-  // not CSV records.
-  NcuTable table;
-  std::optional<std::size_t> header;
+// The column of a header record that names the kernels; nullopt when the record is no header.
+std::optional<std::size_t> kernel_name_column(const std::vector<std::string>& fields, const std::string& line) {
+  if (!quotes_close(line)) return std::nullopt;
+  for (std::size_t c = 0; c < fields.size(); ++c)
+    if (trim(fields[c]) == "Kernel Name") return c;
+  return std::nullopt;
+}
+
+// The tables of an export, each from its header on. ncu's own messages ("==PROF== ...") and the
+// program's output before a header are not CSV records. A file may hold several tables, each
+// with its header (and, in the raw layout, its units row): exports appended to one file, one
+// table per profiled process. Each is read with its own columns and units; the lines between a
+// table's last record and the next header are the next run's program output.
+std::vector<NcuTable> ncu_tables(const std::string& text, const std::string& source) {
+  struct Record {
+    std::size_t line_no;
+    std::string text;
+    bool quotes_close;
+    std::vector<std::string> fields;
+    std::optional<std::size_t> kernel_col;  // set on a header
+  };
+  std::vector<Record> records;
   std::size_t line_no = 0;
   for (const std::string& line : lines_of(text)) {
     ++line_no;
     if (trim(line).empty() || line.rfind("==", 0) == 0) continue;
     std::vector<std::string> fields = split_csv_record(line);
-    if (!header) {
-      for (std::size_t c = 0; c < fields.size(); ++c)
-        if (trim(fields[c]) == "Kernel Name" && quotes_close(line)) {
-          header = table.records.size();
-          table.kernel_col = c;
-        }
-      if (!header) continue;  // text before the header
-    } else if (fields.size() != table.records[*header].size() || !quotes_close(line)) {
-      throw InputError(source + ":" + std::to_string(line_no) + ": torn row (" +
-                       (quotes_close(line) ? "" : "a quote that does not close, ") + std::to_string(fields.size()) +
-                       " of the header's " + std::to_string(table.records[*header].size()) +
-                       " fields): was the export cut short?");
-    }
-    table.records.push_back(std::move(fields));
-    table.lines.push_back(line_no);
+    const std::optional<std::size_t> kernel_col = kernel_name_column(fields, line);
+    records.push_back({line_no, line, quotes_close(line), std::move(fields), kernel_col});
   }
-  if (!header)
+  std::vector<NcuTable> tables;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].kernel_col) continue;  // text before the first header
+    NcuTable table;
+    table.kernel_col = *records[i].kernel_col;
+    const std::size_t width = records[i].fields.size();
+    std::size_t end = i + 1;  // the next header, or the end
+    while (end < records.size() && !records[end].kernel_col) ++end;
+    const auto fits = [&](const Record& r) { return r.fields.size() == width && r.quotes_close; };
+    std::size_t last = i;  // the table's last record: before the next header, text may follow it
+    for (std::size_t j = i + 1; j < end; ++j)
+      if (fits(records[j])) last = j;
+    // Nothing follows the last table, and ncu quotes every field: a misfit there, or one that
+    // starts with a quote, is a torn row.
+    if (end == records.size()) last = end - 1;
+    for (std::size_t j = last + 1; j < end; ++j)
+      if (trim(records[j].text).rfind('"', 0) == 0) last = j;
+    for (std::size_t j = i; j <= last; ++j) {
+      Record& r = records[j];
+      if (j > i && !fits(r))
+        throw InputError(source + ":" + std::to_string(r.line_no) + ": torn row (" +
+                         (r.quotes_close ? "" : "a quote that does not close, ") + std::to_string(r.fields.size()) +
+                         " of the header's " + std::to_string(width) + " fields): was the export cut short?");
+      table.records.push_back(std::move(r.fields));
+      table.lines.push_back(r.line_no);
+    }
+    tables.push_back(std::move(table));
+    i = end - 1;
+  }
+  if (tables.empty())
     throw InputError(source +
                      ": not an Nsight Compute CSV export (no \"Kernel Name\" column; "
                      "export with ncu --csv --page raw)");
-  table.header = *header;
-  return table;
+  return tables;
 }
 
 // Every kernel's totals, from either of ncu's layouts (raw: a metric per column; details: a row
 // per metric); an error names the file.
-std::vector<KernelTotals> kernel_totals(const NcuTable& table, const std::string& source, double tensor_flops) {
-  const std::vector<std::string>& names = table.records[table.header];
-  const bool details =
-      std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Name"; }) &&
-      std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
+std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, const std::string& source,
+                                        double tensor_flops) {
   std::vector<KernelTotals> kernels;
   try {
-    const std::vector<Launch> launches = details ? parse_details_layout(table) : parse_raw_layout(table);
-    if (launches.empty()) throw InputError("no kernel launches under the header");
+    std::vector<Launch> launches;
+    for (const NcuTable& table : tables) {
+      const std::vector<std::string>& names = table.records[table.header];
+      const bool details =
+          std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Name"; }) &&
+          std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
+      std::vector<Launch> of_table = details ? parse_details_layout(table) : parse_raw_layout(table);
+      if (of_table.empty())
+        throw InputError("no kernel launches under the header" +
+                         (tables.size() > 1 ? " at line " + std::to_string(table.lines[table.header]) : std::string()));
+      launches.insert(launches.end(), std::make_move_iterator(of_table.begin()),
+                      std::make_move_iterator(of_table.end()));
+    }
 
     // Launches of one kernel are summed, in the order the kernels first appear.
     std::map<std::string, std::size_t> index;
@@ -708,12 +748,18 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
     throw InputError("tensor FLOPs per instruction must be a non-negative number");
   if (trim(options.dram_level).empty()) throw InputError("the DRAM level needs a name");
 
-  const std::vector<KernelTotals> kernels =
-      kernel_totals(ncu_table(text, source), source, options.tensor_flops_per_instruction);
+  const std::vector<NcuTable> tables = ncu_tables(text, source);
+  const std::vector<KernelTotals> kernels = kernel_totals(tables, source, options.tensor_flops_per_instruction);
   const std::vector<std::string> names = display_names(kernels, options.full_names);
   NcuConversion out;
   for (std::size_t i = 0; i < kernels.size(); ++i) add_kernel_points(kernels[i], names[i], options.dram_level, &out);
   add_metric_notes(kernels, names, options, &out);
+  if (tables.size() > 1) {
+    std::string at;
+    for (const NcuTable& t : tables) at += (at.empty() ? "" : ", ") + std::to_string(t.lines[t.header]);
+    out.notes.push_back(source + " holds " + std::to_string(tables.size()) + " tables (headers at lines " + at +
+                        "), read as one: the launches of a kernel are summed across them");
+  }
   if (out.points.empty())
     throw InputError(
         source + ": no kernel points could be computed (" +

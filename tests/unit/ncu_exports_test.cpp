@@ -303,6 +303,31 @@ TEST(NcuExports, RefusalsNameTheRowOrColumn) {
   }
 }
 
+// Two exports appended to one file (`ncu ... >> all.csv`), each with its ==PROF== lines, its
+// program's output, its header and its units: every table is read with its own columns and units,
+// and a kernel's launches are summed across them, so its rate and intensity stay its own.
+TEST(NcuExports, TablesAppendedToOneFileAreReadEachWithItsOwnColumns) {
+  const std::string both = fixture("h200_arch_recipe.csv") + fixture("h200_arch_recipe.csv");
+  const NcuConversion r = convert_ncu_csv(both, "both.csv");
+  expect_gemm_rates(r);
+  expect_elementwise_and_reduction(r);
+  EXPECT_TRUE(noted(r, "both.csv holds 2 tables (headers at lines ", "read as one"));
+  // Tables of other columns (the counters of --set roofline after a --metrics export): a counter
+  // one table has and the other lacks is in part of a kernel's launches, so the points made from
+  // it are left out and named, never computed from half the launches.
+  const std::string mixed = error_of(
+      [&] { convert_ncu_csv(fixture("h200_arch_recipe.csv") + fixture("h200_set_roofline.csv"), "mixed.csv"); });
+  EXPECT_NE(mixed.find("mixed.csv: no kernel points could be computed (skipped kernel '"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find(" in 1 of its 2 launches)"), std::string::npos) << mixed;
+  // A row cut short in the first table is still a torn row, though another table follows it.
+  const std::string first = fixture("h200_arch_recipe.csv");
+  const std::size_t last_row = first.rfind("\n\"", first.size() - 2);
+  ASSERT_NE(last_row, std::string::npos);
+  const std::string torn = first.substr(0, last_row + 40) + "\n" + fixture("h200_set_roofline.csv");
+  const std::string e = error_of([&] { convert_ncu_csv(torn, "torn.csv"); });
+  EXPECT_NE(e.find("torn row"), std::string::npos) << e;
+}
+
 TEST(NcuExports, DetailsPageOfSectionsIsRefused) {
   // --set roofline --page details: SOL percentages and Duration, no counter.
   const std::string details =
