@@ -1,6 +1,8 @@
 // Readers of other tools' bandwidth sweeps (external_sweep.hpp).
 #include "driver/fit/external_sweep.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -67,7 +69,10 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
       double x = 0;
       if (v.empty() && !number(w, x)) {
         text_line = true;  // another program's output (above)
-        if (first_text_line.empty()) first_text_line = one_line_message(csv_text::trim(line), 80);
+        // The first line that says something: Open MPI frames its messages in rules of dashes.
+        if (first_text_line.empty() &&
+            std::any_of(line.begin(), line.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+          first_text_line = one_line_message(csv_text::trim(line), 80);
         break;
       }
       if (!number(w, x)) {

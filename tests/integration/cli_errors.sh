@@ -28,7 +28,7 @@ printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
 refused fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
 # Other tools' sweeps (fit --from): an unknown format, flags that need an external sweep, a line
 # that is not the format's, and level names the sweep does not show; none writes the machine file.
-printf '1000 16 1.0 16000 0\nnot ert\n' > "$work/ert.txt"
+printf '1000 16 1.0 16000 0\n2000 16 not 32000 0\n' > "$work/ert.txt"
 refused fit_from_unknown "use csv, ert, gpu-benches or likwid" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from stream --out "$work/fit.yaml"
 refused fit_from_with_sweep "describe an external sweep" -- "$rp" fit "$work/ext.csv" --from ert --out "$work/fit.yaml"
 refused fit_from_ert_bad_line "ert.txt:2: 'not' is not a number" -- "$rp" fit --bandwidth-csv "$work/ert.txt" --from ert --out "$work/fit.yaml"

@@ -115,8 +115,9 @@ TEST(ExternalSweep, ErtTryFileWithMpiWarningsAmongItsRowsIsRead) {
   EXPECT_GT(m.memory.back().gbs, 40);
   EXPECT_LT(m.memory.back().gbs, 56);
   // A file of other programs' text only holds no sample, and the error quotes its first line.
-  EXPECT_NE(error_of("mpirun was unable to launch the specified application\n\n", SweepFormat::Ert)
-                .find("no ERT bandwidth sample in the file (its first line of text: 'mpirun was unable"),
+  EXPECT_NE(error_of("-----\nThere are not enough slots available in the system to satisfy the 48 slots\n-----\n",
+                     SweepFormat::Ert)
+                .find("no ERT bandwidth sample in the file (its first line of text: 'There are not enough slots"),
             std::string::npos);
 }
 
