@@ -506,6 +506,76 @@ void add_launch(KernelTotals& k, const Counters& counters, double tensor_flops) 
 // A record whose quotes do not close was cut inside a field.
 bool quotes_close(const std::string& line) { return std::count(line.begin(), line.end(), '"') % 2 == 0; }
 
+// `--print-summary per-kernel`: a row per (kernel, launch shape, metric) with the number of
+// launches ("Invocations") and the metric's Minimum, Maximum and Average over them. A group of
+// launches is one launch here, its counts the Average times the Invocations. A rate
+// (.per_second, .per_cycle_elapsed) is kept only where it was the same for every launch
+// (Minimum equal to Maximum): then the rate times the group's whole duration is its count;
+// otherwise the average of the launches' rates does not give their total, and the counter counts
+// as not collected.
+std::vector<Launch> parse_summary_layout(const NcuTable& table, std::map<std::string, int>& uneven_rates) {
+  const std::vector<std::string>& names = table.records[table.header];
+  auto column = [&](const char* name) -> std::optional<std::size_t> {
+    for (std::size_t c = 0; c < names.size(); ++c)
+      if (trim(names[c]) == name) return c;
+    return std::nullopt;
+  };
+  const std::size_t metric_col = *column("Metric Name"), invocations_col = *column("Invocations");
+  const std::size_t min_col = *column("Minimum"), max_col = *column("Maximum"), avg_col = *column("Average");
+  const auto unit_col = column("Metric Unit");
+  const auto cc_col = column("CC");
+  std::vector<std::optional<std::size_t>> shape_cols = {column("Process ID"), column("Block Size"), column("Grid Size"),
+                                                        column("Device")};
+  std::vector<Launch> out;
+  std::map<std::string, std::size_t> index;  // kernel and launch shape -> out
+  bool any_counter = false;
+  for (std::size_t r = table.header + 1; r < table.records.size(); ++r) {
+    const std::vector<std::string>& row = table.records[r];
+    const std::size_t line = table.lines[r];
+    const std::string kernel = trim(row[table.kernel_col]);
+    if (kernel.empty()) continue;
+    std::string key = kernel;
+    for (const auto& c : shape_cols)
+      if (c) key += "\n" + trim(row[*c]);
+    auto [it, added] = index.emplace(key, out.size());
+    if (added) out.push_back({kernel, {}});
+    Counters& values = out[it->second].values;
+    if (cc_col) {
+      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line))
+        values["CC"] = *cc;
+      else
+        refuse_empty_cc(line);
+    }
+    const std::string name = trim(row[metric_col]);
+    if (!is_read_metric(name) || name == "CC") continue;
+    any_counter = true;
+    const std::optional<double> invocations = counter_value(row[invocations_col], 1.0, "Invocations", line);
+    if (!invocations || !(*invocations >= 1))
+      throw InputError("line " + std::to_string(line) + ", column 'Invocations': no number of launches");
+    const double scale = column_scale(name, unit_col ? row[*unit_col] : std::string());
+    const std::optional<double> average = counter_value(row[avg_col], scale, name, line);
+    if (!average) continue;
+    const bool rate = ends_with(name, ".per_second") || ends_with(name, ".per_cycle_elapsed");
+    if (rate) {
+      const std::optional<double> lo = counter_value(row[min_col], scale, name, line);
+      const std::optional<double> hi = counter_value(row[max_col], scale, name, line);
+      if (!lo || !hi || *lo != *hi) {
+        ++uneven_rates[name];
+        continue;
+      }
+    }
+    const double value = rate ? *average : *average * *invocations;
+    if (auto [at, fresh] = values.emplace(name, value); !fresh && at->second != value)
+      throw InputError("line " + std::to_string(line) + ": metric '" + name + "' appears twice for kernel '" + kernel +
+                       "' with different values");
+  }
+  if (!out.empty() && !any_counter)
+    throw InputError(
+        "a --print-summary export of sections holds no counters: export with --page raw (ncu --csv --page raw "
+        "--metrics from roofprobe points --ncu-metrics)");
+  return out;
+}
+
 // The column of a header record that names the kernels; nullopt when the record is no header.
 std::optional<std::size_t> kernel_name_column(const std::vector<std::string>& fields, const std::string& line) {
   if (!quotes_close(line)) return std::nullopt;
@@ -575,16 +645,22 @@ std::vector<NcuTable> ncu_tables(const std::string& text, const std::string& sou
 // Every kernel's totals, from either of ncu's layouts (raw: a metric per column; details: a row
 // per metric); an error names the file.
 std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, const std::string& source,
-                                        double tensor_flops) {
+                                        double tensor_flops, std::vector<std::string>& notes) {
   std::vector<KernelTotals> kernels;
+  std::map<std::string, int> uneven_rates;  // summary rates left out: metric -> launch groups
   try {
     std::vector<Launch> launches;
     for (const NcuTable& table : tables) {
       const std::vector<std::string>& names = table.records[table.header];
-      const bool details =
-          std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Name"; }) &&
-          std::any_of(names.begin(), names.end(), [](const std::string& n) { return trim(n) == "Metric Value"; });
-      std::vector<Launch> of_table = details ? parse_details_layout(table) : parse_raw_layout(table);
+      const auto has = [&](const char* column) {
+        return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return trim(n) == column; });
+      };
+      const bool details = has("Metric Name") && has("Metric Value");
+      const bool summary =
+          has("Metric Name") && has("Invocations") && has("Minimum") && has("Maximum") && has("Average");
+      std::vector<Launch> of_table = summary   ? parse_summary_layout(table, uneven_rates)
+                                     : details ? parse_details_layout(table)
+                                               : parse_raw_layout(table);
       if (of_table.empty())
         throw InputError("no kernel launches under the header" +
                          (tables.size() > 1 ? " at line " + std::to_string(table.lines[table.header]) : std::string()));
@@ -605,6 +681,11 @@ std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, con
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
+  for (const auto& [metric, groups] : uneven_rates)
+    notes.push_back("'" + metric + "' is not read in " + std::to_string(groups) + " launch group" +
+                    (groups == 1 ? "" : "s") +
+                    " of the summary: it differs between their launches (Minimum below Maximum), and an average "
+                    "rate does not give their total; export with --page raw");
   return kernels;
 }
 
@@ -749,9 +830,10 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
   if (trim(options.dram_level).empty()) throw InputError("the DRAM level needs a name");
 
   const std::vector<NcuTable> tables = ncu_tables(text, source);
-  const std::vector<KernelTotals> kernels = kernel_totals(tables, source, options.tensor_flops_per_instruction);
-  const std::vector<std::string> names = display_names(kernels, options.full_names);
   NcuConversion out;
+  const std::vector<KernelTotals> kernels =
+      kernel_totals(tables, source, options.tensor_flops_per_instruction, out.notes);
+  const std::vector<std::string> names = display_names(kernels, options.full_names);
   for (std::size_t i = 0; i < kernels.size(); ++i) add_kernel_points(kernels[i], names[i], options.dram_level, &out);
   add_metric_notes(kernels, names, options, &out);
   if (tables.size() > 1) {

@@ -6,12 +6,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "driver/model/csv_text.hpp"
+#include "driver/model/errors.hpp"
 #include "driver/report/points.hpp"
 
 namespace roofprobe {
@@ -98,6 +101,82 @@ TEST(NcuRecorded, SetRooflineOnAnH200GivesTheKnownWork) {
   // ncu's roofline set: rates with '' and 'byte' units, totals beside their parts, an NVTX
   // column, and no smsp__inst_executed.sum.
   expect_known_work("h200_set_roofline.csv");
+}
+
+// The same launches as `--print-summary per-kernel` writes them (the header of a real summary:
+// "Process ID", ..., "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum",
+// "Maximum", "Average"), each launch run `repeat` times: a group's counts are the Average times
+// the Invocations, so every point is the raw export's.
+std::string per_kernel_summary(const std::string& raw, int repeat, double rate_spread = 0) {
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& line : lines_of(raw))
+    if (!rows.empty() || line.rfind("\"ID\"", 0) == 0) rows.push_back(split_csv_record(line));
+  const std::vector<std::string>& header = rows.at(0);
+  const auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t first_metric = col("CC") + 1;
+  const auto number = [](std::string v, double& out) {
+    v.erase(std::remove(v.begin(), v.end(), ','), v.end());
+    char* end = nullptr;
+    out = std::strtod(v.c_str(), &end);
+    return !v.empty() && *end == '\0';
+  };
+  const auto quoted = [](const std::string& v) { return "\"" + v + "\""; };
+  std::string out =
+      "==PROF== Disconnected from process 652\n"
+      "\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\","
+      "\"Invocations\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Minimum\",\"Maximum\",\"Average\"\n";
+  for (std::size_t r = 2; r < rows.size(); ++r) {
+    const std::vector<std::string>& row = rows[r];
+    for (std::size_t c = first_metric; c < header.size(); ++c) {
+      double v = 0;
+      if (!number(row[c], v)) continue;
+      const bool rate = header[c].find(".per_") != std::string::npos;
+      char value[64], lo[64], hi[64];
+      std::snprintf(value, sizeof value, "%.17g", v);
+      std::snprintf(lo, sizeof lo, "%.17g", rate ? v * (1 - rate_spread) : v);
+      std::snprintf(hi, sizeof hi, "%.17g", rate ? v * (1 + rate_spread) : v);
+      std::string line;
+      for (const char* name :
+           {"Process ID", "Process Name", "Host Name", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"})
+        line += quoted(row[col(name)]) + ",";
+      line += quoted(std::to_string(repeat)) + "," + quoted("Command line profiler metrics") + "," + quoted(header[c]) +
+              "," + quoted(rows[1][c]) + "," + quoted(lo) + "," + quoted(hi) + "," + quoted(value);
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(NcuRecorded, PerKernelSummaryGivesTheRawExportsPoints) {
+  const std::string raw = read_text(kDir + "h200_arch.csv");
+  const NcuConversion want = convert_ncu_csv(raw, "h200_arch.csv");
+  for (int repeat : {1, 3}) {
+    const NcuConversion got = convert_ncu_csv(per_kernel_summary(raw, repeat), "summary.csv");
+    ASSERT_EQ(got.points.size(), want.points.size()) << repeat;
+    for (std::size_t i = 0; i < want.points.size(); ++i) {
+      EXPECT_EQ(got.points[i].kernel, want.points[i].kernel);
+      EXPECT_EQ(got.points[i].level, want.points[i].level);
+      EXPECT_NEAR(got.points[i].performance / want.points[i].performance, 1, 1e-9) << got.points[i].kernel;
+      EXPECT_NEAR(got.points[i].intensity / want.points[i].intensity, 1, 1e-9) << got.points[i].kernel;
+    }
+  }
+  // --set roofline has the CUDA cores' FLOPs only as rates. Where they differ between a group's
+  // launches, the average rate does not give the group's total: no FLOP point from them.
+  const std::string roofline = read_text(kDir + "h200_set_roofline.csv");
+  const NcuConversion same = convert_ncu_csv(per_kernel_summary(roofline, 2), "summary.csv");
+  EXPECT_TRUE(std::any_of(same.points.begin(), same.points.end(), [](const KernelPoint& p) {
+    return p.kernel == "vectorized_elementwise_kernel" && p.kind == "flop";
+  }));
+  std::string error = "(no InputError)";
+  try {
+    convert_ncu_csv(per_kernel_summary(roofline, 2, 0.1), "summary.csv");
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("summary.csv: no kernel points could be computed ('"), std::string::npos) << error;
+  EXPECT_NE(error.find("differs between their launches (Minimum below Maximum)"), std::string::npos) << error;
 }
 
 }  // namespace
