@@ -250,16 +250,29 @@ void note_interruption(Machine& machine, const SweepOutcome& outcome, std::size_
   }
 }
 
-void write_run_plots(const Machine& machine, const std::vector<Sample>& all, const std::string& dir) {
+// True when every view the machine file has data for was drawn.
+bool write_run_plots(const Machine& machine, const std::vector<Sample>& all, const std::string& dir) {
   PlotOptions plot_options;
   plot_options.out_dir = dir + "/plots";
   try {
     ensure_subdirectory_without_link(plot_options.out_dir);
     PlotReport report = render_plots(machine, burst_samples(all), plot_options);
     for (const auto& s : report.skipped) std::cerr << "note: plot skipped: " << s << "\n";
+    return true;
   } catch (const InputError& e) {
     std::cerr << "warning: plots not written: " << e.what() << "\n";
+    return false;
   }
+}
+
+// A stop asked for after the measurements (while fitting or drawing): the machine file is written
+// whole, the plots not begun are left, and the exit status still says the run was stopped, so
+// that a script that sent the signal can tell.
+int stopped_after_measuring(int signal, const std::string& dir, bool plots_drawn) {
+  std::cerr << "note: stopped by " << signal_name(signal) << " after measuring: " << dir << "/machine.yaml is whole"
+            << (plots_drawn ? ", and the plots were drawn\n"
+                            : "; the plots are not (draw them with: roofprobe plot " + dir + "/machine.yaml)\n");
+  return 128 + signal;
 }
 
 // A new run's directory must hold none of the files a run writes: never a run to overwrite,
@@ -524,9 +537,12 @@ int run_session(const RunOptions& o, const RunConfig& config, const BackendConfi
   machine.provenance["measured_until"] = utc_now_milliseconds();
   write_file_atomically(dir + "/machine.yaml", machine_to_yaml(machine), inside_output_directory());
 
-  write_run_plots(machine, all, dir);
+  // An interrupted run draws what it measured; a stop asked for after measuring skips the plots.
+  const bool stopped_after = stopped_by == 0 && stop_requested() != 0;
+  const bool plots_drawn = !stopped_after && write_run_plots(machine, all, dir);
   print_summary(std::cout, machine, dir);
   if (stopped_by != 0) return 128 + stopped_by;
+  if (const int late = stop_requested(); late != 0) return stopped_after_measuring(late, dir, plots_drawn);
   return failures == 0 ? 0 : 1;
 }
 

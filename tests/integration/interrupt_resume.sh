@@ -67,10 +67,40 @@ grep -q ',mode=re$' "$work/kill/sweep.csv" && fail "torn line kept"
 comm -23 "$work/kill.done" <(tail -n +2 "$work/kill/sweep.csv" | cut -d, -f4 | sort -u) | grep -q . &&
   fail "points measured before SIGKILL were lost"
 
+# --- SIGTERM after measuring (fitting, drawing): the record is whole, the status says stopped ---
+late=$work/late
+"$rp" run --config "$work/small.yaml" --backend cpu --out "$late" -q > "$late.out" 2> "$late.err" &
+pid=$!
+# machine.yaml appears (renamed into place, whole) before the plots are drawn.
+for _ in $(seq 6000); do [[ -f $late/machine.yaml ]] && break; sleep 0.01; done
+[[ -f $late/machine.yaml ]] || fail "late stop: no machine.yaml within 60 s"
+if kill -TERM "$pid" 2> /dev/null; then
+  wait "$pid"; rc=$?
+  if grep -q "after measuring" "$late.err"; then
+    (( rc == 143 )) || fail "SIGTERM after measuring: exit status $rc, want 143"
+    "$rp" validate "$late/machine.yaml" || fail "SIGTERM after measuring: machine.yaml invalid"
+    whole "$late/machine.yaml" || fail "SIGTERM after measuring: the measured run is not complete"
+    # Signalled alone (not its process group), gnuplot finishes: the views are drawn, or named.
+    if grep -q "the plots were drawn" "$late.err"; then
+      [[ -f $late/plots/bandwidth.png ]] || fail "the plots said drawn are not: $(ls "$late/plots")"
+    else
+      grep -q "draw them with: roofprobe plot $late/machine.yaml" "$late.err" || fail "no hint: $(cat "$late.err")"
+    fi
+    late_note="stopped after measuring: exit $rc"
+  else
+    # The signal came as the run was returning: it ended by the signal's default action.
+    (( rc == 0 || rc == 143 )) || fail "SIGTERM at the run's end: exit status $rc"
+    late_note="ended before the signal was handled: exit $rc"
+  fi
+else
+  wait "$pid" || fail "late stop: the run failed: $(cat "$late.err")"
+  late_note="ended before the signal"
+fi
+
 # --- refusals -----------------------------------------------------------------------------------
 printf 'cpu:\n  probes: {flops: {}}\n' > "$work/other.yaml"
 "$rp" run --resume "$work/kill" --config "$work/other.yaml" 2> "$work/refuse.err" && fail "resume with another config accepted"
 grep -q "differs from the config" "$work/refuse.err" || fail "refusal message: $(cat "$work/refuse.err")"
 "$rp" run --resume "$work" 2> "$work/refuse2.err" && fail "resume of a non-run directory accepted"
 grep -q "^error: .*cannot resume: no run.yaml" "$work/refuse2.err" || fail "refusal message: $(cat "$work/refuse2.err")"
-echo "integration.interrupt_resume: ok ($before_points points before SIGKILL, $after after resume)"
+echo "integration.interrupt_resume: ok ($before_points points before SIGKILL, $after after resume; late SIGTERM: $late_note)"
