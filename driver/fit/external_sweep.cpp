@@ -51,6 +51,11 @@ std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, 
 }
 
 std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text, std::string& first_text_line) {
+  // ERT's roofline.json, the run's last product: a figure per level, no sweep.
+  if (const std::size_t first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '{')
+    fail_at(path, 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + first, '\n')),
+            "a JSON document, such as ERT's roofline.json, holds a figure per level and no sweep: give ERT's max "
+            "file or its try.NNN files");
   std::map<double, double> best_of_try;  // working set -> best GB/s over its trials
   std::vector<CurvePoint> rows;
   std::map<double, std::size_t> row_of_set;  // max files: working set -> its line

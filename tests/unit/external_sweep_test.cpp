@@ -141,6 +141,14 @@ TEST(ExternalSweep, ErtLinesThatAreNotErtsAreErrors) {
                       "count is ERT's pre file; give its max file"),
             std::string::npos)
       << error_of(pre, SweepFormat::Ert);
+  // ERT's roofline.json (its shape: the database ert_core.py writes): a figure per level.
+  EXPECT_NE(
+      error_of(
+          "{\n   \"empirical\": {\n      \"gbytes\": {\n         \"data\": [\n            [\n               \"L1\", \n"
+          "               176.44\n",
+          SweepFormat::Ert)
+          .find(":1: a JSON document, such as ERT's roofline.json, holds a figure per level and no sweep"),
+      std::string::npos);
   // ERT's sum (the head of the same run's): a figure per level, no sweep.
   EXPECT_NE(error_of("    11.03 GFLOPs\n\n  1458.88 Weight\n\n   176.44 L1\n", SweepFormat::Ert)
                 .find(":1: '11.03 GFLOPs': a figure per level, as in ERT's sum file, holds no sweep"),
