@@ -72,7 +72,11 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
         if (!(words >> rest)) return finish_ert(best_of_try, rows);  // ERT's run description follows
       }
       double x = 0;
-      if (v.empty() && !number(w, x)) {
+      // "nan" or "inf" where a row's first number goes is a damaged row, not another program's text.
+      std::string lower = csv_text::lower(w);
+      if (!lower.empty() && (lower[0] == '-' || lower[0] == '+')) lower.erase(0, 1);
+      const bool no_number = lower == "nan" || lower == "inf" || lower == "infinity";
+      if (v.empty() && !number(w, x) && !no_number) {
         text_line = true;  // another program's output (above)
         // The first line that says something: Open MPI frames its messages in rules of dashes.
         if (first_text_line.empty() &&

@@ -93,8 +93,15 @@ TEST(ExternalSweep, ErtTryFilesEndAtTheirMetaData) {
   EXPECT_NEAR(p[1].y, 1000, 1e-3);
   // The marker stands alone on its line: with text after it, the line is another program's
   // output among the rows (below), skipped, and the rows go on.
-  TempFile g("1000000 16 16000.000 16000000000 0\nMETA_DATA x\n2000000 16 32000.000 32000000000 0\n", ".txt");
+  TempFile g(
+      "1000000 16 16000.000 16000000000 0\nMETA_DATA x\nInfo: a node's banner\n"
+      "2000000 16 32000.000 32000000000 0\n",
+      ".txt");
   EXPECT_EQ(read_external_sweep(g.path(), SweepFormat::Ert).size(), 2u);
+  // A row whose first number is nan or inf is a damaged row, not text.
+  EXPECT_NE(error_of("1000000 16 16000.000 16000000000 0\n-nan 16 1.0 16000 0\n", SweepFormat::Ert)
+                .find(":2: '-nan' is not a number"),
+            std::string::npos);
 }
 
 // ERT runs its program with `> try.NNN 2>&1`: a real try file of 8 MPI ranks (ERT 1.1.0,
