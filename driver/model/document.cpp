@@ -243,17 +243,6 @@ ScalarType resolve_plain_scalar(const std::string& text) {
   return ScalarType::String;
 }
 
-namespace {
-
-// Plain scalars that YAML 1.2 reads as text but a YAML 1.1 reader (PyYAML, the usual reader of a
-// machine file) reads as something else: the booleans yes/no/on/off/y/n in their three cases,
-// and sexagesimal numbers (a PCI bus id, 0000:00:06.0, would read as 6.0).
-bool misread_by_yaml_1_1(const std::string& text) {
-  static const std::regex bool_11("y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF");
-  static const std::regex base_60("[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?");
-  return std::regex_match(text, bool_11) || std::regex_match(text, base_60);
-}
-
 // `text` with every byte that does not begin valid UTF-8 replaced by U+FFFD: yaml-cpp writes
 // such bytes as they are, in a scalar it may leave unquoted, and a reader then takes the line
 // apart differently (a trailing carriage return after them read as part of a line break).
@@ -272,6 +261,17 @@ std::string valid_utf8(const std::string& text) {
     }
   }
   return out;
+}
+
+namespace {
+
+// Plain scalars that YAML 1.2 reads as text but a YAML 1.1 reader (PyYAML, the usual reader of a
+// machine file) reads as something else: the booleans yes/no/on/off/y/n in their three cases,
+// and sexagesimal numbers (a PCI bus id, 0000:00:06.0, would read as 6.0).
+bool misread_by_yaml_1_1(const std::string& text) {
+  static const std::regex bool_11("y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF");
+  static const std::regex base_60("[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?");
+  return std::regex_match(text, bool_11) || std::regex_match(text, base_60);
 }
 
 bool has_control(const std::string& text) {

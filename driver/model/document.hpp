@@ -12,6 +12,9 @@ namespace roofprobe::doc {
 // A JSON string literal: quotes, backslashes and control characters escaped, valid UTF-8 kept,
 // invalid bytes replaced by U+FFFD so any JSON parser accepts the result.
 std::string quote(const std::string& text);
+// `text` with every byte that does not begin valid UTF-8 replaced by U+FFFD, as the writers write
+// it: a reader that takes the same bytes holds the strings the writer will write back.
+std::string valid_utf8(const std::string& text);
 // A JSON number for a measured quantity: the shortest text that reads back to the same double,
 // always with a '.' or an exponent (Python's json writes floats that way, and strict readers such
 // as pydantic's do not take 900 for a float); null when not finite.

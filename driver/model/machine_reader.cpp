@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "driver/model/atomic_file.hpp"
+#include "driver/model/document.hpp"
 #include "driver/model/errors.hpp"
 #include "driver/model/machine.hpp"
 #include "driver/model/yaml_checks.hpp"
@@ -352,7 +353,9 @@ std::string at_line(const std::string& name, const YAML::Mark& mark) {
 YAML::Node parse_machine_yaml(const std::string& text, const std::string& name) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // Invalid UTF-8 is read as the writer writes it (U+FFFD), so that names the writer would change
+    // (and the order of the maps keyed by them) are the same after a round trip.
+    root = YAML::Load(doc::valid_utf8(text));
   } catch (const YAML::ParserException& e) {
     // yaml-cpp stops nesting at a fixed depth with the message "bad file" (DeepRecursion).
     const bool deep = e.msg == "bad file";
