@@ -246,16 +246,25 @@ std::vector<Launch> parse_raw_layout(const NcuTable& table) {
   return out;
 }
 
+// The column of a header that holds `name`, if any.
+std::optional<std::size_t> header_column(const std::vector<std::string>& names, const char* name) {
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (trim(names[c]) == name) return c;
+  return std::nullopt;
+}
+
+// A launch's CC cell: the compute capability its tensor FLOPs depend on, never empty.
+double compute_capability(const std::string& cell, std::size_t line) {
+  if (auto cc = counter_value(cell, 1.0, "CC", line)) return *cc;
+  refuse_empty_cc(line);
+}
+
 // One row per (launch, metric): "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value".
 // With --metrics it holds the counters by name; with sections only (--set roofline) it holds
 // their display values (SOL percentages, Duration) and no counter: refused.
 std::vector<Launch> parse_details_layout(const NcuTable& table) {
   const std::vector<std::string>& names = table.records[table.header];
-  auto column = [&](const char* name) -> std::optional<std::size_t> {
-    for (std::size_t c = 0; c < names.size(); ++c)
-      if (trim(names[c]) == name) return c;
-    return std::nullopt;
-  };
+  const auto column = [&](const char* name) { return header_column(names, name); };
   const auto id_col = column("ID");
   const std::size_t metric_col = *column("Metric Name"), value_col = *column("Metric Value");
   const auto unit_col = column("Metric Unit");
@@ -272,12 +281,7 @@ std::vector<Launch> parse_details_layout(const NcuTable& table) {
     auto [it, added] = index.emplace(id + "\n" + kernel, out.size());
     if (added) out.push_back({kernel, {}});
     Counters& values = out[it->second].values;
-    if (cc_col) {
-      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line))
-        values["CC"] = *cc;
-      else
-        refuse_empty_cc(line);
-    }
+    if (cc_col) values["CC"] = compute_capability(row[*cc_col], line);
     const std::string name = trim(row[metric_col]);
     if (!is_read_metric(name)) continue;
     any_counter = true;
@@ -515,11 +519,7 @@ bool quotes_close(const std::string& line) { return std::count(line.begin(), lin
 // as not collected.
 std::vector<Launch> parse_summary_layout(const NcuTable& table, std::map<std::string, int>& uneven_rates) {
   const std::vector<std::string>& names = table.records[table.header];
-  auto column = [&](const char* name) -> std::optional<std::size_t> {
-    for (std::size_t c = 0; c < names.size(); ++c)
-      if (trim(names[c]) == name) return c;
-    return std::nullopt;
-  };
+  const auto column = [&](const char* name) { return header_column(names, name); };
   const std::size_t metric_col = *column("Metric Name"), invocations_col = *column("Invocations");
   const std::size_t min_col = *column("Minimum"), max_col = *column("Maximum"), avg_col = *column("Average");
   const auto unit_col = column("Metric Unit");
@@ -540,12 +540,7 @@ std::vector<Launch> parse_summary_layout(const NcuTable& table, std::map<std::st
     auto [it, added] = index.emplace(key, out.size());
     if (added) out.push_back({kernel, {}});
     Counters& values = out[it->second].values;
-    if (cc_col) {
-      if (auto cc = counter_value(row[*cc_col], 1.0, "CC", line))
-        values["CC"] = *cc;
-      else
-        refuse_empty_cc(line);
-    }
+    if (cc_col) values["CC"] = compute_capability(row[*cc_col], line);
     const std::string name = trim(row[metric_col]);
     if (!is_read_metric(name) || name == "CC") continue;
     any_counter = true;
@@ -652,9 +647,7 @@ std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, con
     std::vector<Launch> launches;
     for (const NcuTable& table : tables) {
       const std::vector<std::string>& names = table.records[table.header];
-      const auto has = [&](const char* column) {
-        return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return trim(n) == column; });
-      };
+      const auto has = [&](const char* column) { return header_column(names, column).has_value(); };
       const bool details = has("Metric Name") && has("Metric Value");
       const bool summary =
           has("Metric Name") && has("Invocations") && has("Minimum") && has("Maximum") && has("Average");
