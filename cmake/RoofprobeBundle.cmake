@@ -70,7 +70,7 @@ function(roofprobe_bundle_target)
   endif()
   set(manifest ${PROJECT_BINARY_DIR}/bundle-manifest/BUNDLE.txt)
   file(WRITE ${manifest}
-       "roofprobe ${PROJECT_VERSION} (git ${ROOFPROBE_GIT}), built ${built}\n"
+       "roofprobe ${PROJECT_VERSION} (git ${ROOFPROBE_GIT_REVISION}), built ${built}\n"
        "host compiler: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}\n"
        "CUDA: ${ROOFPROBE_BUNDLE_CUDA}\n"
        "CPU probes compiled for: -march=${ROOFPROBE_CPU_ARCH}\n"
