@@ -451,7 +451,20 @@ std::vector<Start> split_starts(const Data& d, int levels, const Candidate* prev
   return starts;
 }
 
-Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, const std::vector<double>& hints) {
+// The start a fit nests: the knees and widths of a fit of a simpler model with the same levels
+// (one width shared by every knee), from which the model with widths of their own can only
+// improve. The grid's starts, made from the fit with a level fewer, need not reach it: a CPU's L3
+// before a slow fade into DRAM (4 levels, one knee twice as wide as the others) was found with a
+// shared width and missed with widths of their own.
+Start nested_start(const Candidate& simpler) {
+  Start s;
+  for (int i = 0; i + 1 < simpler.lay.levels; ++i)
+    s.knees.push_back(simpler.p[simpler.lay.c(i)]), s.widths.push_back(std::exp(simpler.p[simpler.lay.s(i)]));
+  return s;
+}
+
+Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, const std::vector<double>& hints,
+                   const Candidate* simpler = nullptr) {
   std::vector<std::pair<double, Start>> screened;
   for (Start& s : starts_for(d, lay.levels, previous, hints)) {
     std::vector<double> p;
@@ -482,6 +495,8 @@ Candidate best_fit(const Data& d, const Layout& lay, const Candidate* previous, 
   std::sort(splits.begin(), splits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (std::size_t k = 0; k < splits.size() && k < static_cast<std::size_t>(kRefinedStarts); ++k)
     refined.push_back(splits[k].second);
+  if (simpler != nullptr && std::isfinite(simpler->cost) && simpler->lay.levels == lay.levels)
+    refined.push_back(nested_start(*simpler));
   Candidate best;
   best.lay = lay;
   for (const Start& s : refined) {
@@ -678,6 +693,7 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
                                              Candidate* least = nullptr) {
   std::map<int, Candidate> best;
   Candidate shared_2;  // the two-level fit: where the models with knee widths of their own start
+  std::map<std::pair<int, bool>, Candidate> shared_fits;  // by levels and ramp: nested starts
   for (int variant : {2, 3, 0, 1}) {
     const bool ramp = variant & 1, shared_width = variant & 2;
     if (ramp && !options.allow_ramp) continue;
@@ -692,7 +708,9 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       if (lay.size() >= static_cast<int>(d.samples.size())) break;
       const Candidate* seed = std::isfinite(previous.cost) ? &previous : nullptr;
       if (!shared_width && levels == 3 && std::isfinite(shared_2.cost)) seed = &shared_2;
-      Candidate c = best_fit(d, lay, seed, options.capacity_hints);
+      const auto nested = shared_fits.find({levels, ramp});
+      Candidate c = best_fit(d, lay, seed, options.capacity_hints,
+                             shared_width || nested == shared_fits.end() ? nullptr : &nested->second);
       ++since_best;
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
@@ -702,6 +720,7 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       if (levels_are_plateaus(d, c))
         if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
       if (shared_width && levels == 2) shared_2 = c;
+      if (shared_width) shared_fits[{levels, ramp}] = c;
       previous = std::move(c);
     }
   }
@@ -747,15 +766,34 @@ std::vector<LevelSupport> level_support(const Data& d, const Candidate& c) {
 // falls ~50% per octave. The slope is the least-squares one of ln rate on ln size over every size
 // the level serves, and it must be steeper than the bound by more than its 95% uncertainty under
 // the curve's noise: a short plateau's few noisy sizes are not a knee for their scatter.
+// Of the sizes the level serves most, those whose time it takes most are the ones that show its
+// rate. Before a wide knee to a much slower level, a level still serves most accesses where the
+// slower one already takes most of the time: a CPU's L3, flat at 290-320 GB/s over 12-33 MB,
+// fades into 65 GB/s DRAM over 33-140 MB, and at 65 MB, with 58% of the accesses served by the L3,
+// the rate is 120 GB/s. Along those sizes the rate falls as the knee falls, not as the level does.
+// Those sizes are taken where kMinServedSizes of them are on the level's plateau; otherwise (a
+// level squeezed into a knee, such as the H200's four sizes, is at its own rate at one or two)
+// the slope is taken over every size it serves most.
 constexpr double kMaxLevelFall = 0.25;  // fraction of the rate lost per octave
 
 bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
-  std::vector<std::pair<double, double>> along;  // (ln size, median ln rate)
+  std::vector<std::pair<double, double>> along, by_time;  // (ln size, median ln rate)
+  int flat_by_time = 0;
   for (std::size_t k = 0; k < d.sizes.size(); ++k) {
     int owner = 0;
-    on_plateau(d, c, k, &owner);
-    if (owner == level) along.emplace_back(d.sizes[k].lw, d.sizes[k].median_z);
+    const bool flat = on_plateau(d, c, k, &owner);
+    if (owner != level) continue;
+    along.emplace_back(d.sizes[k].lw, d.sizes[k].median_z);
+    double served[16];
+    served_fractions(c.lay, c.p.data(), d.sizes[k].lw, served);
+    double time = 0;
+    for (int i = 0; i < c.lay.levels; ++i) time += served[i] * std::exp(-c.p[c.lay.b(i)]);
+    if (served[level] * std::exp(-c.p[c.lay.b(level)]) >= 0.5 * time) {
+      by_time.emplace_back(d.sizes[k].lw, d.sizes[k].median_z);
+      flat_by_time += flat ? 1 : 0;
+    }
   }
+  if (flat_by_time >= kMinServedSizes) along = std::move(by_time);
   if (along.size() < 3) return false;
   double mean_x = 0, mean_y = 0;
   for (const auto& [x, y] : along) mean_x += x, mean_y += y;

@@ -206,6 +206,27 @@ TEST(ExternalSweep, ErtGpuMaxFileLeavesOutItsFixedCostSizesAndNamesThem) {
   for (const std::string& s : h.missing) EXPECT_EQ(s.find("left out"), std::string::npos) << s;
 }
 
+// A real ERT 1.1.0 CPU run: the max file of a 4-rank, 2-thread run on a dual-socket host (FLOPS 1),
+// as published in the same repository under Empirical_Roofline_Tool-1.1.0/Results.p100.01/Run.018/
+// FLOPS.001/MPI.0004/OpenMP.0002/. ERT's own sum of it says L1 1003, L2 542, L3 290 and DRAM 69
+// GB/s. Its L3 is flat at 290-353 GB/s from 11 to 33 MB and then fades into DRAM slowly (237 at
+// 40 MB, 120 at 65 MB, 78 at 140 MB): along the sizes the L3 serves most, the rate falls as that
+// knee does, and the L3 was neither published nor named. It is a level of its own.
+TEST(ExternalSweep, ErtCpuMaxFileKeepsTheL3BeforeItsSlowFadeIntoDram) {
+  Machine m;
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  fit_bandwidth_csv(fixture("ert_max_p100_host_4_ranks_2_threads.txt"), m, o);
+  ASSERT_EQ(m.memory.size(), 4u);
+  EXPECT_NEAR(m.memory[0].gbs / 1003, 1, 0.06);
+  EXPECT_NEAR(m.memory[1].gbs / 570, 1, 0.07);  // ERT 542; the plateau's sizes run at 526-635
+  EXPECT_GT(m.memory[2].gbs, 290);              // the L3's plateau: 290-353
+  EXPECT_LT(m.memory[2].gbs, 353);
+  EXPECT_NEAR(m.memory[3].gbs / 69, 1, 0.06);
+  EXPECT_GT(m.memory[2].working_set_lo, 8e6);
+  EXPECT_LT(m.memory[2].working_set_hi, 80e6);
+}
+
 TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth) {
   const std::string cache =
       "     data set   exec time     spread        Eff. bw       DRAM read\n"
