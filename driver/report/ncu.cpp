@@ -513,10 +513,14 @@ bool quotes_close(const std::string& line) { return std::count(line.begin(), lin
 // `--print-summary per-kernel`: a row per (kernel, launch shape, metric) with the number of
 // launches ("Invocations") and the metric's Minimum, Maximum and Average over them. A group of
 // launches is one launch here, its counts the Average times the Invocations. A rate
-// (.per_second, .per_cycle_elapsed) is kept only where it was the same for every launch
-// (Minimum equal to Maximum): then the rate times the group's whole duration is its count;
-// otherwise the average of the launches' rates does not give their total, and the counter counts
-// as not collected.
+// (.per_second, .per_cycle_elapsed) is kept only where it was the same for every launch, to
+// within kSummaryRateSpread (ncu prints a few significant digits, so launches at one rate can show
+// a Minimum and Maximum a rounding digit apart): the rate times the group's whole duration is
+// then its count, within that fraction, since sum(r_i t_i) differs from mean(r) sum(t_i) by at
+// most max|r_i - mean(r)| sum(t_i). Otherwise the average of the launches' rates does not give
+// their total, and the counter counts as not collected.
+constexpr double kSummaryRateSpread = 0.01;
+
 std::vector<Launch> parse_summary_layout(const NcuTable& table, std::map<std::string, int>& uneven_rates) {
   const std::vector<std::string>& names = table.records[table.header];
   const auto column = [&](const char* name) { return header_column(names, name); };
@@ -554,7 +558,7 @@ std::vector<Launch> parse_summary_layout(const NcuTable& table, std::map<std::st
     if (rate) {
       const std::optional<double> lo = counter_value(row[min_col], scale, name, line);
       const std::optional<double> hi = counter_value(row[max_col], scale, name, line);
-      if (!lo || !hi || *lo != *hi) {
+      if (!lo || !hi || *hi - *lo > kSummaryRateSpread * std::fabs(*average)) {
         ++uneven_rates[name];
         continue;
       }
@@ -677,7 +681,8 @@ std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, con
   for (const auto& [metric, groups] : uneven_rates)
     notes.push_back("'" + metric + "' is not read in " + std::to_string(groups) + " launch group" +
                     (groups == 1 ? "" : "s") +
-                    " of the summary: it differs between their launches (Minimum below Maximum), and an average "
+                    " of the summary: it differs between their launches (Minimum and Maximum more than 1% of the "
+                    "Average apart), and an average "
                     "rate does not give their total; export with --page raw");
   return kernels;
 }
