@@ -145,19 +145,28 @@ def likwid_tests(kernel, precision=None):
 def run_rows(a, sizes):
     """rows[key] = {"roofprobe": [...], "<likwid test>": [...]} over all rounds, interleaved."""
     rows = {}
+    per_round = (0 if a.fma_only else len(KERNELS) * len(sizes)) + 2
     for rnd in range(a.rounds):
+        done = 0
         for mode, kernel in [] if a.fma_only else KERNELS:
             for level, size in sizes.items():
+                # A round takes minutes: say where it is, one line per row (stderr, as the rest).
+                done += 1
+                print(f"round {rnd + 1} of {a.rounds}: row {done} of {per_round}, {kernel} at {level} "
+                      f"({size // 1024} KiB)", file=sys.stderr, flush=True)
                 r = rows.setdefault((mode, kernel, level), {"size": size})
                 for test in likwid_tests(kernel):
                     r.setdefault("roofprobe", []).append(roofprobe_bandwidth(a.roofprobe, a.threads, mode, size, a.out))
                     r.setdefault(test, []).append(likwid(test, size, a.threads))
         for precision in ("fp64", "fp32"):
+            done += 1
+            print(f"round {rnd + 1} of {a.rounds}: row {done} of {per_round}, {precision.upper()}.FMA",
+                  file=sys.stderr, flush=True)
             r = rows.setdefault((precision, None, "L1"), {"size": 16 * 1024 * a.threads})
             for test in likwid_tests(None, precision):
                 r.setdefault("roofprobe", []).append(roofprobe_fma(a.roofprobe, a.threads, precision, a.out))
                 r.setdefault(test, []).append(likwid(test, r["size"], a.threads))
-        print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr)
+        print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr, flush=True)
     return rows
 
 
