@@ -763,9 +763,10 @@ std::vector<LevelSupport> level_support(const Data& d, const Candidate& c) {
 // falls by its whole step within an octave or two. Four sizes down an H200's L1 knee (18.4, 15.2,
 // 13.8, 11.0 TB/s from 224 to 358 kB) fitted as a level of their own, with two of them at its
 // rate within a noise inflated by the L2's alternating sizes, fail here: along its sizes the rate
-// falls ~50% per octave. The slope is the least-squares one of ln rate on ln size over every size
-// the level serves, and it must be steeper than the bound by more than its 95% uncertainty under
-// the curve's noise: a short plateau's few noisy sizes are not a knee for their scatter.
+// falls ~50% per octave. The slope is the median of the slopes of ln rate on ln size between every
+// two sizes the level serves, and it must be steeper than the bound by more than its 95%
+// uncertainty under the curve's noise (the least-squares slope's, which the median's is close
+// to): a short plateau's few noisy sizes are not a knee for their scatter.
 // Of the sizes the level serves most, those whose time it takes most are the ones that show its
 // rate. Before a wide knee to a much slower level, a level still serves most accesses where the
 // slower one already takes most of the time: a CPU's L3, flat at 290-320 GB/s over 12-33 MB,
@@ -801,7 +802,14 @@ bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
   double sxx = 0, sxy = 0;
   for (const auto& [x, y] : along) sxx += (x - mean_x) * (x - mean_x), sxy += (x - mean_x) * (y - mean_y);
   if (!(sxx > 0)) return false;
-  const double slope = sxy / sxx;  // ln rate per ln size
+  // The median of the slopes between every two sizes (Theil and Sen): one or two sizes the
+  // fitted knee places on the wrong side (a DRAM stretch at 65 GB/s just past the knee the fit put
+  // at 470 MB, before the curve's drop to 32 at 560 MB) do not make a flat level fall.
+  std::vector<double> pair_slopes;
+  for (std::size_t i = 0; i < along.size(); ++i)
+    for (std::size_t j = i + 1; j < along.size(); ++j)
+      pair_slopes.push_back((along[j].second - along[i].second) / (along[j].first - along[i].first));
+  const double slope = median_of(pair_slopes);  // ln rate per ln size
   const double steepest = std::log(1 - kMaxLevelFall) / std::log(2.0);
   // sigma comes from every size of the curve, not from these few: a normal quantile, not Student's.
   return slope + 1.96 * d.sigma / std::sqrt(sxx) < steepest;

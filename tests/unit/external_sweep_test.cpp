@@ -227,6 +227,22 @@ TEST(ExternalSweep, ErtCpuMaxFileKeepsTheL3BeforeItsSlowFadeIntoDram) {
   EXPECT_LT(m.memory[2].working_set_hi, 80e6);
 }
 
+// The same host and ranks with 4 FLOPs per element (Run.018/FLOPS.004/MPI.0004/OpenMP.0002; ERT's
+// sum: L1 958, L2 594, L3 309, DRAM 68 GB/s). Past 560 MB its memory drops from 64-67 to 39-42 GB/s
+// (a fifth level), and the fit put that knee at 470 MB: two sizes at 64 and 65 GB/s on the wrong side
+// made the least-squares slope of that flat level a knee's, and the fit that kept the L3 was refused.
+TEST(ExternalSweep, ErtCpuMaxFileKeepsItsL3WhereALaterKneeIsMisplaced) {
+  Machine m;
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  fit_bandwidth_csv(fixture("ert_max_p100_host_4_ranks_2_threads_flops_4.txt"), m, o);
+  ASSERT_GE(m.memory.size(), 4u);
+  EXPECT_NEAR(m.memory[0].gbs / 958, 1, 0.06);
+  EXPECT_NEAR(m.memory[1].gbs / 594, 1, 0.06);
+  EXPECT_NEAR(m.memory[2].gbs / 309, 1, 0.06);
+  EXPECT_NEAR(m.memory.back().gbs / 40, 1, 0.08);
+}
+
 TEST(ExternalSweep, GpuBenchesTablesTakeTheTotalDataSetAndTheEffectiveBandwidth) {
   const std::string cache =
       "     data set   exec time     spread        Eff. bw       DRAM read\n"
