@@ -692,8 +692,9 @@ bool levels_are_plateaus(const Data& d, const Candidate& c);
 std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOptions& options, int max_levels,
                                              Candidate* least = nullptr) {
   std::map<int, Candidate> best;
-  Candidate shared_2;  // the two-level fit: where the models with knee widths of their own start
-  std::map<std::pair<int, bool>, Candidate> shared_fits;  // by levels and ramp: nested starts
+  // The shared-width fits by levels and ramp: the nested starts of the fits with widths of their
+  // own, whose 3-level fits start from a 2-level one (with a ramp where one was fitted).
+  std::map<std::pair<int, bool>, Candidate> shared_fits;
   for (int variant : {2, 3, 0, 1}) {
     const bool ramp = variant & 1, shared_width = variant & 2;
     if (ramp && !options.allow_ramp) continue;
@@ -707,7 +708,11 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       if (!shared_width && levels <= 2) continue;
       if (lay.size() >= static_cast<int>(d.samples.size())) break;
       const Candidate* seed = std::isfinite(previous.cost) ? &previous : nullptr;
-      if (!shared_width && levels == 3 && std::isfinite(shared_2.cost)) seed = &shared_2;
+      if (!shared_width && levels == 3) {
+        auto two = shared_fits.find({2, true});
+        if (two == shared_fits.end()) two = shared_fits.find({2, false});
+        if (two != shared_fits.end()) seed = &two->second;
+      }
       const auto nested = shared_fits.find({levels, ramp});
       Candidate c = best_fit(d, lay, seed, options.capacity_hints,
                              shared_width || nested == shared_fits.end() ? nullptr : &nested->second);
@@ -719,7 +724,6 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       // their own) may pass where the count's least-BIC fit does not.
       if (levels_are_plateaus(d, c))
         if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
-      if (shared_width && levels == 2) shared_2 = c;
       if (shared_width) shared_fits[{levels, ramp}] = c;
       previous = std::move(c);
     }

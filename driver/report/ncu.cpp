@@ -678,12 +678,13 @@ std::vector<KernelTotals> kernel_totals(const std::vector<NcuTable>& tables, con
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
+  char spread[32];
+  std::snprintf(spread, sizeof spread, "%g%%", 100 * kSummaryRateSpread);
   for (const auto& [metric, groups] : uneven_rates)
     notes.push_back("'" + metric + "' is not read in " + std::to_string(groups) + " launch group" +
-                    (groups == 1 ? "" : "s") +
-                    " of the summary: it differs between their launches (Minimum and Maximum more than 1% of the "
-                    "Average apart), and an average "
-                    "rate does not give their total; export with --page raw");
+                    (groups == 1 ? "" : "s") + " of the summary: it differs between their launches (Minimum and " +
+                    "Maximum more than " + spread +
+                    " of the Average apart), and an average rate does not give their total; export with --page raw");
   return kernels;
 }
 

@@ -41,6 +41,15 @@ Machine gpu() {
   return m;
 }
 
+// A CPU machine fitted from one of the real ERT files under fixtures/, with no names given.
+Machine fitted_from_ert(const std::string& name) {
+  Machine m;
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  fit_bandwidth_csv(fixture(name), m, o);
+  return m;
+}
+
 TEST(ExternalSweep, FormatNames) {
   EXPECT_EQ(parse_sweep_format("ert"), SweepFormat::Ert);
   EXPECT_EQ(parse_sweep_format("gpu-benches"), SweepFormat::GpuBenches);
@@ -112,10 +121,7 @@ TEST(ExternalSweep, ErtTryFilesEndAtTheirMetaData) {
 TEST(ExternalSweep, ErtTryFileWithMpiWarningsAmongItsRowsIsRead) {
   const std::vector<CurvePoint> p = read_external_sweep(fixture("ert_try_p100_host_8_ranks.txt"), SweepFormat::Ert);
   EXPECT_GT(p.size(), 100u);
-  Machine m;
-  ExternalSweepOptions o;
-  o.format = SweepFormat::Ert;
-  fit_bandwidth_csv(fixture("ert_try_p100_host_8_ranks.txt"), m, o);
+  const Machine m = fitted_from_ert("ert_try_p100_host_8_ranks.txt");
   ASSERT_GE(m.memory.size(), 3u);
   EXPECT_GT(m.memory.front().gbs, 800);
   EXPECT_LT(m.memory.front().gbs, 1000);
@@ -213,10 +219,7 @@ TEST(ExternalSweep, ErtGpuMaxFileLeavesOutItsFixedCostSizesAndNamesThem) {
 // 40 MB, 120 at 65 MB, 78 at 140 MB): along the sizes the L3 serves most, the rate falls as that
 // knee does, and the L3 was neither published nor named. It is a level of its own.
 TEST(ExternalSweep, ErtCpuMaxFileKeepsTheL3BeforeItsSlowFadeIntoDram) {
-  Machine m;
-  ExternalSweepOptions o;
-  o.format = SweepFormat::Ert;
-  fit_bandwidth_csv(fixture("ert_max_p100_host_4_ranks_2_threads.txt"), m, o);
+  const Machine m = fitted_from_ert("ert_max_p100_host_4_ranks_2_threads.txt");
   ASSERT_EQ(m.memory.size(), 4u);
   EXPECT_NEAR(m.memory[0].gbs / 1003, 1, 0.06);
   EXPECT_NEAR(m.memory[1].gbs / 570, 1, 0.07);  // ERT 542; the plateau's sizes run at 526-635
@@ -232,10 +235,7 @@ TEST(ExternalSweep, ErtCpuMaxFileKeepsTheL3BeforeItsSlowFadeIntoDram) {
 // (a fifth level), and the fit put that knee at 470 MB: two sizes at 64 and 65 GB/s on the wrong side
 // made the least-squares slope of that flat level a knee's, and the fit that kept the L3 was refused.
 TEST(ExternalSweep, ErtCpuMaxFileKeepsItsL3WhereALaterKneeIsMisplaced) {
-  Machine m;
-  ExternalSweepOptions o;
-  o.format = SweepFormat::Ert;
-  fit_bandwidth_csv(fixture("ert_max_p100_host_4_ranks_2_threads_flops_4.txt"), m, o);
+  const Machine m = fitted_from_ert("ert_max_p100_host_4_ranks_2_threads_flops_4.txt");
   ASSERT_GE(m.memory.size(), 4u);
   EXPECT_NEAR(m.memory[0].gbs / 958, 1, 0.06);
   EXPECT_NEAR(m.memory[1].gbs / 594, 1, 0.06);
