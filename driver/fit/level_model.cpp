@@ -17,6 +17,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -46,6 +47,14 @@ constexpr double kMaxTypicalMisfit = 0.05;
 constexpr double kGrossMisfit = 1.25;
 constexpr double kMaxGrossMissFraction = 0.1;
 
+// How a cache's miss fraction rises with ln size around its knee: the logistic the search fits,
+// symmetric about the half-miss point, and the two asymmetric shapes of binary regression (the
+// complementary log-log and log-log links), used only to ask whether a rate depends on which
+// (take_unlocated_levels). `late_sharp`: misses creep in well below the capacity and complete
+// quickly past it; `early_sharp`: the mirror, a sharp onset and a long tail of hits. Each is
+// at one half at the knee, so a knee means the same capacity in every shape.
+enum class KneeShape { logistic, late_sharp, early_sharp };
+
 // Parameter layout: ln B_0..L-1, ln C_0..L-2, ln s_0..L-2 (or one ln s shared by every knee),
 // [ln A]. A shared width is the simpler model (one sweep kernel, one replacement behaviour at
 // every level); the criterion decides whether the knees need widths of their own.
@@ -53,6 +62,7 @@ struct Layout {
   int levels = 1;
   bool ramp = false;
   bool shared_width = false;
+  std::array<KneeShape, 15> shapes{};  // per knee; logistic (the search's) unless asked otherwise
   int widths() const { return levels == 1 ? 0 : shared_width ? 1 : levels - 1; }
   int b(int i) const { return i; }
   int c(int i) const { return levels + i; }
@@ -61,12 +71,23 @@ struct Layout {
   int size() const { return a() + (ramp ? 1 : 0); }
 };
 
+// The fraction of accesses that miss a cache at u = (ln size - ln knee) / width.
+template <typename T>
+T miss_fraction(KneeShape shape, const T& u) {
+  if (shape == KneeShape::logistic) return T(1) / (T(1) + exp(-u));
+  // Past |u| = 30 either asymmetric shape is 0 or 1 to double precision; clamped there, the
+  // inner exp stays finite, and so does the derivative Ceres takes through it.
+  const T v = u > T(30) ? T(30) : u < T(-30) ? T(-30) : u;
+  constexpr double ln2 = 0.6931471805599453;
+  return shape == KneeShape::late_sharp ? T(1) - exp(-ln2 * exp(v)) : exp(-ln2 * exp(-v));
+}
+
 // Fraction of the accesses at ln size lw that each level serves (the product form of the header).
 template <typename T>
 void served_fractions(const Layout& lay, const T* p, double lw, T* served) {
   T reach = T(1);
   for (int i = 0; i + 1 < lay.levels; ++i) {
-    const T miss = T(1) / (T(1) + exp(-(T(lw) - p[lay.c(i)]) / exp(p[lay.s(i)])));
+    const T miss = miss_fraction(lay.shapes[i], (T(lw) - p[lay.c(i)]) / exp(p[lay.s(i)]));
     served[i] = reach * (T(1) - miss);
     reach = reach * miss;
   }
@@ -1015,6 +1036,46 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
   return u;
 }
 
+// The span of the rate of the chosen fit's level `level` over the knee models the data do not
+// reject: the chosen fit's own interval (its noise, given its knee model), widened to hold the
+// level's rate in the same levels refitted from the chosen parameters with a width of each knee's
+// own (where the chosen fit shares one) and with other shapes (KneeShape) of the two knees around
+// the level. A cache's knee has a width and a shape of its own (replacement, prefetchers,
+// hashing), which the criterion's simpler fit need not draw. A refit is rejected when its
+// likelihood-ratio statistic against the chosen fit, 2 (cost - chosen cost) in units of the fit's
+// noise (scaled as levels_in_knees scales it), is kHiddenLevelChiSquare or more. A rate these
+// fits move is a rate the knee model sets, not the data.
+Interval rate_over_knee_models(const Data& d, const Candidate& chosen, int level, Interval span) {
+  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - chosen.lay.size());
+  const double scale = std::max(1.0, 2 * chosen.cost / dof);
+  Layout own = chosen.lay;
+  own.shared_width = false;
+  std::vector<double> start(own.size());
+  for (int i = 0; i < own.levels; ++i) start[own.b(i)] = chosen.p[chosen.lay.b(i)];
+  for (int i = 0; i + 1 < own.levels; ++i) {
+    start[own.c(i)] = chosen.p[chosen.lay.c(i)];
+    start[own.s(i)] = chosen.p[chosen.lay.s(i)];
+  }
+  if (own.ramp) start[own.a()] = chosen.p[chosen.lay.a()];
+  constexpr KneeShape kShapes[] = {KneeShape::logistic, KneeShape::late_sharp, KneeShape::early_sharp};
+  const int before = level - 1, after = level;  // the knees into and out of the level
+  for (const KneeShape into : kShapes)
+    for (const KneeShape out_of : kShapes) {
+      if (before < 0 && into != KneeShape::logistic) continue;
+      const bool same_model = !chosen.lay.shared_width && into == KneeShape::logistic && out_of == KneeShape::logistic;
+      if (same_model) continue;
+      Layout lay = own;
+      if (before >= 0) lay.shapes[before] = into;
+      lay.shapes[after] = out_of;
+      const Candidate c = refine(d, lay, start);
+      if (!std::isfinite(c.cost) || !physical(d, c) || 2 * (c.cost - chosen.cost) / scale >= kHiddenLevelChiSquare)
+        continue;
+      const double rate = std::exp(c.p[c.lay.b(level)]);
+      span = {std::min(span.lo, rate), std::max(span.hi, rate)};
+    }
+  return span;
+}
+
 // Moves out of fit.levels the levels whose rate the data do not locate (LevelModelFit::
 // unlocated). The last level is never moved: it extends to the end of the sweep, where the curve
 // stays at its rate. The first needs two sampled sizes: a first level of one (an H200's L2 read,
@@ -1023,25 +1084,36 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
 // neighbours is the interval: levels fall with size, so a level between two others is slower
 // than the one and faster than the other, whatever the knees' shapes; a level with no located
 // level before it has its own interval's upper bound instead.
-std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, LevelModelFit& fit, std::vector<bool>& located) {
+std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, const Candidate& chosen, LevelModelFit& fit,
+                                                   std::vector<bool>& located) {
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());
   located.assign(chosen_levels, false);
   for (int i = 0; i < chosen_levels; ++i) {
-    const FittedLevel& level = fit.levels[i];
+    FittedLevel& level = fit.levels[i];
     const bool before_last = i + 1 < chosen_levels;
-    // A level is located by sizes that read its rate off the data: two where the fitted curve
-    // comes within kReachedSpan of it, which no knee shape can move far; or, with its rate
-    // pinned by the fit, kMinServedSizes that it serves most (a Skylake-SP's L3 squeezed between
-    // its L2's reach and its own capacity is never reached, but four sizes pin it). One or two
-    // sizes are a knee's: a long-tailed knee drawn as a shoulder gave a level of two sizes with
-    // an interval of 3%, 13% above the truth.
-    const bool pinned = level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan;
     // A first level extends to the smallest size, where nothing before it blends in: the sizes
     // it serves most locate it, if there are two (a loaded VM's L1, scattered at every size, has
     // them; one size alone is only that size's figure).
-    located[i] = !before_last || d.one_sample_per_size || level.reached_sizes >= kMinPlateauSizes ||
-                 (pinned && level.sizes >= kMinServedSizes) || (i == 0 && level.sizes >= kMinPlateauSizes);
+    if (!before_last || d.one_sample_per_size || level.reached_sizes >= kMinPlateauSizes ||
+        (i == 0 && level.sizes >= kMinPlateauSizes)) {
+      located[i] = true;
+      continue;
+    }
+    // Otherwise a level is located by sizes that read its rate off the data: two where the fitted
+    // curve comes within kReachedSpan of it, which no knee shape can move far; or, with its rate
+    // pinned by the fit, kMinServedSizes that it serves most (a Skylake-SP's L3 squeezed between
+    // its L2's reach and its own capacity is never reached, but four sizes pin it). One or two
+    // sizes are a knee's: a long-tailed knee drawn as a shoulder gave a level of two sizes with
+    // an interval of 3%, 13% above the truth. A rate never reached is read through the knees
+    // either side, so it is pinned only when the knee models the data do not reject keep it
+    // within that span too (rate_over_knee_models; a squeezed level fitted at 1916 GB/s,
+    // interval 1835 - 2001, with one width shared by every knee, is at 1809 with widths of their
+    // own, and its truth is 1708), and its interval then holds their rates.
+    if (!level.rate_ci95.known() || level.sizes < kMinServedSizes) continue;
+    const Interval span = rate_over_knee_models(d, chosen, i, level.rate_ci95);
+    located[i] = span.known() && span.hi <= span.lo * kMaxLocatedRateSpan;
+    if (located[i]) level.rate_ci95 = span;
   }
   std::vector<FittedLevel> kept;
   for (int i = 0; i < chosen_levels; ++i) {
@@ -1229,7 +1301,7 @@ LevelModelFit fit_level_model(const std::vector<CurvePoint>& points, const Level
   }
   LevelModelFit fit = describe(d, chosen);
   std::vector<bool> located;
-  fit.unlocated = take_unlocated_levels(d, fit, located);
+  fit.unlocated = take_unlocated_levels(d, chosen, fit, located);
   // A level published beside an unlocated one may have no interval of its own: in the fit with
   // the unlocated level, its rate trades off against that level's (an H200's L2 next to an
   // unlocated level in its HBM knee had none). Where the best fit without it has the same level

@@ -266,10 +266,23 @@ TEST(FindPlateaus, CpuAtTwoPointsPerOctaveAndSingleSamples) {
 }
 
 TEST(FindPlateaus, GpuRampAndShortFarL2Level) {
+  // The far L2 lasts one octave and its sizes never reach its rate: it is read through the knees
+  // either side, and where knee models the data do not reject move it by more than the accuracy a
+  // level is published with, it is named with an interval that holds it instead. Most sweeps
+  // publish it.
+  int named = 0;
   for (unsigned seed = 1; seed <= 8; ++seed) {
     Rng rng(seed);
-    const auto plateaus = find_plateaus(synth(gpu_shape(), gpu_sizes(), 0.02, 3, rng));
+    std::vector<UnresolvedLevel> unlocated;
+    const auto plateaus =
+        find_plateaus(synth(gpu_shape(), gpu_sizes(), 0.02, 3, rng), {}, nullptr, nullptr, &unlocated);
     const std::string ctx = "seed " + std::to_string(seed);
+    if (plateaus.size() + 1 == kGpuTruth.size() && unlocated.size() == 1) {
+      ++named;
+      EXPECT_TRUE(unlocated[0].rate_ci95.lo <= kGpuTruth[2] && kGpuTruth[2] <= unlocated[0].rate_ci95.hi) << ctx;
+      expect_levels(plateaus, {kGpuTruth[0], kGpuTruth[1], kGpuTruth[3]}, 0.03, ctx);
+      continue;
+    }
     expect_levels(plateaus, kGpuTruth, 0.03, ctx);
     if (plateaus.size() != kGpuTruth.size()) continue;
     // The ramp is not a level, and the far L2 is the octave between 25 and 50 MB.
@@ -277,6 +290,7 @@ TEST(FindPlateaus, GpuRampAndShortFarL2Level) {
     EXPECT_LT(plateaus[2].x_hi, 50e6) << ctx;
     EXPECT_EQ(name_levels(plateaus, gpu_caches(), "HBM"), (std::vector<std::string>{"L1", "L2", "L2.b", "HBM"})) << ctx;
   }
+  EXPECT_LE(named, 2);
 }
 
 TEST(FindPlateaus, FindsWhatErtsFixedRuleMisses) {
@@ -467,34 +481,61 @@ TEST(FindPlateaus, ALevelSqueezedIntoAKneeIsNamedWhereItMayHide) {
   EXPECT_GE(in_knees, 1);
 }
 
-// A curve built by tests/fit/make_synthetic_curves.py (tests/unit/fixtures/synthetic/README.md)
-// whose middle level, 8962 GB/s, lies inside the soft knee from 15381 to 4771: the criterion
-// publishes the two others, and the knee must be named as one where the middle level may hide.
-TEST(FindPlateaus, ASyntheticCurvesSqueezedLevelIsNamed) {
-  std::FILE* f =
-      std::fopen((std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/synthetic/gpu3-s5052.csv").c_str(), "r");
-  ASSERT_NE(f, nullptr);
+// A curve built by tests/fit/make_synthetic_curves.py (tests/unit/fixtures/synthetic/README.md).
+std::vector<CurvePoint> synthetic_curve(const std::string& name) {
   std::vector<CurvePoint> points;
+  std::FILE* f =
+      std::fopen((std::string(ROOFPROBE_SOURCE_DIR) + "/tests/unit/fixtures/synthetic/" + name).c_str(), "r");
+  if (f == nullptr) return points;
   char line[128];
   while (std::fgets(line, sizeof line, f) != nullptr) {
     CurvePoint p;
     if (std::sscanf(line, "%lf,%lf", &p.x, &p.y) == 2) points.push_back(p);
   }
   std::fclose(f);
-  ASSERT_GT(points.size(), 50u);
-  const LevelModelFit fit = fit_level_model(points);
-  const std::vector<double> truth = {15380.7, 8961.7, 4770.9};
-  for (const FittedLevel& level : fit.levels)
-    EXPECT_TRUE(
-        std::any_of(truth.begin(), truth.end(), [&](double t) { return std::fabs(level.rate / t - 1) <= 0.05; }))
-        << "a published level at " << level.rate << " is no true level";
-  if (fit.levels.size() == truth.size()) return;
+  return points;
+}
+
+// Every published level is within 5% of a distinct true level, and every true level left out is
+// named (in a knee, unlocated or unresolved) with an interval that holds it.
+void expect_published_or_named(const LevelModelFit& fit, const std::vector<double>& truth) {
+  std::vector<bool> matched(truth.size(), false);
+  for (const FittedLevel& level : fit.levels) {
+    std::size_t j = 0;
+    while (j < truth.size() && (matched[j] || std::fabs(level.rate / truth[j] - 1) > 0.05)) ++j;
+    EXPECT_LT(j, truth.size()) << "a published level at " << level.rate << " is no true level";
+    if (j < truth.size()) matched[j] = true;
+  }
   std::vector<UnresolvedLevel> notes = fit.in_knees;
   notes.insert(notes.end(), fit.unlocated.begin(), fit.unlocated.end());
   if (fit.unresolved) notes.push_back(*fit.unresolved);
-  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const UnresolvedLevel& u) {
-    return u.rate_ci95.known() && u.rate_ci95.lo <= 8961.7 && 8961.7 <= u.rate_ci95.hi;
-  })) << "the level at 8962 is neither published nor named";
+  for (std::size_t j = 0; j < truth.size(); ++j)
+    if (!matched[j])
+      EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                              [&](const UnresolvedLevel& u) {
+                                return u.rate_ci95.known() && u.rate_ci95.lo <= truth[j] && truth[j] <= u.rate_ci95.hi;
+                              }))
+          << "the level at " << truth[j] << " is neither published nor named";
+}
+
+// The middle level, 8962 GB/s, lies inside the soft knee from 15381 to 4771: the criterion
+// publishes the two others, and the knee must be named as one where the middle level may hide.
+TEST(FindPlateaus, ASyntheticCurvesSqueezedLevelIsNamed) {
+  const std::vector<CurvePoint> points = synthetic_curve("gpu3-s5052.csv");
+  ASSERT_GT(points.size(), 50u);
+  expect_published_or_named(fit_level_model(points), {15380.7, 8961.7, 4770.9});
+}
+
+// The third of four levels, 1708 GB/s, is never reached: the sizes it serves most pass from 1924
+// to 1440 GB/s. The criterion's fit, one knee width shared by all, pins it at 1916 (95% interval
+// 1835 - 2001); with widths of their own, which the data do not reject, the knees either side put
+// it at 1809. Its rate is the knee model's, not the data's: named, not published.
+TEST(FindPlateaus, ALevelWhoseRateTheKneeModelSetsIsNamed) {
+  const std::vector<CurvePoint> points = synthetic_curve("cpu4-s7026.csv");
+  ASSERT_GT(points.size(), 50u);
+  const LevelModelFit fit = fit_level_model(points);
+  expect_published_or_named(fit, {13243.3, 4640.9, 1708.4, 461.1});
+  EXPECT_EQ(fit.levels.size() + fit.unlocated.size(), 4u);
 }
 
 // Levels fall with size: an unlocated level's interval is the span between the nearest located
