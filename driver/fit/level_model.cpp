@@ -707,15 +707,19 @@ Data prepare_data(const std::vector<CurvePoint>& points, const LevelModelOptions
 // ramp, knee widths shared or of their own); empty when no count gives one. The criterion's pick
 // is the one with the least BIC (chosen_model).
 bool levels_are_plateaus(const Data& d, const Candidate& c);
+bool knee_falls_like_a_level(const Candidate& c, int knee);
+bool sizes_fall_like_a_level_across(const Data& d, double at);
 
 // `least`, when given, receives the fit with the least BIC of all, whether its levels are
 // plateaus or not (unsupported_level).
 std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOptions& options, int max_levels,
                                              Candidate* least = nullptr) {
-  std::map<int, Candidate> best;
+  // Per count, the fits whose levels are plateaus: a variant (a launch ramp, widths of their own)
+  // may pass where the count's least-BIC fit does not.
+  std::map<int, std::vector<Candidate>> passing;
   // The shared-width fits by levels and ramp: the nested starts of the fits with widths of their
   // own, whose 3-level fits start from a 2-level one (with a ramp where one was fitted).
-  std::map<std::pair<int, bool>, Candidate> shared_fits;
+  std::map<std::pair<int, bool>, Candidate> shared_fits, own_fits;
   for (int variant : {2, 3, 0, 1}) {
     const bool ramp = variant & 1, shared_width = variant & 2;
     if (ramp && !options.allow_ramp) continue;
@@ -741,14 +745,34 @@ std::map<int, Candidate> best_fits_by_levels(const Data& d, const LevelModelOpti
       if (!std::isfinite(c.cost)) continue;  // no physical fit with this many levels; try more
       if (c.bic < best_bic) best_bic = c.bic, since_best = 0;
       if (least != nullptr && c.bic < least->bic) *least = c;
-      // Per count, the best fit whose levels are plateaus: a variant (a launch ramp, widths of
-      // their own) may pass where the count's least-BIC fit does not.
-      if (levels_are_plateaus(d, c))
-        if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
-      if (shared_width) shared_fits[{levels, ramp}] = c;
+      if (levels_are_plateaus(d, c)) passing[levels].push_back(c);
+      (shared_width ? shared_fits : own_fits)[{levels, ramp}] = c;
       previous = std::move(c);
     }
   }
+  // A knee drawn sharp only because its width is shared with a sharp one is no evidence of a
+  // step. Where the same levels with widths of their own fit better and draw that knee as a
+  // level's decline (knee_falls_like_a_level), and the sampled sizes either side of the shared
+  // fit's knee do not fall as a knee does either, the step is that decline. An older gpu-benches
+  // L40 table falls evenly from 743 GB/s at 113 MB to 661 at 834 MB; sharing the narrowest width
+  // with the L2's knee, a knee at 428 MB split it into 732 and 666, where the sizes either side
+  // read 709 and 703, and its own width, 0.34, made it a gentle decline. (An H200's gpu-cache
+  // table, whose L2 declines before a drop from 9880 to 7785 GB/s between two sizes, keeps its
+  // knee: its sizes fall as a knee does, though a wide knee of its own also draws the decline.)
+  const auto decline_drawn_as_a_step = [&](const Candidate& c) {
+    if (!c.lay.shared_width) return false;
+    const auto own = own_fits.find({c.lay.levels, c.lay.ramp});
+    if (own == own_fits.end() || !std::isfinite(own->second.cost) || own->second.cost > c.cost) return false;
+    for (int i = 0; i + 1 < c.lay.levels; ++i)
+      if (knee_falls_like_a_level(own->second, i) && sizes_fall_like_a_level_across(d, c.p[c.lay.c(i)])) return true;
+    return false;
+  };
+  std::map<int, Candidate> best;
+  for (const auto& [levels, fits] : passing)
+    for (const Candidate& c : fits) {
+      if (decline_drawn_as_a_step(c)) continue;
+      if (auto [at, fresh] = best.try_emplace(levels, c); !fresh && c.bic < at->second.bic) at->second = c;
+    }
   return best;
 }
 
@@ -851,6 +875,19 @@ bool knee_falls_like_a_level(const Candidate& c, int knee) {
   const double slope =
       (model_log_rate(c.lay, c.p.data(), at + h) - model_log_rate(c.lay, c.p.data(), at - h)) / (2 * h);
   return slope > std::log(1 - kMaxLevelFall) / std::log(2.0);
+}
+
+// Whether the sampled sizes nearest ln size `at` on either side fall no faster than a level may
+// (kMaxLevelFall), even at the steepest slope their noise allows: 1.96 sqrt(2) sigma over the
+// distance between them.
+bool sizes_fall_like_a_level_across(const Data& d, double at) {
+  const auto after = std::find_if(d.sizes.begin(), d.sizes.end(), [&](const Size& s) { return s.lw > at; });
+  if (after == d.sizes.begin() || after == d.sizes.end()) return false;
+  const Size& before = *(after - 1);
+  const double run = after->lw - before.lw;
+  if (!(run > 0)) return false;
+  const double slope = (after->median_z - before.median_z) / run;
+  return slope - 1.96 * std::sqrt(2.0) * d.sigma / run > std::log(1 - kMaxLevelFall) / std::log(2.0);
 }
 
 // Levels are plateaus: each rests on enough sizes (LevelSupport), falls no faster than a plateau

@@ -484,6 +484,21 @@ TEST(GpuBenchesTables, SlowlyDecliningMemoryIsOneLevel) {
   EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_mi100.txt"), {{"L1", 2600, 2730}, {"HBM", 850, 1000}}), "");
 }
 
+TEST(GpuBenchesTables, AGentleDeclineIsNotSplitByAKneeThatSharesASharpWidth) {
+  // One knee width shared by every knee took the narrowest (the L2's into memory) for a knee
+  // inside memory's even decline from 743 to 661 GB/s: 5255, 732 and 666 (older L40 table).
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_l40_71a3611.txt"), {{"L1", 5200, 5300}, {"HBM", 661, 745}}), "");
+  // A GB200's L2, 22.6 TB/s at 1.5 MB declining to 19 at 20 MB and flat to 84 MB: one level, not
+  // 21226 and 18916 with a knee of that width at 7.8 MB between two sizes 1% apart.
+  EXPECT_EQ(check_levels(fit_by_order("gpu-l2-cache_gb200_xxrjun.txt"), {{"L1", 18700, 22700}, {"HBM", 7700, 7900}}),
+            "");
+  // A real drop keeps its knee, though a wide knee of its own also draws the L2's decline before
+  // it: an H200 NVL's gpu-cache L2, 12.4 to 9.9 TB/s, then 7.8 and 7.1 at the next two sizes.
+  EXPECT_EQ(check_levels(fit_by_order("gpu-cache_h200_nvl_xxrjun.txt"),
+                         {{"L1", 29000, 31500}, {"L2", 9800, 12500}, {"HBM", 6200, 7100}}),
+            "");
+}
+
 TEST(GpuBenchesTables, A100GpuL2CacheStartsPastL1) {
   Machine m;
   const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
