@@ -25,14 +25,16 @@ inline Interval median_interval95(std::vector<double> v) {
   if (n < 2) return {};
   std::sort(v.begin(), v.end());
   if (n >= 6) {
-    // P(Binomial(n, 1/2) <= k - 1) <= 0.025 for the largest k (k >= 1: P(X = 0) <= 1/64).
-    double below = 0, term = std::pow(0.5, static_cast<double>(n));  // P(X = 0)
+    // P(Binomial(n, 1/2) <= k - 1) <= 0.025 for the largest k (k >= 1: P(X = 0) <= 1/64). The
+    // terms are carried as logarithms: 0.5^n underflows past n = 1074 (a CPU point of 8070
+    // samples), which made every term 0 and the interval [largest, smallest].
+    double below = 0, log_term = static_cast<double>(n) * std::log(0.5);  // ln P(X = 0)
     std::size_t k = 0;
     for (std::size_t j = 0; j < n; ++j) {
-      below += term;
+      below += std::exp(log_term);
       if (below > 0.025) break;
       k = j + 1;
-      term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+      log_term += std::log(static_cast<double>(n - j) / static_cast<double>(j + 1));
     }
     return {v[k - 1], v[n - k]};
   }

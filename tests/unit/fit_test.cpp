@@ -653,6 +653,14 @@ TEST(MedianInterval, OrderStatisticsFromSixValuesNormalBelow) {
   const Interval t = median_interval95(twenty);
   EXPECT_DOUBLE_EQ(t.lo, 6);
   EXPECT_DOUBLE_EQ(t.hi, 15);
+  // Many values (a CPU point of 8070 samples, where 0.5^n underflows): the order statistics
+  // about n/2 -+ 0.98 sqrt(n), ordered and holding the median.
+  std::vector<double> many;
+  for (int i = 8070; i >= 1; --i) many.push_back(i);
+  const Interval m = median_interval95(many);
+  const double spread = 0.98 * std::sqrt(8070.0);
+  EXPECT_NEAR(m.lo, 4035.5 - spread, 2);
+  EXPECT_NEAR(m.hi, 4035.5 + spread, 2);
   // Five: normal noise assumed; centred on the median, sqrt(pi/2) times the mean's t interval.
   const Interval five = median_interval95({10, 11, 9, 10.5, 9.5});
   const double half = 2.77644511 * std::sqrt(std::acos(-1.0) / 2) * std::sqrt(2.5 / 4) / std::sqrt(5.0);
