@@ -27,6 +27,20 @@ std::string joined_command_line(int argc, char** argv) {
 
 // One subcommand: its CLI11 app, the options whose empty value is a mistake rather than a
 // request for the default, and what it runs (its options live in the closure).
+// A number in [lo, hi]. CLI11's Range compares, and NaN compares false both ways: `nan` passed
+// it, and --outlier-margin nan was refused only after a whole run, when fleet.yaml was written.
+CLI::Validator number_in(double lo, double hi) {
+  const std::string range = "[" + CLI::detail::to_string(lo) + ", " + CLI::detail::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        return end != text.c_str() && *end == '\0' && v >= lo && v <= hi ? std::string()
+                                                                         : "'" + text + "' is not a number in " + range;
+      },
+      "NUMBER in " + range);
+}
+
 struct Subcommand {
   CLI::App* app;
   std::vector<std::string> nonempty;
@@ -61,7 +75,7 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
           "--outlier-margin", o->outlier_margin,
           "fleet.yaml: a rank more than this fraction below its device model's median on a ceiling is an outlier")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(number_in(0.0, 0.99));
   run_cmd
       ->add_option("--mpi-timeout", o->mpi_timeout,
                    "Under mpirun/srun: seconds a rank waits for another rank's turn before ending the job")
@@ -133,7 +147,7 @@ Subcommand add_plot_command(CLI::App& app) {
       ->add_option("--fma-ratio", o->fma_ratio,
                    "hierarchical: add the FMA-mix ceiling peak x (2A + 1 - A)/2 of each FMA ceiling, A in [0, 1], "
                    "and the measured FMA-mix points")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_in(0.0, 1.0));
   plot_cmd->add_option("--precision", o->precision,
                        "hierarchical: the ceilings of this precision (fp64, fp32, fp16, bf16, tf32, fp8, int8, ...: "
                        "FMA, noFMA and its tensor ceilings) or all (default: fp64)");
@@ -192,7 +206,7 @@ Subcommand add_fleet_command(CLI::App& app) {
       ->add_option("--outlier-margin", o->margin,
                    "Outlier: more than this fraction below the median of the ranks of its device")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(number_in(0.0, 0.99));
   return {fleet_cmd, {}, [o] { return roofprobe::fleet_command(o->dir, o->margin); }};
 }
 

@@ -21,6 +21,9 @@ refused bad_choice "not one of the choices" -- "$rp" run --config "$(cfg choice 
 touch "$work/afile"
 refused unwritable_out "output" -- "$rp" run --quick --backend cpu --out "$work/afile/sub"
 refused bad_backend "not one of cpu, cuda, all" -- "$rp" run --backend tpu
+# NaN compares false both ways: refused before the run, not when fleet.yaml is written after it.
+refused nan_outlier_margin "'nan' is not a number in .0, 0.99." -- "$rp" run --quick --backend cpu --outlier-margin nan --out "$work/o11"
+refused nan_fma_ratio "'nan' is not a number in .0, 1." -- "$rp" plot "$work/none.yaml" --fma-ratio nan
 refused validate_missing "no such file" -- "$rp" validate "$work/none.yaml"
 refused validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage 'just text')"
 refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
