@@ -181,8 +181,11 @@ Subcommand add_points_command(CLI::App& app) {
                                  "The list for any architecture, without tensor totals:\n"
                                  "  LC_ALL=C ncu --csv --page raw --metrics ") +
                      roofprobe::kNcuMetrics + " ./app > app-ncu.csv");
-  points_cmd->add_option("--out", o->out, "Points file to write (default: stdout)");
-  points_cmd->add_option("--dram-level", o->dram_level, "Level name for the dram__ metrics")->capture_default_str();
+  // The metrics list goes to stdout, for the shell's $(...): an --out beside it would be ignored.
+  points_cmd->add_option("--out", o->out, "Points file to write (default: stdout)")->excludes(metrics_flag);
+  points_cmd->add_option("--dram-level", o->dram_level, "Level name for the dram__ metrics")
+      ->capture_default_str()
+      ->excludes(metrics_flag);
   points_cmd->add_option(
       "--tensor-flops-per-inst", o->tensor_flops_per_instruction,
       "FLOPs per tensor-pipe (HMMA) warp instruction (512: V100 HMMA.884; 4096: m16n8k16). Default: 512 where "

@@ -827,6 +827,11 @@ NcuConversion convert_ncu_csv(const std::string& text, const std::string& source
   if (!(options.tensor_flops_per_instruction >= 0) || !std::isfinite(options.tensor_flops_per_instruction))
     throw InputError("tensor FLOPs per instruction must be a non-negative number");
   if (trim(options.dram_level).empty()) throw InputError("the DRAM level needs a name");
+  // The name is a field of the points file's lines: a line break or another control character
+  // would end or corrupt the line that plot and export then read.
+  if (std::any_of(options.dram_level.begin(), options.dram_level.end(),
+                  [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+    throw InputError("--dram-level: the level name holds a control character");
 
   const std::vector<NcuTable> tables = ncu_tables(text, source);
   NcuConversion out;

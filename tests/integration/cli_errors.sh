@@ -67,6 +67,9 @@ else
   fail "points_help_names: --full-names help"
 fi
 refused points_bad_arch "not a compute capability" -- "$rp" points --ncu-metrics --arch hopper
+refused points_metrics_out "--ncu-metrics excludes --out" -- "$rp" points --ncu-metrics --arch sm_90 --out "$work/list.txt"
+# The level name is a field of the points file's lines: a line break in it would break them.
+refused points_level_newline "control character" -- "$rp" points --ncu-csv "$here/../unit/fixtures/ncu_raw_v100.csv" --dram-level $'HB\nM' --out "$work/nl.csv"
 refused points_arch_zero "not a compute capability" -- "$rp" points --ncu-metrics --arch 0.0
 refused points_arch_before_ncu "Nsight Compute profiles 7.0 (Volta) and newer" -- "$rp" points --ncu-metrics --arch 5.0
 refused points_arch_without_list "requires --ncu-metrics" -- "$rp" points --arch sm_90 --ncu-csv "$work/x.csv"
