@@ -59,7 +59,8 @@ Subcommand add_run_command(CLI::App& app, const std::string& command_line) {
   run_cmd->add_option(
       "--out", o->out_dir,
       "Output directory (default results/<host>/<device>/<UTC time>/): machine.yaml, sweep.csv, run.yaml, feeds.yaml, "
-      "config.yaml, plots/; with MPI also fleet.yaml, aggregates.yaml and rank-R/");
+      "config.yaml, fleet.yaml, plots/ and .roofprobe.lock (locked while a run writes there); with MPI also "
+      "aggregates.yaml and rank-R/");
   run_cmd->add_option("--threads", o->threads, "CPU threads (default: config, 0 = all cores)")
       ->check(CLI::Range(0, 1 << 20));
   run_cmd->add_flag("--oversubscribe", o->oversubscribe,
