@@ -367,10 +367,11 @@ int points_command(const PointsOptions& o) {
 
 int validate_command(const std::string& machine_file, bool strict) {
   std::vector<std::string> problems = validate_machine_file(machine_file);
+  bool strict_made = false;
   if (problems.empty()) {
     std::vector<std::string> warnings = physical_warnings(machine_file, read_machine_file(machine_file));
     if (strict)
-      problems = warnings;
+      problems = warnings, strict_made = true;
     else
       for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   }
@@ -378,10 +379,12 @@ int validate_command(const std::string& machine_file, bool strict) {
     std::cout << machine_file << ": valid " << kMachineSchema << "\n";
     return 0;
   }
-  // The first problem is the error line; the rest help fix the file.
-  for (std::size_t i = 1; i < problems.size(); ++i) std::cerr << "  " << problems[i] << "\n";
-  throw InputError(problems.front() +
-                   (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
+  // One error line, the first problem's, with a count of the rest: warnings --strict made errors
+  // are listed, one line each, by validate without it.
+  const std::string more = problems.size() > 1 ? std::to_string(problems.size() - 1) + " more" : "";
+  throw InputError(problems.front() + (more.empty()  ? ""
+                                       : strict_made ? " (and " + more + ": validate without --strict lists them)"
+                                                     : " (and " + more + ")"));
 }
 
 int list_command(const std::string& backend, bool feeds_yaml, const std::string& arch) {

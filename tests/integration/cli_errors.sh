@@ -26,6 +26,10 @@ refused nan_outlier_margin "'nan' is not a number in .0, 0.99." -- "$rp" run --q
 refused nan_fma_ratio "'nan' is not a number in .0, 1." -- "$rp" plot "$work/none.yaml" --fma-ratio nan
 refused validate_missing "no such file" -- "$rp" validate "$work/none.yaml"
 refused validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage 'just text')"
+# --strict with two ceilings above their peaks: one error line, counting the other.
+awk '/^compute:/ {c = 1} c && /^    gflops:/ && n < 2 {sub(/gflops: .*/, "gflops: 5000"); n++} {print}' \
+  "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml" > "$work/above.yaml"
+refused validate_strict_above "above theoretical_gflops .* (and 1 more: validate without --strict lists them)" -- "$rp" validate --strict "$work/above.yaml"
 refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
 refused fit_bad_csv "ext.csv:2" -- "$rp" fit --bandwidth-csv "$work/ext.csv" --out "$work/fit.yaml"
