@@ -295,10 +295,14 @@ int plot_command(const PlotCommandOptions& o) {
     std::cerr << "note: " << o.points_file << ": points at " << names << " have no roof in " << o.machine_file
               << " (its levels: " << (roof_list.empty() ? "none" : roof_list) << "); they are drawn without one\n";
   }
+  std::error_code ignored;
+  const bool dir_was_there = fs::exists(options.out_dir, ignored);
   PlotReport report = render_plots(machine, samples, options);
   // With nothing drawn, the error alone says why each view was skipped; a note before it would
-  // say the same twice.
+  // say the same twice. A directory made for the plots and left empty goes with them.
   if (report.written.empty()) {
+    if (!dir_was_there && fs::is_directory(options.out_dir, ignored) && fs::is_empty(options.out_dir, ignored))
+      fs::remove(options.out_dir, ignored);
     std::string why;
     for (const auto& s : report.skipped) why += (why.empty() ? "" : "; ") + s;
     throw InputError(o.machine_file + ": nothing to plot" + (why.empty() ? std::string() : " (" + why + ")"));

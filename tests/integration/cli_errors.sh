@@ -29,6 +29,9 @@ refused validate_garbage "not a machine file" -- "$rp" validate "$(cfg garbage '
 # --strict with two ceilings above their peaks: one error line, counting the other.
 awk '/^compute:/ {c = 1} c && /^    gflops:/ && n < 2 {sub(/gflops: .*/, "gflops: 5000"); n++} {print}' \
   "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml" > "$work/above.yaml"
+# Nothing to plot: refused, and the directory made for the plots is not left behind.
+refused plot_nothing "nothing to plot (power" -- "$rp" plot "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml" --kind power --out "$work/noplots"
+if [[ -e $work/noplots ]]; then fail "plot_nothing: left $work/noplots"; else ok "plot_nothing: no directory left"; fi
 refused validate_strict_above "above theoretical_gflops .* (and 1 more: validate without --strict lists them)" -- "$rp" validate --strict "$work/above.yaml"
 refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
