@@ -577,6 +577,10 @@ int resume_run(const RunOptions& o) {
   if (o.backend != "all" && o.backend != backend)
     throw InputError("--backend " + o.backend + ": the run in " + dir + " measured the " + backend +
                      " backend; drop --backend to resume it");
+  // Another node's device, even of the same model, measures other figures: its samples would mix.
+  if (const std::string host = provenance_of(&state.header, "host"); !host.empty() && host != host_name())
+    throw InputError(dir + ": cannot resume: the run was started on host '" + host + "', this is '" + host_name() +
+                     "': resume it there");
   RunConfig config = load_config_file(dir + "/config.yaml");
   const std::string recorded = recorded_in_run(state.header, dir, "config_hash");
   if (config_hash(config.text) != recorded)

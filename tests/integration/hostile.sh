@@ -51,6 +51,9 @@ for d in t1 t2 t3 t4 t5; do [[ ! -e $d ]] || fail "$d: an output directory was c
 # --- resume with other settings ---------------------------------------------------------------
 mkdir half && cp done/run.yaml done/config.yaml half/ && head -n 2 done/sweep.csv > half/sweep.csv
 expect resume_threads error "cannot resume with --threads 2: the run was started with 1" -- "$rp" run --resume half --threads 2 --oversubscribe -q
+# Started on another node: its device measures other figures, even of the same model.
+mkdir elsewhere && cp half/* elsewhere/ && sed -i 's/^  host: .*/  host: othernode/' elsewhere/run.yaml
+expect resume_other_host error "started on host 'othernode', this is '.*': resume it there" -- "$rp" run --resume elsewhere -q
 
 # --- duplicate keys ---------------------------------------------------------------------------
 printf 'cpu:\n  threads: 1\n  threads: 2\n  probes:\n    flops: {precision: fp64}\n' > dup.yaml
