@@ -258,6 +258,25 @@ int fit_command(const FitOptions& o) {
   return 0;
 }
 
+// Why the sweep beside a machine file is not that file's run (empty when nothing says so): rows
+// of another backend's device, or a run.yaml beside it of another run. Its samples, drawn over
+// the ceilings, would show another device's rates under this one's name.
+std::string foreign_sweep(const Machine& machine, const std::vector<Sample>& rows, const fs::path& dir) {
+  for (const Sample& s : rows) {
+    const std::string kind = s.backend == "cuda" ? "gpu" : s.backend;
+    if (!machine.device.kind.empty() && !s.backend.empty() && kind != machine.device.kind)
+      return "its rows are of the " + s.backend + " backend, the machine file is of a " + machine.device.kind;
+  }
+  const fs::path run_yaml = dir / "run.yaml";
+  const std::string machine_run = provenance_of(&machine, "run_id");
+  if (machine_run.empty() || !fs::exists(run_yaml)) return "";
+  const Machine run = read_machine_file(run_yaml.string());
+  const std::string sweep_run = provenance_of(&run, "run_id");
+  if (!sweep_run.empty() && sweep_run != machine_run)
+    return "run.yaml beside it is of run " + sweep_run + ", the machine file of run " + machine_run;
+  return "";
+}
+
 int plot_command(const PlotCommandOptions& o) {
   PlotOptions options;
   options.format = o.format;
@@ -278,7 +297,13 @@ int plot_command(const PlotCommandOptions& o) {
   fs::path dir = fs::path(o.machine_file).parent_path();
   std::vector<Sample> samples;
   fs::path sweep = dir / "sweep.csv";
-  if (fs::exists(sweep)) samples = burst_samples(read_sweep_csv(sweep.string()));
+  if (fs::exists(sweep)) {
+    std::vector<Sample> rows = burst_samples(read_sweep_csv(sweep.string()));
+    if (const std::string why = foreign_sweep(machine, rows, dir); why.empty())
+      samples = std::move(rows);
+    else
+      std::cerr << "note: " << sweep.string() << ": " << why << "; its samples are not drawn\n";
+  }
   options.out_dir = o.out_dir.empty() ? (dir / "plots").string() : o.out_dir;
   options.out_dir_named_by_user = !o.out_dir.empty();
   // A point of a level the machine file has no roof for is drawn alone: said so, with the levels

@@ -32,6 +32,17 @@ awk '/^compute:/ {c = 1} c && /^    gflops:/ && n < 2 {sub(/gflops: .*/, "gflops
 # Nothing to plot: refused, and the directory made for the plots is not left behind.
 refused plot_nothing "nothing to plot (power" -- "$rp" plot "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml" --kind power --out "$work/noplots"
 if [[ -e $work/noplots ]]; then fail "plot_nothing: left $work/noplots"; else ok "plot_nothing: no directory left"; fi
+# A sweep.csv of another device beside a machine file: its samples are not drawn under this
+# machine's name, and the note says why (a CPU machine file, an H200's sweep).
+mkdir -p "$work/foreign"
+cp "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml" "$work/foreign/"
+head -n 200 "$here/../../results/measured/h200-sxm/20261127T2101Z/sweep.csv" > "$work/foreign/sweep.csv"
+if "$rp" plot "$work/foreign/machine.yaml" --kind bandwidth --out "$work/foreign/p" > /dev/null 2> "$work/foreign.err" &&
+  grep -q "sweep.csv: its rows are of the cuda backend, the machine file is of a cpu; its samples are not drawn" "$work/foreign.err"; then
+  ok "plot_foreign_sweep: not drawn, said so"
+else
+  fail "plot_foreign_sweep: $(cat "$work/foreign.err")"
+fi
 refused validate_strict_above "above theoretical_gflops .* (and 1 more: validate without --strict lists them)" -- "$rp" validate --strict "$work/above.yaml"
 refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
