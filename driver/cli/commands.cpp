@@ -456,6 +456,9 @@ int export_command(const ExportOptions& o) {
   check_export_format(o.format);  // before the file is read: a typo is reported as such
   if (!o.out.empty()) check_output_path(o.out);
   check_output_is_not_an_input(o.out, {o.machine_file, o.points_file}, "--out");
+  // An option of another format is refused, not ignored: the file would lack what it asked for.
+  if (o.mix && o.format != "nersc") throw InputError("export --mix: only --format nersc draws FMA-mix ceilings");
+  if (o.names_given && o.format != "ert-json") throw InputError("export --names: only --format ert-json takes names");
   ExportSettings settings;
   settings.precision = o.precision;
   settings.mix = o.mix;

@@ -63,6 +63,7 @@ struct ExportOptions {
   bool mix = false;                 // nersc: the FMA-mix ceilings too
   std::string points_file;          // nersc: kernel points (roofprobe points)
   std::string names = "roofprobe";  // ert-json: roofprobe | ert
+  bool names_given = false;         // --names on the command line (a format without names refuses it)
 };
 int export_command(const ExportOptions& options);
 

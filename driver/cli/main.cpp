@@ -267,7 +267,8 @@ Subcommand add_export_command(CLI::App& app) {
                          "FLOPS and labels lines");
   export_cmd
       ->add_option("--names", o->names, "ert-json: roofprobe (FP64.FMA, HBM) or ert (ERT's own: FP64 GFLOPs, DRAM)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->names_given = true; });
   return {export_cmd, {"--out"}, [o] { return roofprobe::export_command(*o); }};
 }
 

@@ -43,6 +43,8 @@ if "$rp" plot "$work/foreign/machine.yaml" --kind bandwidth --out "$work/foreign
 else
   fail "plot_foreign_sweep: $(cat "$work/foreign.err")"
 fi
+refused export_mix_other_format "only --format nersc draws FMA-mix" -- "$rp" export --format ert-json --mix "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml"
+refused export_names_other_format "only --format ert-json takes names" -- "$rp" export --format nersc --names ert "$here/../../results/measured/zen4-epyc-vm/20261125T0045Z/machine.yaml"
 refused validate_strict_above "above theoretical_gflops .* (and 1 more: validate without --strict lists them)" -- "$rp" validate --strict "$work/above.yaml"
 refused fit_no_out "required" -- "$rp" fit "$work/x.csv"
 printf 'working_set_bytes,gbs\n4096,abc\n' > "$work/ext.csv"
