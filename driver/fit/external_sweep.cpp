@@ -211,10 +211,20 @@ std::vector<CurvePoint> read_likwid(const std::string& path, const std::string& 
     if (!(rest >> w) || !number(w, out)) fail_at(path, line_no, "'" + key + "' without a number");
     return true;
   };
+  std::string test;  // the first run's "Test:": every run of a sweep is one kernel's
   for (const std::string& line : lines_of(text)) {
     ++line_no;
     double v = 0;
-    if (value_after(line, "Size (Byte):", v)) {
+    if (line.rfind("Test:", 0) == 0) {
+      std::istringstream rest(line.substr(5));
+      std::string name;
+      rest >> name;
+      if (test.empty())
+        test = name;
+      else if (name != test)
+        fail_at(path, line_no,
+                "runs of two tests ('" + test + "' and '" + name + "') in one file: a sweep is one kernel's");
+    } else if (value_after(line, "Size (Byte):", v)) {
       if (size > 0) fail_at(path, size_line, "a run's 'Size (Byte):' without its 'MByte/s:'");
       size = v, size_line = line_no;
     } else if (value_after(line, "MByte/s:", v)) {

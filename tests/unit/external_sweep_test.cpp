@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -300,6 +301,16 @@ TEST(ExternalSweep, LikwidBenchRunsConcatenated) {
             std::string::npos);
   EXPECT_NE(error_of("MByte/s:\t100\n", SweepFormat::Likwid).find(":1: 'MByte/s:' before"), std::string::npos);
   EXPECT_NE(error_of("Size (Byte):\tbig\n", SweepFormat::Likwid).find("without a number"), std::string::npos);
+  // Runs of another test appended to the same file (a peakflops or copy run among the loads): its
+  // rates are another kernel's, refused at the run's Test: line (the 44th, the file's second run).
+  std::ifstream in(fixture("likwid_load_avx512_zen4_vm.txt"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t second = text.find("Test: load_avx512", text.find("Test: load_avx512") + 1);
+  ASSERT_NE(second, std::string::npos);
+  text.replace(second, std::string("Test: load_avx512").size(), "Test: copy_avx512");
+  EXPECT_NE(error_of(text, SweepFormat::Likwid).find(":44: runs of two tests ('load_avx512' and 'copy_avx512')"),
+            std::string::npos)
+      << error_of(text, SweepFormat::Likwid);
 
   // Its memory level, as likwid measured it (31-35 GB/s from 64 MB on), named from the caches given.
   Machine m;
