@@ -263,8 +263,7 @@ int fit_command(const FitOptions& o) {
 // the ceilings, would show another device's rates under this one's name.
 std::string foreign_sweep(const Machine& machine, const std::vector<Sample>& rows, const fs::path& dir) {
   for (const Sample& s : rows) {
-    const std::string kind = s.backend == "cuda" ? "gpu" : s.backend;
-    if (!machine.device.kind.empty() && !s.backend.empty() && kind != machine.device.kind)
+    if (!machine.device.kind.empty() && !s.backend.empty() && kind_of_backend(s.backend) != machine.device.kind)
       return "its rows are of the " + s.backend + " backend, the machine file is of a " + machine.device.kind;
   }
   const fs::path run_yaml = dir / "run.yaml";

@@ -25,8 +25,6 @@ std::string joined_command_line(int argc, char** argv) {
   return out;
 }
 
-// One subcommand: its CLI11 app, the options whose empty value is a mistake rather than a
-// request for the default, and what it runs (its options live in the closure).
 // A number in [lo, hi]. CLI11's Range compares, and NaN compares false both ways: `nan` passed
 // it, and --outlier-margin nan was refused only after a whole run, when fleet.yaml was written.
 CLI::Validator number_in(double lo, double hi) {
@@ -41,6 +39,8 @@ CLI::Validator number_in(double lo, double hi) {
       "NUMBER in " + range);
 }
 
+// One subcommand: its CLI11 app, the options whose empty value is a mistake rather than a
+// request for the default, and what it runs (its options live in the closure).
 struct Subcommand {
   CLI::App* app;
   std::vector<std::string> nonempty;

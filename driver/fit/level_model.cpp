@@ -553,6 +553,13 @@ constexpr double kPlateauAboveFloor = 0.02;  // ln rate: 2%
 // through a knee's shape, which a fit only approximates (take_unlocated_levels).
 constexpr double kReachedSpan = 0.02;
 
+// The residuals are scaled by the noise sigma measured from the repetitions; where a fit's own
+// scatter is larger, its covariances and likelihood ratios are scaled by that excess.
+double scatter_scale(const Data& d, const Candidate& c) {
+  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - c.lay.size());
+  return std::max(1.0, 2 * c.cost / dof);
+}
+
 // 95% intervals of exp(parameter) from the covariance of the fit; unknown when it is singular.
 std::vector<Interval> intervals(const Data& d, const Candidate& c) {
   std::vector<double> p = c.p;
@@ -567,10 +574,8 @@ std::vector<Interval> intervals(const Data& d, const Candidate& c) {
   const int n = c.lay.size();
   std::vector<double> cov(static_cast<std::size_t>(n) * n);
   if (!covariance.GetCovarianceBlock(p.data(), p.data(), cov.data())) return out;
-  // The residuals are scaled by the noise sigma measured from the repetitions, so the covariance
-  // is already in parameter units; inflate it when the fit's own scatter is larger.
-  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - n);
-  const double scale = std::max(1.0, 2 * c.cost / dof);
+  // The covariance is already in parameter units (scatter_scale).
+  const double scale = scatter_scale(d, c);
   for (int i = 0; i < n; ++i) {
     const double sd = std::sqrt(std::max(0.0, cov[static_cast<std::size_t>(i) * n + i] * scale));
     const Interval ci{std::exp(p[i] - 1.96 * sd), std::exp(p[i] + 1.96 * sd)};
@@ -824,7 +829,8 @@ std::vector<LevelSupport> level_support(const Data& d, const Candidate& c) {
 // Those sizes are taken where kMinServedSizes of them are on the level's plateau; otherwise (a
 // level squeezed into a knee, such as the H200's four sizes, is at its own rate at one or two)
 // the slope is taken over every size it serves most.
-constexpr double kMaxLevelFall = 0.25;  // fraction of the rate lost per octave
+constexpr double kMaxLevelFall = 0.25;                                           // fraction of the rate lost per octave
+const double kSteepestLevelSlope = std::log(1 - kMaxLevelFall) / std::log(2.0);  // ln rate per ln size
 
 bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
   std::vector<std::pair<double, double>> along, by_time;  // (ln size, median ln rate)
@@ -859,9 +865,8 @@ bool falls_like_a_knee(const Data& d, const Candidate& c, int level) {
     for (std::size_t j = i + 1; j < along.size(); ++j)
       pair_slopes.push_back((along[j].second - along[i].second) / (along[j].first - along[i].first));
   const double slope = median_of(pair_slopes);  // ln rate per ln size
-  const double steepest = std::log(1 - kMaxLevelFall) / std::log(2.0);
   // sigma comes from every size of the curve, not from these few: a normal quantile, not Student's.
-  return slope + 1.96 * d.sigma / std::sqrt(sxx) < steepest;
+  return slope + 1.96 * d.sigma / std::sqrt(sxx) < kSteepestLevelSlope;
 }
 
 // The converse: a knee falls faster than a level may. Where the fitted curve is no steeper than
@@ -874,7 +879,7 @@ bool knee_falls_like_a_level(const Candidate& c, int knee) {
   const double at = c.p[c.lay.c(knee)];
   const double slope =
       (model_log_rate(c.lay, c.p.data(), at + h) - model_log_rate(c.lay, c.p.data(), at - h)) / (2 * h);
-  return slope > std::log(1 - kMaxLevelFall) / std::log(2.0);
+  return slope > kSteepestLevelSlope;
 }
 
 // Whether the sampled sizes nearest ln size `at` on either side fall no faster than a level may
@@ -887,7 +892,7 @@ bool sizes_fall_like_a_level_across(const Data& d, double at) {
   const double run = after->lw - before.lw;
   if (!(run > 0)) return false;
   const double slope = (after->median_z - before.median_z) / run;
-  return slope - 1.96 * std::sqrt(2.0) * d.sigma / run > std::log(1 - kMaxLevelFall) / std::log(2.0);
+  return slope - 1.96 * std::sqrt(2.0) * d.sigma / run > kSteepestLevelSlope;
 }
 
 // Levels are plateaus: each rests on enough sizes (LevelSupport), falls no faster than a plateau
@@ -1083,8 +1088,7 @@ std::optional<UnresolvedLevel> unsupported_level(const Data& d, const Candidate&
 // noise (scaled as levels_in_knees scales it), is kHiddenLevelChiSquare or more. A rate these
 // fits move is a rate the knee model sets, not the data.
 Interval rate_over_knee_models(const Data& d, const Candidate& chosen, int level, Interval span) {
-  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - chosen.lay.size());
-  const double scale = std::max(1.0, 2 * chosen.cost / dof);
+  const double scale = scatter_scale(d, chosen);
   Layout own = chosen.lay;
   own.shared_width = false;
   std::vector<double> start(own.size());
@@ -1271,8 +1275,7 @@ std::vector<UnresolvedLevel> levels_in_knees(const Data& d, const Candidate& cho
   // inflates: the statistic has no calibrated scale there.
   if (d.one_sample_per_size) return out;
   const Layout& lay = chosen.lay;
-  const double dof = std::max(1.0, static_cast<double>(d.samples.size()) - lay.size());
-  const double scale = std::max(1.0, 2 * chosen.cost / dof);
+  const double scale = scatter_scale(d, chosen);
   const auto named = [&](double x) {
     const auto holds = [&](const UnresolvedLevel& u) { return u.x_lo <= x && x <= u.x_hi; };
     return std::any_of(fit.unlocated.begin(), fit.unlocated.end(), holds) || (fit.unresolved && holds(*fit.unresolved));

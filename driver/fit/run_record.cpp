@@ -11,12 +11,7 @@
 
 namespace roofprobe {
 
-namespace {
-
-// The device kind a backend's rows measure (run.yaml's device.kind).
 std::string kind_of_backend(const std::string& backend) { return backend == "cuda" ? "gpu" : backend; }
-
-}  // namespace
 
 RunRecordFindings check_run_record(const std::string& sweep_path, std::vector<Sample>& samples,
                                    const RunRecord& record) {

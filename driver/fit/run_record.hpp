@@ -11,6 +11,9 @@
 
 namespace roofprobe {
 
+// The device kind a backend's rows measure (run.yaml's device.kind): cuda -> gpu, cpu -> cpu.
+std::string kind_of_backend(const std::string& backend);
+
 // The files a run directory holds beside its sweep.csv (any may be absent: a copied sweep).
 struct RunRecord {
   const Machine* run_header = nullptr;        // run.yaml
