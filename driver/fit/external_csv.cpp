@@ -126,6 +126,10 @@ constexpr double kKneeFromCapacity = 4.0;
 // A level faster than the memory's peak by more than this is not memory (the peak is the spec
 // sheet's or a published measurement's, which sustained rates reach within a few percent).
 constexpr double kAboveMemoryPeak = 1.15;
+// Sizes this many times past the last cache's capacity are past the reach of every cache. Far
+// more than the sweep needs to have left it (kLeftCache): gpu-benches' gpu-cache still runs at
+// L2 rates 11 times past a V100's L2 (its blocks share lines the sizes count apart).
+constexpr double kFarPastCache = 32;
 
 std::string size_text(double bytes) { return format_bytes(bytes); }
 
@@ -206,6 +210,17 @@ std::vector<std::string> names_from_capacities(const std::vector<Plateau>& plate
     // GPU's far L2 half).
     const bool left_caches = cap.empty() || x_max >= kLeftCache * cap.back();
     const bool above_peak = o.memory_peak_gbs > 0 && p.value > kAboveMemoryPeak * o.memory_peak_gbs;
+    // Far past every cache of a reference, only memory can serve the data: faster than its peak
+    // there, the sweep ran on another device than the one the reference describes.
+    if (above_peak && !o.device_caches.empty() && x_max >= kFarPastCache * cap.back()) {
+      char why[400];
+      std::snprintf(why, sizeof why,
+                    "fit %s: the sweep runs at %.0f GB/s up to %s, %.0fx past that GPU's last cache (%s, %s) "
+                    "and above its %s peak of %.0f GB/s: it ran on another GPU (give that one's reference)",
+                    source.c_str(), p.value, size_text(x_max).c_str(), x_max / cap.back(), caches.back().name.c_str(),
+                    size_text(cap.back()).c_str(), memory_name.c_str(), o.memory_peak_gbs);
+      throw InputError(why);
+    }
     if (left_caches && !above_peak) {
       names.push_back(memory_name);
       break;

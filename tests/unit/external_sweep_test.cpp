@@ -418,6 +418,24 @@ TEST(GpuBenchesTables, V100GpuCacheKneeSampleIsNoLevel) {
   EXPECT_TRUE(has_note(m, "before HBM is reached")) << ::testing::PrintToString(m.missing);
 }
 
+TEST(GpuBenchesTables, ASweepFasterThanTheReferencesMemoryFarPastItsCachesIsRefused) {
+  // An H200's gpu-l2-cache table (4.2 TB/s at 4.66 GiB) named by the H100 PCIe's reference
+  // (50 MiB L2, 2 TB/s HBM): no cache serves 95 times its L2, and its HBM is slower than that.
+  Machine m;
+  ExternalSweepOptions o = with_gpu("h100-pcie", m);
+  try {
+    fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h200.txt"), m, o);
+    ADD_FAILURE() << "an H200 sweep was named by the H100 PCIe's caches";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpu h100-pcie: the sweep runs at"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ran on another GPU"), std::string::npos) << e.what();
+  }
+  // Its own GPU's reference names the same table's HBM.
+  o = with_gpu("h200-sxm", m);
+  fit_bandwidth_csv(fixture("gpu-benches/gpu-l2-cache_h200.txt"), m, o);
+  EXPECT_TRUE(std::any_of(m.memory.begin(), m.memory.end(), [](const MemoryLevel& l) { return l.level == "HBM"; }));
+}
+
 TEST(GpuBenchesTables, A100GpuCacheEndsInTheFarL2) {
   Machine m;
   const ExternalSweepOptions o = with_gpu("a100-sxm4-80gb", m);
