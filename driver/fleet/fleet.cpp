@@ -160,6 +160,7 @@ Fleet collect_fleet(const std::string& dir, double margin) {
   Fleet fleet;
   fleet.margin = margin;
   std::map<int, std::string> found;  // rank -> machine path relative to dir
+  std::set<int> accounted;           // ranks found or already named under missing
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory() || name.rfind("rank-", 0) != 0) continue;
@@ -169,12 +170,16 @@ Fleet collect_fleet(const std::string& dir, double margin) {
       continue;
     }
     const int rank = std::stoi(number);
+    accounted.insert(rank);
     if (fs::exists(entry.path() / "machine.yaml"))
       found[rank] = name + "/machine.yaml";
     else
       fleet.missing.push_back("rank " + number + ": no " + name + "/machine.yaml");
   }
-  if (found.empty() && fs::exists(fs::path(dir) / "machine.yaml")) found[0] = "machine.yaml";
+  if (found.empty() && fs::exists(fs::path(dir) / "machine.yaml")) {
+    found[0] = "machine.yaml";
+    accounted.insert(0);
+  }
   if (found.empty()) throw InputError(dir + ": no machine files (neither rank-<r>/machine.yaml nor machine.yaml)");
   for (const auto& [rank, path] : found) {
     try {
@@ -185,12 +190,20 @@ Fleet collect_fleet(const std::string& dir, double margin) {
       fleet.missing.push_back("rank " + std::to_string(rank) + ": " + e.what());
     }
   }
-  for (int r = 0; r < fleet.expected_ranks; ++r) {
-    if (found.count(r)) continue;
-    const std::string prefix = "rank " + std::to_string(r) + ":";
-    bool listed = std::any_of(fleet.missing.begin(), fleet.missing.end(),
-                              [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
-    if (!listed) fleet.missing.push_back(prefix + " no rank-" + std::to_string(r) + "/machine.yaml");
+  // Every rank below the job's size, and below the highest rank present (machine files that do
+  // not record the job's size), is named: a run of absent ranks as one line.
+  fleet.expected_ranks = std::max(fleet.expected_ranks, *accounted.rbegin() + 1);
+  accounted.insert(fleet.expected_ranks);
+  int next = 0;
+  for (const int present : accounted) {
+    if (present > next) {
+      const std::string last = std::to_string(present - 1);
+      fleet.missing.push_back(present - 1 == next ? "rank " + last + ": no rank-" + last + "/machine.yaml"
+                                                  : "ranks " + std::to_string(next) + "-" + last +
+                                                        ": no rank-<r>/machine.yaml for any of them");
+    }
+    if (present == fleet.expected_ranks) break;
+    next = present + 1;
   }
   std::sort(fleet.missing.begin(), fleet.missing.end());
   const fs::path aggregates = fs::path(dir) / "aggregates.yaml";

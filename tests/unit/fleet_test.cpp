@@ -171,6 +171,29 @@ TEST(Fleet, CollectFromDirectoryWithMissingRank) {
   fs::remove_all(dir);
 }
 
+TEST(Fleet, RanksBelowTheHighestPresentAreNamedInRuns) {
+  // Machine files copied together from runs of one process each record no job size: ranks 0, 2
+  // and 7 present name rank 1 and ranks 3-6 absent, in two lines.
+  fs::path dir = fresh_dir("gaps");
+  for (int r : {0, 2, 7}) {
+    fs::create_directories(dir / ("rank-" + std::to_string(r)));
+    write_machine_file(synthetic_machine("h", 100, 500, 40, r, 1),
+                       (dir / ("rank-" + std::to_string(r)) / "machine.yaml").string());
+  }
+  Fleet f = collect_fleet(dir.string(), 0.05);
+  EXPECT_EQ(f.expected_ranks, 8);
+  EXPECT_EQ(f.missing, (std::vector<std::string>{"rank 1: no rank-1/machine.yaml",
+                                                 "ranks 3-6: no rank-<r>/machine.yaml for any of them"}));
+  // A job size far above the ranks present is one line, not one per rank.
+  Machine huge = synthetic_machine("h", 100, 500, 40, 0, 1);
+  huge.provenance["mpi_ranks"] = "2147483647";
+  write_machine_file(huge, (dir / "rank-0" / "machine.yaml").string());
+  f = collect_fleet(dir.string(), 0.05);
+  ASSERT_EQ(f.missing.size(), 3u);
+  EXPECT_EQ(f.missing[2], "ranks 8-2147483646: no rank-<r>/machine.yaml for any of them");
+  fs::remove_all(dir);
+}
+
 TEST(Fleet, NamesThatAreNotPlainYamlTextReadBackAsTheSameStrings) {
   // A host named "no" or "1.5e3", and a device name from a driver holding a control character or
   // a byte that is not UTF-8: each must read back from fleet.yaml as the string it was (the
