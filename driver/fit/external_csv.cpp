@@ -130,6 +130,9 @@ constexpr double kAboveMemoryPeak = 1.15;
 // more than the sweep needs to have left it (kLeftCache): gpu-benches' gpu-cache still runs at
 // L2 rates 11 times past a V100's L2 (its blocks share lines the sizes count apart).
 constexpr double kFarPastCache = 32;
+// ERT grows its working set in steps of a few percent up to ERT_MEMORY_MAX: a sweep whose largest
+// set is less than the planned one over this factor stopped before its plan's end.
+constexpr double kErtPlannedReach = 2;
 
 std::string size_text(double bytes) { return format_bytes(bytes); }
 
@@ -330,6 +333,26 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     names = name_levels(plateaus, caches, memory_name);
     notes.push_back("levels named by their order (L1, L2, ..., " + memory_name +
                     "), not by capacity: give --gpu NAME or --cache-sizes to name them from the caches");
+  }
+  if (o.format == SweepFormat::Ert) {
+    if (!shape.run_description) {
+      notes.push_back(
+          "the file does not end with the run description (META_DATA) that ERT's driver appends to "
+          "every file it writes: the program's own output, or a file cut short; whether the sweep "
+          "reached its planned sizes is unknown (it ends at " +
+          size_text(x_max) + ")");
+    } else if (shape.planned_bytes > 0 && x_max * kErtPlannedReach < shape.planned_bytes) {
+      // ERT's driver describes a run that stopped early (a program killed at a large size) as it
+      // describes a whole one: the rows end short of the planned working set.
+      machine.complete = false;
+      std::string why = "the sweep ends at " + size_text(x_max) + ", short of the " + size_text(shape.planned_bytes) +
+                        " its run planned (ERT_MEMORY_MAX in its CONFIG): the run stopped early";
+      if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
+        names.back() = "L" + std::to_string(names.size());
+        why += "; its last level, named by order, is " + names.back() + ", not " + memory_name;
+      }
+      notes.push_back(why);
+    }
   }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {
     if (names[i].empty()) {

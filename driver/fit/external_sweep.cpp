@@ -50,7 +50,21 @@ std::vector<CurvePoint> finish_ert(const std::map<double, double>& best_of_try, 
   return rows;
 }
 
-std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text, std::string& first_text_line) {
+// ERT's CONFIG line in the run description: the working set ERT_MEMORY_MAX its sweep was to
+// reach ('ERT_MEMORY_MAX': ['1073741824']); 0 when it names none.
+double ert_planned_bytes(const std::string& description) {
+  static const std::regex memory_max_re(R"('ERT_MEMORY_MAX'\s*:\s*\[\s*'([0-9]+)'\s*\])");
+  for (const std::string& line : lines_of(description)) {
+    if (line.rfind("CONFIG", 0) != 0) continue;
+    std::smatch m;
+    double bytes = 0;
+    if (std::regex_search(line, m, memory_max_re) && number(m[1].str(), bytes) && bytes > 0) return bytes;
+  }
+  return 0;
+}
+
+std::vector<CurvePoint> read_ert(const std::string& path, const std::string& text, std::string& first_text_line,
+                                 ExternalSweepShape* shape) {
   // ERT's roofline.json, the run's last product: a figure per level, no sweep.
   if (const std::size_t first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '{')
     fail_at(path, 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + first, '\n')),
@@ -69,7 +83,13 @@ std::vector<CurvePoint> read_ert(const std::string& path, const std::string& tex
     while (words >> w) {
       if (v.empty() && w == "META_DATA") {
         std::string rest;
-        if (!(words >> rest)) return finish_ert(best_of_try, rows);  // ERT's run description follows
+        if (!(words >> rest)) {  // ERT's run description follows
+          if (shape != nullptr) {
+            shape->run_description = true;
+            shape->planned_bytes = ert_planned_bytes(text);
+          }
+          return finish_ert(best_of_try, rows);
+        }
       }
       double x = 0;
       // "nan" or "inf" where a row's first number goes is a damaged row, not another program's text.
@@ -270,7 +290,7 @@ std::vector<CurvePoint> read_external_sweep(const std::string& path, SweepFormat
   std::string first_text_line;  // of a file whose rows are other programs' output only
   switch (format) {
     case SweepFormat::Ert:
-      rows = read_ert(path, text, first_text_line), name = "ERT";
+      rows = read_ert(path, text, first_text_line, shape), name = "ERT";
       break;
     case SweepFormat::GpuBenches:
       rows = read_gpu_benches(path, text, shape), name = "gpu-benches";

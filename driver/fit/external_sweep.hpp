@@ -31,6 +31,11 @@ struct ExternalSweepShape {
   // Every multiprocessor reads the same data set (gpu-benches' gpu-cache table, one size column):
   // the working set is also each multiprocessor's footprint.
   bool same_data_per_unit = false;
+  // ERT: the file ends with the run description ERT's driver appends to every file it writes
+  // (META_DATA), and the largest working set that run planned (its CONFIG's ERT_MEMORY_MAX; 0
+  // when unknown).
+  bool run_description = false;
+  double planned_bytes = 0;
 };
 
 // Why a sample cannot be a measurement, or "" when it can be: a working set or rate that is not a

@@ -231,6 +231,46 @@ TEST(ExternalSweep, ErtCpuMaxFileKeepsTheL3BeforeItsSlowFadeIntoDram) {
   EXPECT_LT(m.memory[2].working_set_hi, 80e6);
 }
 
+// The same max file with its rows cut after 13.5 MiB and its run description kept, as ERT's
+// driver writes it for a program that stopped early: its CONFIG planned sets up to 1 GiB
+// (ERT_MEMORY_MAX), so the run is incomplete and its last level is no DRAM. Without the
+// description, whether the rows reached the plan is unknown, and said.
+TEST(ExternalSweep, AnErtRunThatStoppedShortOfItsPlannedSizesIsIncomplete) {
+  std::ifstream in(fixture("ert_max_p100_host_4_ranks_2_threads.txt"));
+  std::string rows, description, line;
+  for (int n = 1; std::getline(in, line); ++n) (n <= 120 ? rows : description) += line + "\n";
+  ASSERT_NE(description.find("\nMETA_DATA\n"), std::string::npos) << "the fixture's rows end at line 166";
+  description.erase(0, description.find("\nMETA_DATA\n") + 1);
+  ExternalSweepOptions o;
+  o.format = SweepFormat::Ert;
+  const auto note = [](const Machine& m, const std::string& text) {
+    return std::any_of(m.missing.begin(), m.missing.end(),
+                       [&](const std::string& s) { return s.find(text) != std::string::npos; });
+  };
+  {
+    TempFile f(rows + description, ".txt");
+    Machine m;
+    fit_bandwidth_csv(f.path(), m, o);
+    EXPECT_FALSE(m.complete);
+    EXPECT_TRUE(note(m, "the sweep ends at 13.5 MiB, short of the 1 GiB its run planned"))
+        << ::testing::PrintToString(m.missing);
+    ASSERT_FALSE(m.memory.empty());
+    EXPECT_NE(m.memory.back().level, "DRAM");
+  }
+  {
+    TempFile f(rows, ".txt");
+    Machine m;
+    fit_bandwidth_csv(f.path(), m, o);
+    EXPECT_TRUE(note(m, "does not end with the run description (META_DATA)")) << ::testing::PrintToString(m.missing);
+  }
+  // The whole file reached its plan (985 MiB of 1 GiB): complete, its last level DRAM.
+  const Machine whole = fitted_from_ert("ert_max_p100_host_4_ranks_2_threads.txt");
+  EXPECT_TRUE(whole.complete);
+  EXPECT_EQ(whole.memory.back().level, "DRAM");
+  EXPECT_FALSE(note(whole, "run description"));
+  EXPECT_FALSE(note(whole, "stopped early"));
+}
+
 // The same host and ranks with 4 FLOPs per element (Run.018/FLOPS.004/MPI.0004/OpenMP.0002; ERT's
 // sum: L1 958, L2 594, L3 309, DRAM 68 GB/s). Past 560 MB its memory drops from 64-67 to 39-42 GB/s
 // (a fifth level), and the fit put that knee at 470 MB: two sizes at 64 and 65 GB/s on the wrong side
