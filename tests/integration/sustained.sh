@@ -2,7 +2,9 @@
 # The sustained phase on the CPU backend, for real: a run with a short sustained_seconds writes a
 # sustained figure for FP64.FMA and DRAM (settled or marked not settled; on a loaded machine,
 # withheld with the reason), `fit` alone publishes the same from sweep.csv; sustained_seconds: 0
-# writes none. No timing is asserted.
+# writes none. No timing is asserted. Beside another process, the fit may find no level to loop
+# at all (every point flagged foreign-load); then that ceiling is not checked and the test ends
+# as skipped (77), naming it.
 set -euo pipefail
 rp=$1 work=$2
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/same_numbers.sh"
@@ -28,6 +30,11 @@ withheld() {  # withheld FILE CEILING
   grep -q "^  - \"$2: sustained: measured while other processes" "$1"
 }
 
+# The run flagged points measured beside another process (docs/RELIABILITY.md).
+beside_load() { grep -q ',foreign-load' "$1"; }
+unchecked=()
+has_ceiling() { grep -qE "^  - (name|level): $2\$" "$1"; }  # has_ceiling FILE CEILING
+
 # sustained: { ... } under the ceiling named $2 (a compute name: or a memory level:) of file $1
 sustained_of() { awk -v name="$2" '
   /^  - (name|level): / { inside = ($3 == name) }
@@ -38,7 +45,13 @@ sustained_of() { awk -v name="$2" '
 "$rp" run --config on.yaml --backend cpu --out on > on.summary 2> on.err || fail "run failed: $(cat on.err)"
 "$rp" validate on/machine.yaml > /dev/null || fail "machine.yaml with sustained figures does not validate"
 for c in FP64.FMA DRAM; do
-  grep -q "^sustained $c: [0-9]* windows" on.err || fail "$c: no progress line: $(cat on.err)"
+  if ! grep -q "^sustained $c: [0-9]* windows" on.err; then
+    { beside_load on/sweep.csv && ! has_ceiling on/machine.yaml "$c"; } ||
+      fail "$c: no progress line: $(cat on.err)"
+    echo "note: $c: not looped: the sweep was measured beside another process and fits no $c"
+    unchecked+=("$c")
+    continue
+  fi
   figure=$(sustained_of on/machine.yaml "$c")
   if [[ -z $figure ]] && withheld on/machine.yaml "$c"; then
     grep -q "foreign-load.*,sustained:$c\$" on/sweep.csv ||
@@ -58,12 +71,13 @@ for c in FP64.FMA DRAM; do
     grep -qE "^  $c +not settled" on.summary || fail "$c: summary does not say not settled"
   fi
 done
-grep -q ',sustained:FP64.FMA$' on/sweep.csv || fail "no sustained rows in sweep.csv"
+[[ " ${unchecked[*]} " == *" FP64.FMA "* ]] || grep -q ',sustained:FP64.FMA$' on/sweep.csv || fail "no sustained rows in sweep.csv"
 
 # fit alone publishes the same sustained figures from sweep.csv: the same keys, settled and
 # windows, and numbers equal to the 9 digits sweep.csv keeps.
 "$rp" fit on/sweep.csv --out refit.yaml > /dev/null
 for c in FP64.FMA DRAM; do
+  [[ " ${unchecked[*]} " == *" $c "* ]] && continue
   sustained_of on/machine.yaml "$c" > "a.$c"
   sustained_of refit.yaml "$c" > "b.$c"
   same "a.$c" "b.$c" ||
@@ -86,6 +100,7 @@ sweep_rows=$(grep -vc ',sustained:' stop/sweep.csv)
 [[ $(grep -vc ',sustained:' stop/sweep.csv) == "$sweep_rows" ]] || fail "resume measured the sweep again"
 for c in FP64.FMA DRAM; do
   [[ -n $(sustained_of stop/machine.yaml "$c") ]] || withheld stop/machine.yaml "$c" ||
+    { beside_load stop/sweep.csv && ! has_ceiling stop/machine.yaml "$c"; } ||
     fail "resumed run has no sustained figure for $c"
 done
 
@@ -93,4 +108,8 @@ done
 "$rp" run --config off.yaml --backend cpu --out off -q > /dev/null 2> off.err || fail "run failed: $(cat off.err)"
 grep -q '^    sustained:' off/machine.yaml && fail "sustained_seconds: 0 wrote a sustained figure"
 grep -q ',sustained:' off/sweep.csv && fail "sustained_seconds: 0 wrote sustained rows"
+if ((${#unchecked[@]})); then
+  echo "SKIP: not checked: ${unchecked[*]}: measured beside another process, the sweep fits no level to loop"
+  exit 77
+fi
 echo "integration.sustained_cpu: ok"
