@@ -115,4 +115,34 @@ FixedCostPrefix fixed_cost_prefix(const std::vector<Size>& sizes) {
   return {reached, sizes.front().x, sizes[reached - 1].x_last, sxy / sxx, median_of(seconds), std::exp(peak_z)};
 }
 
+RisingTail rising_tail(const std::vector<Size>& sizes) {
+  RisingTail none;
+  const std::size_t n = sizes.size(), k = kMinRisingTailSizes;
+  if (n < 2 * k + 1) return none;
+  const std::size_t peak =
+      static_cast<std::size_t>(std::max_element(sizes.begin(), sizes.end(),
+                                                [](const Size& a, const Size& b) { return a.median_z < b.median_z; }) -
+                               sizes.begin());
+  // suffix_low[j]: the slowest median from size j to the end.
+  std::vector<double> suffix_low(n + 1, std::numeric_limits<double>::infinity());
+  for (std::size_t j = n; j-- > 0;) suffix_low[j] = std::min(suffix_low[j + 1], sizes[j].median_z);
+  // The tail starting at j holds when the k sizes before it, all past the peak, are each slower by
+  // kTailRise than every size of the tail. The first j that holds is the longest tail.
+  for (std::size_t j = peak + 1 + k; j + k <= n; ++j) {
+    double before_low = std::numeric_limits<double>::infinity(), before_high = -before_low;
+    for (std::size_t i = j - k; i < j; ++i)
+      before_low = std::min(before_low, sizes[i].median_z), before_high = std::max(before_high, sizes[i].median_z);
+    if (suffix_low[j] - before_high < std::log(kTailRise)) continue;
+    double high = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = j; i < n; ++i) high = std::max(high, sizes[i].median_z);
+    RisingTail tail;
+    tail.sizes = n - j;
+    tail.x_first = sizes[j].x, tail.x_last = sizes.back().x_last;
+    tail.low = std::exp(suffix_low[j]), tail.high = std::exp(high);
+    tail.before_low = std::exp(before_low), tail.before_high = std::exp(before_high);
+    return tail;
+  }
+  return none;
+}
+
 }  // namespace roofprobe::curve_sizes

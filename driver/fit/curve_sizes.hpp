@@ -51,4 +51,25 @@ struct FixedCostPrefix {
 inline constexpr std::size_t kMinFixedCostSizes = 3;
 FixedCostPrefix fixed_cost_prefix(const std::vector<Size>& sizes);
 
+// The largest sizes of a sweep when their rate rises again after the curve has fallen from its
+// peak: no memory hierarchy serves a larger working set faster, so such a tail measures something
+// else (a buffer the tool wrapped or clipped, a kernel changed at those sizes) and says nothing
+// of the level before it.
+struct RisingTail {
+  std::size_t sizes = 0;                   // how many of the largest sizes (0: none)
+  double x_first = 0, x_last = 0;          // the sizes it spans (bytes)
+  double low = 0, high = 0;                // its slowest and fastest per-size medians (GB/s)
+  double before_low = 0, before_high = 0;  // the per-size medians of the kMinRisingTailSizes before it
+};
+
+// The tail, when the curve shows one: at least kMinRisingTailSizes of the largest sizes, each
+// size's median at least kTailRise times each of the kMinRisingTailSizes sizes before it, which lie
+// past the curve's fastest size (a level it fell to, not a launch-bound start, nor a dip of a size
+// or two in a knee). Noise spreads the sizes of one level by tens of percent; half again above the
+// level before it, size after size to the end of the sweep, is not noise. The longest such tail
+// is taken.
+inline constexpr std::size_t kMinRisingTailSizes = 3;
+inline constexpr double kTailRise = 1.5;
+RisingTail rising_tail(const std::vector<Size>& sizes);
+
 }  // namespace roofprobe::curve_sizes

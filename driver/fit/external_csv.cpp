@@ -276,11 +276,31 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   // Every cache the sweep passes through is given: on a CPU each knee is one of them (fit_memory_levels).
   model_options.knees_at_capacities = machine.device.kind == "cpu" && !o.cache_bytes.empty();
   if (!o.level_names.empty()) model_options.max_levels = static_cast<int>(o.level_names.size());
+  std::vector<std::string> notes;
+  // Why the sweep's last level may be a cache, not memory: the sweep has no whole data up to its
+  // planned end (empty: it has).
+  std::string cut_short;
+  // A tail whose rate rises past a level the curve fell to is no level of the hierarchy; fitted
+  // with the rest, it drags the levels before it (curve_sizes.hpp). The sweep is fitted without
+  // it, and is then incomplete: what the sizes past it would have shown is unknown.
+  if (const curve_sizes::RisingTail tail = curve_sizes::rising_tail(curve_sizes::group_sizes(points)); tail.sizes > 0) {
+    points.erase(std::remove_if(points.begin(), points.end(),
+                                [&](const CurvePoint& p) { return p.x >= tail.x_first * (1 - 1e-9); }),
+                 points.end());
+    char text[500];
+    std::snprintf(text, sizeof text,
+                  "the %zu largest sizes, %s to %s, are left out: their rate rises again, to %.0f-%.0f GB/s, "
+                  "%.1fx or more the %.0f-%.0f GB/s of the sizes before them; no memory serves a larger set "
+                  "faster, so they measured something else (a buffer wrapped or clipped, a kernel changed)",
+                  tail.sizes, size_text(tail.x_first).c_str(), size_text(tail.x_last).c_str(), tail.low, tail.high,
+                  tail.low / tail.before_high, tail.before_low, tail.before_high);
+    notes.push_back(text);
+    cut_short = "its sizes past " + size_text(tail.x_first) + " rise instead of reaching memory";
+  }
   std::string model;
   std::optional<UnresolvedLevel> unresolved;
   std::vector<UnresolvedLevel> unlocated, in_knees;
   std::vector<Plateau> plateaus = find_plateaus(points, model_options, &model, &unresolved, &unlocated, &in_knees);
-  std::vector<std::string> notes;
   // Another tool's smallest sizes may measure its fixed cost per pass, not a memory. The model's
   // launch ramp (A / w) describes a short one, and extrapolates the first level through it; where
   // no model describes the curve with them, they are left out and the curve fitted again.
@@ -344,14 +364,18 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     } else if (shape.planned_bytes > 0 && x_max * kErtPlannedReach < shape.planned_bytes) {
       // ERT's driver describes a run that stopped early (a program killed at a large size) as it
       // describes a whole one: the rows end short of the planned working set.
-      machine.complete = false;
-      std::string why = "the sweep ends at " + size_text(x_max) + ", short of the " + size_text(shape.planned_bytes) +
-                        " its run planned (ERT_MEMORY_MAX in its CONFIG): the run stopped early";
-      if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
-        names.back() = "L" + std::to_string(names.size());
-        why += "; its last level, named by order, is " + names.back() + ", not " + memory_name;
-      }
-      notes.push_back(why);
+      notes.push_back("the sweep ends at " + size_text(x_max) + ", short of the " + size_text(shape.planned_bytes) +
+                      " its run planned (ERT_MEMORY_MAX in its CONFIG): the run stopped early");
+      cut_short = "the run stopped early";
+    }
+  }
+  if (!cut_short.empty()) {
+    machine.complete = false;
+    // Named by order, the last level would be memory; the sizes that would show memory are not
+    // measured (with caches, names_from_capacities judged the sizes that are).
+    if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
+      names.back() = "L" + std::to_string(names.size());
+      notes.push_back("its last level, named by order, is " + names.back() + ", not " + memory_name + ": " + cut_short);
     }
   }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {

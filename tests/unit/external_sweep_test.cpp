@@ -534,6 +534,26 @@ Machine fit_by_order(const std::string& file) {
   return m;
 }
 
+// gpu-benches' gpu-cache on an MI300X (github.com/xxrjun/gpu-benches): L1 at 38.8 TB/s up to
+// 48 kB, L2 near 27.5 TB/s to 4 MB, then down to 5.3-6.7 TB/s by 40-270 MB, where the rows rise
+// again to 13-23 TB/s from 312 MiB to the end. Fitted with that tail, the L1 was lost in one
+// 27.7 TB/s level and the tail's rates were averaged into a "DRAM" of 6.0. Without it, the
+// levels before it stand, the file is incomplete, and its last level is not called memory.
+TEST(GpuBenchesTables, Mi300xGpuCacheTailThatRisesAgainIsLeftOut) {
+  Machine m = fit_by_order("gpu-cache_mi300x_xxrjun.txt");
+  ASSERT_GE(m.memory.size(), 3u) << ::testing::PrintToString(m.missing);
+  EXPECT_EQ(m.memory[0].level, "L1");
+  EXPECT_NEAR(m.memory[0].gbs / 38800, 1, 0.03);
+  EXPECT_EQ(m.memory[1].level, "L2");
+  EXPECT_NEAR(m.memory[1].gbs / 27500, 1, 0.03);
+  EXPECT_NEAR(m.memory.back().gbs / 5560, 1, 0.06);
+  EXPECT_NE(m.memory.back().level, "HBM");
+  EXPECT_FALSE(m.complete);
+  EXPECT_TRUE(has_note(m, "9 largest sizes, 312 MiB to 1.07 GiB, are left out: their rate rises again"))
+      << ::testing::PrintToString(m.missing);
+  for (const MemoryLevel& l : m.memory) EXPECT_LT(l.working_set_hi, 300e6) << l.level;
+}
+
 TEST(GpuBenchesTables, A40AndL40GpuCacheL1ThenL2) {
   EXPECT_EQ(check_levels(fit_by_order("gpu-cache_a40.txt"), {{"L1", 9250, 9360}, {"HBM", 2190, 2450}}), "");
   EXPECT_EQ(check_levels(fit_by_order("gpu-cache_l40.txt"), {{"L1", 22200, 22630}, {"HBM", 5370, 5720}}), "");

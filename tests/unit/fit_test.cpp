@@ -628,6 +628,38 @@ TEST(FixedCostPrefix, AConstantTimePerPassIsFoundAndALevelIsNot) {
   EXPECT_EQ(curve_sizes::fixed_cost_prefix(curve_sizes::group_sizes(low_first)).sizes, 0u);
 }
 
+// A tail whose rate rises again past a level (curve_sizes::rising_tail): found with its span and
+// rates; a dip of two sizes in a knee, a launch-bound start, a falling curve and a rise of a few
+// tens of percent (noise) are none.
+TEST(RisingTail, ARateRisingPastALevelToTheEndIsATailAndADipIsNot) {
+  const auto curve = [](double tail_from, double tail_rate, double dip_from = 0, double dip_to = 0) {
+    std::vector<CurvePoint> points;
+    for (double w = 4096; w < 2e9; w *= 1.25) {
+      double rate = w < 4e6 ? 20000 : 5000;  // GB/s: a cache, then memory
+      if (w >= dip_from && w < dip_to) rate = 2500;
+      if (w >= tail_from) rate = tail_rate;
+      points.push_back({w, rate});
+    }
+    return curve_sizes::group_sizes(points);
+  };
+  const curve_sizes::RisingTail tail = curve_sizes::rising_tail(curve(300e6, 18000));
+  ASSERT_GT(tail.sizes, 0u);
+  EXPECT_GE(tail.x_first, 300e6);
+  EXPECT_LT(tail.x_first, 300e6 * 1.25);
+  EXPECT_GT(tail.x_last, 1.5e9);
+  EXPECT_DOUBLE_EQ(tail.low, 18000);
+  EXPECT_DOUBLE_EQ(tail.before_high, 5000);
+  EXPECT_EQ(curve_sizes::rising_tail(curve(1e12, 0)).sizes, 0u);       // falls to the end
+  EXPECT_EQ(curve_sizes::rising_tail(curve(300e6, 7000)).sizes, 0u);   // 1.4x: noise can do that
+  EXPECT_EQ(curve_sizes::rising_tail(curve(1.2e9, 18000)).sizes, 0u);  // two sizes: too few
+  // Two sizes in the knee at half memory's rate, then memory: a dip, not a level before a tail.
+  EXPECT_EQ(curve_sizes::rising_tail(curve(1e12, 0, 4e6, 6.3e6)).sizes, 0u);
+  // A launch-bound start climbing to the peak is before the peak, where no tail starts.
+  std::vector<CurvePoint> ramp;
+  for (double w = 1024; w < 1e9; w *= 1.25) ramp.push_back({w, w / (1e-6 + w / 5000e9) / 1e9});
+  EXPECT_EQ(curve_sizes::rising_tail(curve_sizes::group_sizes(ramp)).sizes, 0u);
+}
+
 // ---- compute_stats / name_levels -------------------------------------------------------------
 
 TEST(ComputeStats, BestMedianSpread) {
