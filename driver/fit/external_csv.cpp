@@ -336,6 +336,14 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   double x_min = std::numeric_limits<double>::infinity(), x_max = 0;
   for (const CurvePoint& p : points)
     if (p.x > 0 && std::isfinite(p.x)) x_min = std::min(x_min, p.x), x_max = std::max(x_max, p.x);
+  // A level named by order: a level the fit found but left unpublished (its rate not located)
+  // keeps its place, so the level after an unlocated first one is L2.
+  const auto order_name = [&](std::size_t i) {
+    const auto before = std::count_if(unlocated.begin(), unlocated.end(), [&](const UnresolvedLevel& u) {
+      return u.x_hi <= plateaus[i].x_lo * (1 + 1e-9);
+    });
+    return "L" + std::to_string(i + 1 + static_cast<std::size_t>(before));
+  };
   std::vector<std::string> names;
   if (!o.level_names.empty()) {
     if (o.level_names.size() != plateaus.size()) {
@@ -351,6 +359,7 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     names = names_from_capacities(plateaus, o, caches, memory_name, x_min, x_max, notes);
   } else {
     names = name_levels(plateaus, caches, memory_name);
+    for (std::size_t i = 0; i + 1 < plateaus.size(); ++i) names[i] = order_name(i);
     notes.push_back("levels named by their order (L1, L2, ..., " + memory_name +
                     "), not by capacity: give --gpu NAME or --cache-sizes to name them from the caches");
   }
@@ -374,7 +383,7 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     // Named by order, the last level would be memory; the sizes that would show memory are not
     // measured (with caches, names_from_capacities judged the sizes that are).
     if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
-      names.back() = "L" + std::to_string(names.size());
+      names.back() = order_name(names.size() - 1);
       notes.push_back("its last level, named by order, is " + names.back() + ", not " + memory_name + ": " + cut_short);
     }
   }

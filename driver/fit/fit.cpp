@@ -65,6 +65,21 @@ std::vector<Plateau> find_plateaus(const std::vector<CurvePoint>& points, const 
   return plateaus;
 }
 
+namespace {
+
+// Why the data do not locate an unlocated level's rate.
+std::string unlocated_why(const UnresolvedLevel& level) {
+  if (level.above_samples <= 0) return "(the curve reaches it at too few sizes: a knee, not a plateau)";
+  char why[160];
+  std::snprintf(
+      why, sizeof why,
+      "(it lies %.0f%% above the fastest sample of its sizes, %.0f: the model's shape, not the data, put it there)",
+      100 * (level.rate / level.above_samples - 1), level.above_samples);
+  return why;
+}
+
+}  // namespace
+
 std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_levels, const std::string& curve) {
   // Four significant digits, never an exponent: a reader (or a script) takes "1.635e+04" apart.
   const auto figure = [](double v) {
@@ -94,8 +109,7 @@ std::string unresolved_level_note(const UnresolvedLevel& level, int chosen_level
   if (level.unlocated)
     return "a memory level of " + curve + " between " + format_bytes(level.x_lo) + " and " + format_bytes(level.x_hi) +
            ": not resolved; the fit with " + std::to_string(level.levels) + " levels has one there, near " +
-           std::string(rate) +
-           ", but the data do not locate its rate (the curve reaches it at too few sizes: a knee, not a plateau): " +
+           std::string(rate) + ", but the data do not locate its rate " + unlocated_why(level) + ": " +
            (level.first ? "the first level of the curve, it is faster than the level after it"
                         : "it lies between the rates of the levels either side");
   if (level.supporting_sizes >= 0)

@@ -1117,6 +1117,19 @@ Interval rate_over_knee_models(const Data& d, const Candidate& chosen, int level
   return span;
 }
 
+// A published level claims its rate to +-5% (kMaxLocatedRateSpan): one further above its fastest
+// sample than that, and than the noise could carry a sample below it, was never reached.
+constexpr double kMaxRateAboveSamples = 0.05;  // ln rate
+
+// The fastest raw sample of the sizes in a level's span (its x_lo to x_hi); 0 when it has none.
+double fastest_sample_served(const Data& d, const FittedLevel& level) {
+  double best = 0;
+  for (const Size& s : d.sizes)
+    if (level.sizes > 0 && s.x >= level.x_lo && s.x_last <= level.x_hi)
+      for (double y : s.y) best = std::max(best, y);
+  return best;
+}
+
 // Moves out of fit.levels the levels whose rate the data do not locate (LevelModelFit::
 // unlocated). The last level is never moved: it extends to the end of the sweep, where the curve
 // stays at its rate. The first needs two sampled sizes: a first level of one (an H200's L2 read,
@@ -1130,9 +1143,23 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, const Candidat
   std::vector<UnresolvedLevel> out;
   const int chosen_levels = static_cast<int>(fit.levels.size());
   located.assign(chosen_levels, false);
+  std::vector<double> above_samples(chosen_levels, 0.0);
   for (int i = 0; i < chosen_levels; ++i) {
     FittedLevel& level = fit.levels[i];
     const bool before_last = i + 1 < chosen_levels;
+    // A rate above every sample of the sizes a level serves was read through the model's shape,
+    // not off the data. A launch ramp that the sizes follow pins it (a cost per launch that
+    // halves the rate at 512 KiB keeps every size of a 4 MiB L1 11% below its rate, and the fit
+    // finds the rate to +-3%); where the fit cannot pin it either (an interval wider than a
+    // published level's +-5%, or none), nothing measured it, whatever the sampling. (The last
+    // level runs to the end of the sweep, where the curve settles at its rate.)
+    if (const double best = fastest_sample_served(d, level);
+        before_last && best > 0 &&
+        std::log(level.rate / best) > std::max(kPlateauAboveSigmas * d.sigma, kMaxRateAboveSamples) &&
+        !(level.rate_ci95.known() && level.rate_ci95.hi <= level.rate_ci95.lo * kMaxLocatedRateSpan)) {
+      above_samples[i] = best;
+      continue;
+    }
     // A first level extends to the smallest size, where nothing before it blends in: the sizes
     // it serves most locate it, if there are two (a loaded VM's L1, scattered at every size, has
     // them; one size alone is only that size's figure).
@@ -1181,6 +1208,7 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, const Candidat
     u.levels = chosen_levels;
     u.unlocated = true;
     u.first = faster < 0;
+    u.above_samples = above_samples[i];
     out.push_back(u);
   }
   // The level before a removed one keeps its own knee: the rates either side are measured, and

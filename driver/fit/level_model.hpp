@@ -87,6 +87,10 @@ struct UnresolvedLevel {
   // before it (it is the curve's first); its interval reaches up to its own upper bound instead.
   bool unlocated = false;
   bool first = false;
+  // For an unlocated level: the fastest sample of the sizes it serves, when its fitted rate lies
+  // above every one of them by more than the noise (kMaxRateAboveSamples in level_model.cpp): the
+  // rate was extrapolated by the model's shape, never read. 0 otherwise.
+  double above_samples = 0;
   // True for a level that may hide inside a knee of the chosen fit (LevelModelFit::in_knees): a
   // fit with one more level there, lasting an octave or more, is not ruled out by the data. Its
   // interval is the span between the published levels either side; `chi_square` is the
