@@ -15,6 +15,7 @@
 #include "driver/fit/external_sweep.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
+#include "driver/model/median_of.hpp"
 #include "driver/model/atomic_file.hpp"
 #include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
@@ -126,6 +127,9 @@ constexpr double kKneeFromCapacity = 4.0;
 // A level faster than the memory's peak by more than this is not memory (the peak is the spec
 // sheet's or a published measurement's, which sustained rates reach within a few percent).
 constexpr double kAboveMemoryPeak = 1.15;
+// Memory serves a level when its counters carry most of the level's rate: less than half is a
+// cache's level.
+constexpr double kMemoryShareOfLastLevel = 0.5;
 // Sizes this many times past the last cache's capacity are past the reach of every cache. Far
 // more than the sweep needs to have left it (kLeftCache): gpu-benches' gpu-cache still runs at
 // L2 rates 11 times past a V100's L2 (its blocks share lines the sizes count apart).
@@ -385,6 +389,27 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
     if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
       names.back() = order_name(names.size() - 1);
       notes.push_back("its last level, named by order, is " + names.back() + ", not " + memory_name + ": " + cut_short);
+    }
+  }
+  // Named by order, the last level would be memory. gpu-cache's own memory counters may say the
+  // data set never left a cache: every multiprocessor reads the same set, and an A100's table
+  // ends at 68 MB at 2.6-2.9 TB/s with its DRAM read column at 24-27 GB/s.
+  if (o.level_names.empty() && caches.empty() && names.back() == memory_name && !shape.memory_traffic.empty()) {
+    const Plateau& last = plateaus.back();
+    std::vector<double> traffic;
+    for (const CurvePoint& t : shape.memory_traffic)
+      if (t.x >= last.x_lo && t.x <= last.x_hi) traffic.push_back(t.y);
+    if (!traffic.empty() && median_of(traffic) < kMemoryShareOfLastLevel * last.value) {
+      const auto [lo, hi] = std::minmax_element(traffic.begin(), traffic.end());
+      names.back() = order_name(names.size() - 1);
+      char text[400];
+      std::snprintf(text, sizeof text,
+                    "its last level, named by order, is %s, not %s: the table's DRAM read and write columns "
+                    "give %.0f-%.0f GB/s at its sizes, %.1f%% of its %.0f GB/s, so the data set stayed in a cache; "
+                    "memory needs a larger set",
+                    names.back().c_str(), memory_name.c_str(), *lo, *hi, 100 * median_of(traffic) / last.value,
+                    last.value);
+      notes.push_back(text);
     }
   }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {

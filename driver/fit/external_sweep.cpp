@@ -161,8 +161,11 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
   // The rate's whole word, whatever it holds ("-5", "inf"), so that a bad first rate is refused
   // rather than the search passing on to the next column's.
   static const std::regex rate_re(R"((\S+?)\s*([kKMGTPmgtp]?i?B/s|[kMGT]?Byte/s))");
-  std::vector<CurvePoint> rows;
+  std::vector<CurvePoint> rows, memory_traffic;
   std::size_t line_no = 0, header_line = 0, size_columns = 0;
+  // gpu-cache's header names the rates after the bandwidth: "Eff. bw  DRAM read  DRAM write  L2
+  // read  L2 store". gpu-l2-cache's names only the bandwidth, so its other rates are not read.
+  bool memory_columns = false;
   for (const std::string& line : lines_of(text)) {
     ++line_no;
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
@@ -172,6 +175,9 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
                 "a second table starts here (the first at line " + std::to_string(header_line) +
                     "): one gpu-benches run per file");
       header_line = line_no;
+      const std::size_t bw = line.find("Eff. bw"), read = line.find("DRAM read"), write = line.find("DRAM write");
+      memory_columns = bw != std::string::npos && read != std::string::npos && write != std::string::npos &&
+                       bw < read && read < write && line.find("GB/s") == std::string::npos;
       continue;
     }
     std::smatch rate;
@@ -212,10 +218,30 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
       fail_at(path, line_no, "'" + bw[1].str() + "' before 'GB/s' is not a number (gpu-benches writes '13646.3')");
     check_sample(path, line_no, bytes, gbs);
     rows.push_back({bytes, gbs});
+    if (memory_columns) {
+      // The two rates after the bandwidth; a row without them leaves the columns unread.
+      std::vector<double> after;
+      const std::string rest = line.substr(static_cast<std::size_t>(bw.position(0) + bw.length(0)));
+      for (auto it = std::sregex_iterator(rest.begin(), rest.end(), rate_re);
+           it != std::sregex_iterator() && after.size() < 2; ++it) {
+        double v = 0;
+        if ((*it)[2] != "GB/s" || !number((*it)[1].str(), v) || !(v >= 0) || !std::isfinite(v)) break;
+        after.push_back(v);
+      }
+      if (after.size() == 2)
+        memory_traffic.push_back({bytes, after[0] + after[1]});
+      else
+        memory_columns = false, memory_traffic.clear();
+    }
   }
   // gpu-cache (one size column) has every multiprocessor read the same data set; gpu-l2-cache
   // gives each block its own part of the total (the second column).
-  if (shape != nullptr) shape->same_data_per_unit = size_columns == 1;
+  if (shape != nullptr) {
+    shape->same_data_per_unit = size_columns == 1;
+    const bool counted =
+        std::any_of(memory_traffic.begin(), memory_traffic.end(), [](const CurvePoint& p) { return p.y > 0; });
+    if (counted && memory_traffic.size() == rows.size()) shape->memory_traffic = std::move(memory_traffic);
+  }
   return rows;
 }
 

@@ -36,6 +36,10 @@ struct ExternalSweepShape {
   // when unknown).
   bool run_description = false;
   double planned_bytes = 0;
+  // gpu-benches' gpu-cache: the rate its "DRAM read" and "DRAM write" columns give per row
+  // (working set, GB/s), the device's own memory counters. Empty when the table has no such
+  // columns or they read 0 on every row (a run that read no counters).
+  std::vector<CurvePoint> memory_traffic;
 };
 
 // Why a sample cannot be a measurement, or "" when it can be: a working set or rate that is not a

@@ -596,6 +596,34 @@ TEST(GpuBenchesTables, NoPublishedLevelIsAboveEverySampleOfItsSizes) {
   }
 }
 
+// gpu-cache prints the device's memory counters beside the bandwidth ("DRAM read", "DRAM write").
+// Every multiprocessor reads the same set, so at an A100's largest sets (22-68 MB, 2.6-2.9 TB/s)
+// its DRAM read column stays at 23-27 GB/s: the last level is a cache, not memory, even named by
+// order. Columns that read 0 throughout (a run without counters) say nothing.
+TEST(GpuBenchesTables, GpuCacheMemoryCountersNameALastLevelThatStayedInACache) {
+  ExternalSweepShape shape;
+  read_external_sweep(fixture("gpu-benches/gpu-cache_a100_80.txt"), SweepFormat::GpuBenches, &shape);
+  ASSERT_FALSE(shape.memory_traffic.empty());
+  EXPECT_DOUBLE_EQ(shape.memory_traffic.back().x, 68320 * 1024.0);
+  EXPECT_DOUBLE_EQ(shape.memory_traffic.back().y, 24);  // DRAM read 24, DRAM write 0
+  Machine m = fit_by_order("gpu-cache_a100_80.txt");
+  ASSERT_EQ(m.memory.size(), 3u) << ::testing::PrintToString(m.missing);
+  EXPECT_EQ(m.memory.back().level, "L3");
+  EXPECT_TRUE(has_note(m, "is L3, not HBM: the table's DRAM read and write columns give 23-27 GB/s"))
+      << ::testing::PrintToString(m.missing);
+  // The MI210's counters carry its last level's rate: named memory, as before.
+  read_external_sweep(fixture("gpu-benches/gpu-cache_mi210.txt"), SweepFormat::GpuBenches, &shape);
+  EXPECT_FALSE(shape.memory_traffic.empty());
+  EXPECT_EQ(fit_by_order("gpu-cache_mi210.txt").memory.back().level, "HBM");
+  // The A40's columns are 0 on every row; gpu-l2-cache's header names no counters.
+  for (const char* file : {"gpu-cache_a40.txt", "gpu-l2-cache_a100_80.txt"}) {
+    ExternalSweepShape none;
+    read_external_sweep(fixture(std::string("gpu-benches/") + file), SweepFormat::GpuBenches, &none);
+    EXPECT_TRUE(none.memory_traffic.empty()) << file;
+  }
+  EXPECT_EQ(fit_by_order("gpu-cache_a40.txt").memory.back().level, "HBM");
+}
+
 TEST(GpuBenchesTables, A40AndL40GpuCacheL1ThenL2) {
   EXPECT_EQ(check_levels(fit_by_order("gpu-cache_a40.txt"), {{"L1", 9250, 9360}, {"HBM", 2190, 2450}}), "");
   EXPECT_EQ(check_levels(fit_by_order("gpu-cache_l40.txt"), {{"L1", 22200, 22630}, {"HBM", 5370, 5720}}), "");
