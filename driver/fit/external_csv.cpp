@@ -15,10 +15,10 @@
 #include "driver/fit/external_sweep.hpp"
 #include "driver/fit/feed_fitting.hpp"
 #include "driver/fit/fit.hpp"
-#include "driver/model/median_of.hpp"
 #include "driver/model/atomic_file.hpp"
 #include "driver/model/csv_text.hpp"
 #include "driver/model/errors.hpp"
+#include "driver/model/median_of.hpp"
 #include "driver/model/units.hpp"
 
 namespace roofprobe {
