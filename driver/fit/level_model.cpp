@@ -1149,8 +1149,8 @@ std::vector<UnresolvedLevel> take_unlocated_levels(const Data& d, const Candidat
     const bool before_last = i + 1 < chosen_levels;
     // A rate above every sample of the sizes a level serves was read through the model's shape,
     // not off the data. A launch ramp that the sizes follow pins it (a cost per launch that
-    // halves the rate at 512 KiB keeps every size of a 4 MiB L1 11% below its rate, and the fit
-    // finds the rate to +-3%); where the fit cannot pin it either (an interval wider than a
+    // halves the rate at 512 KiB keeps every size of a 4 MiB L1 at least 11% below its rate,
+    // and the fit still finds it within 3%); where the fit cannot pin it either (an interval wider than a
     // published level's +-5%, or none), nothing measured it, whatever the sampling. (The last
     // level runs to the end of the sweep, where the curve settles at its rate.)
     if (const double best = fastest_sample_served(d, level);
