@@ -362,8 +362,8 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
   } else if (!caches.empty()) {
     names = names_from_capacities(plateaus, o, caches, memory_name, x_min, x_max, notes);
   } else {
-    names = name_levels(plateaus, caches, memory_name);
-    for (std::size_t i = 0; i + 1 < plateaus.size(); ++i) names[i] = order_name(i);
+    for (std::size_t i = 0; i + 1 < plateaus.size(); ++i) names.push_back(order_name(i));
+    names.push_back(memory_name);
     notes.push_back("levels named by their order (L1, L2, ..., " + memory_name +
                     "), not by capacity: give --gpu NAME or --cache-sizes to name them from the caches");
   }
@@ -382,34 +382,34 @@ void fit_bandwidth_csv(const std::string& path, Machine& machine, const External
       cut_short = "the run stopped early";
     }
   }
-  if (!cut_short.empty()) {
-    machine.complete = false;
-    // Named by order, the last level would be memory; the sizes that would show memory are not
-    // measured (with caches, names_from_capacities judged the sizes that are).
-    if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
-      names.back() = order_name(names.size() - 1);
-      notes.push_back("its last level, named by order, is " + names.back() + ", not " + memory_name + ": " + cut_short);
+  if (!cut_short.empty()) machine.complete = false;
+  // Named by order, the last level would be memory. Why it may not be: the sizes that would show
+  // memory are not measured (with caches, names_from_capacities judged the sizes that are), or
+  // gpu-cache's own memory counters say the data set never left a cache (every multiprocessor
+  // reads the same set: an A100's table ends at 68 MB at 2.6-2.9 TB/s with its DRAM read column at
+  // 24-27 GB/s).
+  if (o.level_names.empty() && caches.empty() && names.back() == memory_name) {
+    std::string not_memory = cut_short;
+    if (not_memory.empty() && !shape.memory_traffic.empty()) {
+      const Plateau& last = plateaus.back();
+      std::vector<double> traffic;
+      for (const CurvePoint& t : shape.memory_traffic)
+        if (t.x >= last.x_lo && t.x <= last.x_hi) traffic.push_back(t.y);
+      if (const double median = traffic.empty() ? 0 : median_of(traffic);
+          !traffic.empty() && median < kMemoryShareOfLastLevel * last.value) {
+        const auto [lo, hi] = std::minmax_element(traffic.begin(), traffic.end());
+        char text[300];
+        std::snprintf(text, sizeof text,
+                      "the table's DRAM read and write columns give %.0f-%.0f GB/s at its sizes, %.1f%% of its "
+                      "%.0f GB/s, so the data set stayed in a cache; memory needs a larger set",
+                      *lo, *hi, 100 * median / last.value, last.value);
+        not_memory = text;
+      }
     }
-  }
-  // Named by order, the last level would be memory. gpu-cache's own memory counters may say the
-  // data set never left a cache: every multiprocessor reads the same set, and an A100's table
-  // ends at 68 MB at 2.6-2.9 TB/s with its DRAM read column at 24-27 GB/s.
-  if (o.level_names.empty() && caches.empty() && names.back() == memory_name && !shape.memory_traffic.empty()) {
-    const Plateau& last = plateaus.back();
-    std::vector<double> traffic;
-    for (const CurvePoint& t : shape.memory_traffic)
-      if (t.x >= last.x_lo && t.x <= last.x_hi) traffic.push_back(t.y);
-    if (!traffic.empty() && median_of(traffic) < kMemoryShareOfLastLevel * last.value) {
-      const auto [lo, hi] = std::minmax_element(traffic.begin(), traffic.end());
+    if (!not_memory.empty()) {
       names.back() = order_name(names.size() - 1);
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "its last level, named by order, is %s, not %s: the table's DRAM read and write columns "
-                    "give %.0f-%.0f GB/s at its sizes, %.1f%% of its %.0f GB/s, so the data set stayed in a cache; "
-                    "memory needs a larger set",
-                    names.back().c_str(), memory_name.c_str(), *lo, *hi, 100 * median_of(traffic) / last.value,
-                    last.value);
-      notes.push_back(text);
+      notes.push_back("its last level, named by order, is " + names.back() + ", not " + memory_name + ": " +
+                      not_memory);
     }
   }
   for (std::size_t i = 0; i < plateaus.size(); ++i) {

@@ -240,7 +240,7 @@ std::vector<CurvePoint> read_gpu_benches(const std::string& path, const std::str
     shape->same_data_per_unit = size_columns == 1;
     const bool counted =
         std::any_of(memory_traffic.begin(), memory_traffic.end(), [](const CurvePoint& p) { return p.y > 0; });
-    if (counted && memory_traffic.size() == rows.size()) shape->memory_traffic = std::move(memory_traffic);
+    if (counted) shape->memory_traffic = std::move(memory_traffic);  // a value for every row, or none
   }
   return rows;
 }

@@ -1124,8 +1124,9 @@ constexpr double kMaxRateAboveSamples = 0.05;  // ln rate
 // The fastest raw sample of the sizes in a level's span (its x_lo to x_hi); 0 when it has none.
 double fastest_sample_served(const Data& d, const FittedLevel& level) {
   double best = 0;
+  if (level.sizes == 0) return best;
   for (const Size& s : d.sizes)
-    if (level.sizes > 0 && s.x >= level.x_lo && s.x_last <= level.x_hi)
+    if (s.x >= level.x_lo && s.x_last <= level.x_hi)
       for (double y : s.y) best = std::max(best, y);
   return best;
 }
